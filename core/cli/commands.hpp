@@ -1,0 +1,13 @@
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+// Each subcommand of db-autoscaler lives in its own <name>_command.cpp and registers itself
+// here. A command's callback reports its result by throwing dha::cli::Exit (see exit.hpp);
+// exit codes: 0 success, 1 failure, 2 bad input.
+namespace dha::cli {
+
+void add_version_command(CLI::App& app);
+void add_plugin_command(CLI::App& app);
+
+}  // namespace dha::cli
