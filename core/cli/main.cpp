@@ -9,6 +9,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string(DHA_VERSION));
 
   dha::cli::add_version_command(app);
+  dha::cli::add_plugin_command(app);
 
 
   try {

@@ -1,0 +1,65 @@
+#include <gtest/gtest.h>
+
+#include <ostream>
+
+#include "plugin_host/config_validator.hpp"
+#include "plugin_host/load_error.hpp"
+
+namespace dha::plugin_host {
+namespace {
+
+constexpr const char* kSchema = R"({"keys":[
+  {"name":"url","type":"string"},
+  {"name":"timeoutSeconds","type":"number","default":10},
+  {"name":"retries","type":"integer","default":3},
+  {"name":"verbose","type":"boolean","default":false},
+  {"name":"token","type":"string","required":true}]})";
+
+std::string error_of(const std::string& schema, const std::string& config) {
+  try {
+    validate_plugin_config("demo", schema, config);
+  } catch (const PluginError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ConfigValidator, FillsDefaultsAndKeepsGivenValues) {
+  const std::string out = validate_plugin_config("demo", kSchema, R"({"token":"t","timeoutSeconds":2.5})");
+  EXPECT_EQ(out, R"({"token":"t","timeoutSeconds":2.5,"retries":3,"verbose":false})");
+}
+
+struct BadConfig {
+  const char* name;
+  const char* config;
+  const char* expected;
+  friend std::ostream& operator<<(std::ostream& os, const BadConfig& c) { return os << c.name; }
+};
+
+class ConfigValidatorRefuses : public ::testing::TestWithParam<BadConfig> {};
+
+TEST_P(ConfigValidatorRefuses, WithAMessageNamingTheKey) {
+  EXPECT_EQ(error_of(kSchema, GetParam().config), GetParam().expected);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, ConfigValidatorRefuses,
+    ::testing::Values(
+        BadConfig{"unknown_key", R"({"token":"t","timeout":1})",
+                  R"(plugin "demo": configuration key "timeout" is unknown (known keys: retries, timeoutSeconds, token, url, verbose))"},
+        BadConfig{"wrong_type", R"({"token":"t","timeoutSeconds":"10"})",
+                  R"(plugin "demo": configuration key "timeoutSeconds" must be of type number, got string)"},
+        BadConfig{"float_for_integer", R"({"token":"t","retries":1.5})",
+                  R"(plugin "demo": configuration key "retries" must be of type integer, got number)"},
+        BadConfig{"missing_required", R"({})", R"(plugin "demo": configuration key "token" is required)"},
+        BadConfig{"not_an_object", R"([1,2])", R"(plugin "demo": configuration is not a JSON object)"},
+        BadConfig{"malformed", R"({"token":)", R"(plugin "demo": configuration is not a JSON object)"}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+TEST(ConfigValidator, APluginWithoutSchemaAcceptsOnlyAnEmptyConfiguration) {
+  EXPECT_EQ(validate_plugin_config("bare", "", ""), "{}");
+  EXPECT_EQ(error_of("", R"({"x":1})"), R"(plugin "demo": configuration key "x" is unknown (known keys: none))");
+}
+
+}  // namespace
+}  // namespace dha::plugin_host

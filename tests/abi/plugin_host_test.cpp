@@ -1,0 +1,143 @@
+#include <gtest/gtest.h>
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "plugin_host/load_error.hpp"
+#include "plugin_host/plugin_registry.hpp"
+
+namespace dha::plugin_host {
+namespace {
+
+std::string fixture(const std::string& name) { return std::string(DHA_ABI_FIXTURE_DIR) + "/" + name + ".so"; }
+
+// Loads `file` into a fresh registry and returns the refusal text ("" if it loaded).
+std::string refusal(const std::string& file) {
+  PluginRegistry registry;
+  try {
+    registry.load_file(file);
+  } catch (const PluginError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+struct RefusalCase {
+  std::string fixture;
+  std::vector<std::string> expected_fragments;
+  friend std::ostream& operator<<(std::ostream& os, const RefusalCase& c) { return os << c.fixture; }
+};
+
+class FixtureRefusal : public ::testing::TestWithParam<RefusalCase> {};
+
+TEST_P(FixtureRefusal, IsRefusedWithASpecificMessage) {
+  const RefusalCase& c = GetParam();
+  const std::string file = fixture(c.fixture);
+  const std::string message = refusal(file);
+  ASSERT_FALSE(message.empty()) << c.fixture << " was accepted";
+  EXPECT_NE(message.find(file), std::string::npos) << "message does not name the file: " << message;
+  EXPECT_NE(message.find("host ABI 1.0"), std::string::npos) << "message does not name the host ABI: " << message;
+  for (const auto& fragment : c.expected_fragments) {
+    EXPECT_NE(message.find(fragment), std::string::npos) << "missing \"" << fragment << "\" in: " << message;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    EachFailureMode, FixtureRefusal,
+    ::testing::Values(
+        RefusalCase{"no_entry", {"missing entry symbol dha_plugin_entry_v1", "plugin ABI unknown"}},
+        RefusalCase{"wrong_major_symbol", {"exports dha_plugin_entry_v2 instead of dha_plugin_entry_v1", "plugin ABI 2.x"}},
+        RefusalCase{"wrong_major_field", {"ABI major version differs", "plugin ABI 2.0"}},
+        RefusalCase{"newer_minor", {"newer ABI minor", "plugin ABI 1.99"}},
+        RefusalCase{"null_entry", {"dha_plugin_entry_v1 returned NULL"}},
+        RefusalCase{"bad_struct_size", {"entry struct_size is 8 bytes, smaller than the 40 bytes"}},
+        RefusalCase{"duplicate_id", {"duplicate plugin id \"fixture-good\" within the library", "plugin ABI 1.0"}},
+        RefusalCase{"invalid_id", {"invalid id \"Not A Valid Id\""}},
+        RefusalCase{"throws_in_entry", {"dha_plugin_entry_v1 threw an exception", "fixture exploded in its entry point"}},
+        RefusalCase{"not_a_library", {"cannot be loaded"}},
+        RefusalCase{"does_not_exist", {"no such file"}}),
+    [](const auto& info) { return info.param.fixture; });
+
+TEST(PluginRegistry, LoadsAValidCPluginWithTwoPlugins) {
+  PluginRegistry registry;
+  registry.load_file(fixture("good"));
+  ASSERT_EQ(registry.plugins().size(), 2u);
+  const PluginInfo* info = registry.find("fixture-good");
+  ASSERT_NE(info, nullptr);
+  EXPECT_EQ(info->version, "1.0.0");
+  EXPECT_EQ(info->abi_major, 1u);
+  EXPECT_TRUE(info->has_capability("dha.engine/1"));
+  EXPECT_FALSE(info->has_capability("dha.metrics/1"));
+  EXPECT_NE(registry.find("fixture-good-second"), nullptr);
+}
+
+TEST(PluginRegistry, RefusesTheSameIdFromASecondFileAndKeepsTheFirst) {
+  PluginRegistry registry;
+  registry.load_file(fixture("good"));
+  try {
+    registry.load_file(fixture("good_twin"));
+    FAIL() << "duplicate id across files was accepted";
+  } catch (const PluginError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("duplicate plugin id \"fixture-good\""), std::string::npos) << message;
+    EXPECT_NE(message.find("already provided by " + fixture("good")), std::string::npos) << message;
+  }
+  EXPECT_EQ(registry.plugins().size(), 2u);
+}
+
+TEST(PluginRegistry, CreatesAnInstanceAndCallsItsEngine) {
+  PluginRegistry registry;
+  registry.load_file(fixture("good"));
+  auto instance = registry.create("fixture-good");
+  ASSERT_NE(instance->engine(), nullptr);
+  EXPECT_EQ(instance->metrics(), nullptr);
+  CallResult targets = instance->call(instance->engine()->targets);
+  ASSERT_TRUE(targets.ok()) << targets.error;
+  EXPECT_NE(targets.output.find("\"kind\":\"Widget\""), std::string::npos);
+
+  CallResult empty = instance->call(instance->engine()->topology, "");
+  EXPECT_EQ(empty.status, DHA_INVALID_ARGUMENT);
+  EXPECT_EQ(empty.error, "empty target object");
+}
+
+TEST(PluginRegistry, ReportsThePluginsOwnRejectionOfItsConfiguration) {
+  PluginRegistry registry;
+  registry.load_file(fixture("good"));
+  try {
+    registry.create("fixture-good", R"({"greeting":"reject"})");
+    FAIL() << "rejected configuration was accepted";
+  } catch (const PluginError& e) {
+    EXPECT_NE(std::string(e.what()).find("greeting \"reject\" is not acceptable"), std::string::npos) << e.what();
+  }
+}
+
+TEST(PluginRegistry, TurnsAnExceptionFromCreateIntoAnError) {
+  PluginRegistry registry;
+  registry.load_file(fixture("throws_in_create"));
+  try {
+    registry.create("fixture-good");
+    FAIL() << "throwing create was accepted";
+  } catch (const PluginError& e) {
+    EXPECT_NE(std::string(e.what()).find("create threw an exception: fixture exploded in create"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(PluginRegistry, NamesUnknownPluginsAndMissingFiles) {
+  PluginRegistry registry;
+  EXPECT_THROW(registry.create("nope"), PluginError);
+  try {
+    registry.load_named({DHA_ABI_FIXTURE_DIR}, {"absent"});
+    FAIL();
+  } catch (const PluginError& e) {
+    EXPECT_NE(std::string(e.what()).find("no file absent.so in the plugin directories (" DHA_ABI_FIXTURE_DIR ")"),
+              std::string::npos)
+        << e.what();
+  }
+  registry.load_named({"/nonexistent", DHA_ABI_FIXTURE_DIR}, {"good"});
+  EXPECT_NE(registry.find("fixture-good"), nullptr);
+}
+
+}  // namespace
+}  // namespace dha::plugin_host
