@@ -1,0 +1,157 @@
+#include "json_parse.hpp"
+
+#include <dha/admission/go_float_format.hpp>
+#include <dha/admission/ownership_policy.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <utility>
+#include <vector>
+
+namespace dha::admission {
+
+namespace {
+
+using rapidjson::Value;
+
+const Value* member(const Value* object, std::string_view name) {
+  if (object == nullptr || !object->IsObject()) return nullptr;
+  auto it = object->FindMember(Value(rapidjson::StringRef(name.data(), name.size())));
+  return it == object->MemberEnd() ? nullptr : &it->value;
+}
+
+std::string_view marker_of(const Value& object) {
+  const Value* marker = member(member(member(&object, "metadata"), "annotations"), managed_by_annotation);
+  if (marker == nullptr || !marker->IsString()) return {};
+  return {marker->GetString(), marker->GetStringLength()};
+}
+
+const Value* replicas_of(const Value& object) { return member(member(member(&object, "spec"), "values"), "replicas"); }
+
+// Deep equality without recursion (a hostile value may be nested arbitrarily deep). Numbers
+// compare as float64, as the reference did.
+bool json_equal(const Value& a, const Value& b) {
+  std::vector<std::pair<const Value*, const Value*>> pending{{&a, &b}};
+  while (!pending.empty()) {
+    auto [x, y] = pending.back();
+    pending.pop_back();
+    if (x->IsNumber() && y->IsNumber()) {
+      if (x->GetDouble() != y->GetDouble()) return false;
+      continue;
+    }
+    if (x->GetType() != y->GetType()) return false;
+    if (x->IsString()) {
+      if (std::string_view(x->GetString(), x->GetStringLength()) !=
+          std::string_view(y->GetString(), y->GetStringLength()))
+        return false;
+    } else if (x->IsArray()) {
+      if (x->Size() != y->Size()) return false;
+      for (rapidjson::SizeType i = 0; i < x->Size(); ++i) pending.emplace_back(&(*x)[i], &(*y)[i]);
+    } else if (x->IsObject()) {
+      if (x->MemberCount() != y->MemberCount()) return false;
+      for (auto it = x->MemberBegin(); it != x->MemberEnd(); ++it) {
+        auto other = y->FindMember(it->name);
+        if (other == y->MemberEnd()) return false;
+        pending.emplace_back(&it->value, &other->value);
+      }
+    }
+    // null, true and false are equal once their types are.
+  }
+  return true;
+}
+
+bool replicas_differ(const Value* old_value, const Value* new_value) {
+  if (old_value == nullptr || new_value == nullptr) return old_value != new_value;
+  return !json_equal(*old_value, *new_value);
+}
+
+// Go's %q for the names we print: quotes, backslashes and control bytes are escaped.
+std::string go_quote(std::string_view text) {
+  std::string out = "\"";
+  for (unsigned char c : text) {
+    switch (c) {
+    case '"': out += "\\\""; break;
+    case '\\': out += "\\\\"; break;
+    case '\n': out += "\\n"; break;
+    case '\r': out += "\\r"; break;
+    case '\t': out += "\\t"; break;
+    default:
+      if (c < 0x20 || c == 0x7f) {
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "\\x%02x", c);
+        out += hex;
+      } else {
+        out += static_cast<char>(c);
+      }
+    }
+  }
+  out += '"';
+  return out;
+}
+
+// How a replicas value appears in the message. Containers are summarised rather than
+// serialised: the message must stay short whatever a writer put there.
+std::string render(const Value* value) {
+  constexpr std::size_t max_string = 64;
+  if (value == nullptr) return "<none>";
+  if (value->IsNumber()) return format_go_float(value->GetDouble());
+  if (value->IsString()) {
+    std::string_view s(value->GetString(), value->GetStringLength());
+    if (s.size() > max_string) return go_quote(s.substr(0, max_string)) + "...";
+    return go_quote(s);
+  }
+  if (value->IsBool()) return value->GetBool() ? "true" : "false";
+  if (value->IsNull()) return "null";
+  return value->IsArray() ? "<array>" : "<object>";
+}
+
+OwnershipVerdict allow() { return {}; }
+
+OwnershipVerdict deny(std::string_view marker, const std::string& attempt) {
+  OwnershipVerdict verdict;
+  verdict.allowed = false;
+  verdict.code = 403;
+  verdict.reason = "Forbidden";
+  verdict.message = "replicas of this database is managed by DatabaseHorizontalAutoscaler " + go_quote(marker) +
+                    "; delete the DHA to regain manual control (" + attempt + ")";
+  return verdict;
+}
+
+} // namespace
+
+OwnershipVerdict evaluate_ownership(const Value* old_object, const Value* new_object, std::string_view username,
+                                    const std::vector<std::string>& allowed_users) {
+  if (old_object == nullptr || new_object == nullptr || !old_object->IsObject() || !new_object->IsObject())
+    return allow();
+
+  const std::string_view old_marker = marker_of(*old_object);
+  const std::string_view new_marker = marker_of(*new_object);
+  if (old_marker.empty() && new_marker.empty()) return allow();
+
+  if (std::find(allowed_users.begin(), allowed_users.end(), username) != allowed_users.end()) return allow();
+
+  const std::string_view managed_by = old_marker.empty() ? new_marker : old_marker;
+  const Value* old_replicas = replicas_of(*old_object);
+  const Value* new_replicas = replicas_of(*new_object);
+  if (replicas_differ(old_replicas, new_replicas)) {
+    return deny(managed_by,
+                "attempted change " + render(old_replicas) + " -> " + render(new_replicas) + " by " + go_quote(username));
+  }
+  if (!old_marker.empty() && new_marker != old_marker) {
+    if (new_marker.empty())
+      return deny(managed_by, "attempted removal of the managed-by marker by " + go_quote(username));
+    return deny(managed_by,
+                "attempted change of the managed-by marker to " + go_quote(new_marker) + " by " + go_quote(username));
+  }
+  return allow();
+}
+
+OwnershipVerdict evaluate_ownership(std::string_view old_json, std::string_view new_json, std::string_view username,
+                                    const std::vector<std::string>& allowed_users) {
+  rapidjson::Document old_doc;
+  rapidjson::Document new_doc;
+  if (!detail::parse_json(old_doc, old_json) || !detail::parse_json(new_doc, new_json)) return allow();
+  return evaluate_ownership(&old_doc, &new_doc, username, allowed_users);
+}
+
+} // namespace dha::admission

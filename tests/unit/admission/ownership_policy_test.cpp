@@ -1,0 +1,144 @@
+#include <dha/admission/ownership_policy.hpp>
+
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dha::admission {
+namespace {
+
+const std::vector<std::string> allowed_users{std::string(default_operator_username),
+                                             std::string(default_apps_api_username)};
+constexpr const char* gitops = "system:serviceaccount:flux-system:kustomize-controller";
+
+// A HelmRelease with an optional marker and an optional raw JSON replicas value.
+std::string release(std::optional<std::string> marker, std::optional<std::string> replicas_json) {
+  std::string annotations =
+      marker ? "\"annotations\":{\"" + std::string(managed_by_annotation) + "\":\"" + *marker + "\"}" : "";
+  std::string values = replicas_json ? "\"replicas\":" + *replicas_json + ",\"size\":\"10Gi\"" : "\"size\":\"10Gi\"";
+  return "{\"apiVersion\":\"helm.toolkit.fluxcd.io/v2\",\"kind\":\"HelmRelease\",\"metadata\":{\"name\":\"postgres-db\"," +
+         annotations + (annotations.empty() ? "" : ",") + "\"namespace\":\"tenant-a\"},\"spec\":{\"values\":{" + values +
+         "}}}";
+}
+
+struct Case {
+  const char* name;
+  std::string old_json;
+  std::string new_json;
+  std::string user;
+  bool allowed;
+  std::string message; // exact message when denied
+};
+
+std::string denial(const std::string& attempt, const std::string& marker = "db") {
+  return "replicas of this database is managed by DatabaseHorizontalAutoscaler \"" + marker +
+         "\"; delete the DHA to regain manual control (" + attempt + ")";
+}
+
+TEST(EvaluateOwnership, EveryBranch) {
+  const std::string managed3 = release("db", "3");
+  const Case cases[] = {
+      // §6.2.1: creates and unparseable objects pass.
+      {"create has no old object", "", release("db", "5"), gitops, true, ""},
+      {"old object is JSON null", "null", release("db", "5"), gitops, true, ""},
+      {"old object unparseable", "{not json", release("db", "5"), gitops, true, ""},
+      {"new object unparseable", managed3, "{\"spec\":", gitops, true, ""},
+      {"old object not an object", "[1,2]", release("db", "5"), gitops, true, ""},
+      // §6.2.2: unmanaged objects pass whatever happens to replicas.
+      {"unmanaged replicas change", release(std::nullopt, "3"), release(std::nullopt, "5"), gitops, true, ""},
+      {"empty marker is unmanaged", release("", "3"), release("", "5"), gitops, true, ""},
+      {"unmanaged replicas removed", release(std::nullopt, "3"), release(std::nullopt, std::nullopt), gitops, true, ""},
+      // §6.2.3: no change passes.
+      {"managed, replicas equal", managed3, managed3, gitops, true, ""},
+      {"managed, 3 equals 3.0", managed3, release("db", "3.0"), gitops, true, ""},
+      {"managed, both absent", release("db", std::nullopt), release("db", std::nullopt), gitops, true, ""},
+      {"managed, same string", release("db", "\"3\""), release("db", "\"3\""), gitops, true, ""},
+      {"managed, other values change", managed3, release("db", "3").replace(release("db", "3").find("10Gi"), 4, "20Gi"),
+       gitops, true, ""},
+      // §6.2.4: allowed identities pass even when they change replicas or the marker.
+      {"operator changes replicas", managed3, release("db", "5"), std::string(default_operator_username), true, ""},
+      {"apps API changes replicas", managed3, release("db", "5"), std::string(default_apps_api_username), true, ""},
+      {"apps API removes the marker", managed3, release(std::nullopt, "3"), std::string(default_apps_api_username), true,
+       ""},
+      // §6.2.5: the reference's deny.
+      {"gitops changes replicas", managed3, release("db", "5"), gitops, false,
+       denial("attempted change 3 -> 5 by \"" + std::string(gitops) + "\"")},
+      {"fractional change", managed3, release("db", "3.5"), "alice", false,
+       denial("attempted change 3 -> 3.5 by \"alice\"")},
+      {"huge number printed like Go", managed3, release("db", "1e21"), "alice", false,
+       denial("attempted change 3 -> 1e+21 by \"alice\"")},
+      {"million printed like Go", managed3, release("db", "1000000"), "alice", false,
+       denial("attempted change 3 -> 1e+06 by \"alice\"")},
+      {"user matching is exact (groups ignored)", managed3, release("db", "5"),
+       std::string(default_operator_username) + " ", false,
+       denial("attempted change 3 -> 5 by \"" + std::string(default_operator_username) + " \"")},
+      {"empty username is not allowed", managed3, release("db", "5"), "", false,
+       denial("attempted change 3 -> 5 by \"\"")},
+      // Part A 12: the reference's bypasses are closed.
+      {"bypass: replicas deleted", managed3, release("db", std::nullopt), "alice", false,
+       denial("attempted change 3 -> <none> by \"alice\"")},
+      {"bypass: replicas stringified", managed3, release("db", "\"5\""), "alice", false,
+       denial("attempted change 3 -> \"5\" by \"alice\"")},
+      {"bypass: replicas nulled", managed3, release("db", "null"), "alice", false,
+       denial("attempted change 3 -> null by \"alice\"")},
+      {"bypass: replicas made an object", managed3, release("db", "{\"n\":5}"), "alice", false,
+       denial("attempted change 3 -> <object> by \"alice\"")},
+      {"bypass: marker removed alone", managed3, release(std::nullopt, "3"), "alice", false,
+       denial("attempted removal of the managed-by marker by \"alice\"")},
+      {"bypass: marker emptied", managed3, release("", "3"), "alice", false,
+       denial("attempted removal of the managed-by marker by \"alice\"")},
+      {"bypass: marker removed and replicas changed", managed3, release(std::nullopt, "7"), "alice", false,
+       denial("attempted change 3 -> 7 by \"alice\"")},
+      {"marker changed to another DHA", managed3, release("other", "3"), "alice", false,
+       denial("attempted change of the managed-by marker to \"other\" by \"alice\"")},
+      {"marker only on new object still protects", release(std::nullopt, "3"), release("db", "5"), "alice", false,
+       denial("attempted change 3 -> 5 by \"alice\"")},
+      {"replicas added to a managed object", release("db", std::nullopt), release("db", "4"), "alice", false,
+       denial("attempted change <none> -> 4 by \"alice\"")},
+      {"string replicas changed", release("db", "\"3\""), release("db", "\"4\""), "alice", false,
+       denial("attempted change \"3\" -> \"4\" by \"alice\"")},
+      {"username with quotes is escaped", managed3, release("db", "4"), "a\"b", false,
+       denial("attempted change 3 -> 4 by \"a\\\"b\"")},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto verdict = evaluate_ownership(c.old_json, c.new_json, c.user, allowed_users);
+    EXPECT_EQ(verdict.allowed, c.allowed);
+    if (c.allowed) {
+      EXPECT_EQ(verdict.code, 200);
+      EXPECT_EQ(verdict.reason, "");
+      EXPECT_EQ(verdict.message, "");
+    } else {
+      EXPECT_EQ(verdict.code, 403);
+      EXPECT_EQ(verdict.reason, "Forbidden");
+      EXPECT_EQ(verdict.message, c.message);
+    }
+  }
+}
+
+TEST(EvaluateOwnership, AllowedUsersComeFromTheCaller) {
+  const auto old_json = release("db", "3");
+  const auto new_json = release("db", "4");
+  EXPECT_FALSE(evaluate_ownership(old_json, new_json, "custom", allowed_users).allowed);
+  EXPECT_TRUE(evaluate_ownership(old_json, new_json, "custom", {"custom"}).allowed);
+  EXPECT_FALSE(evaluate_ownership(old_json, new_json, std::string(default_operator_username), {"custom"}).allowed);
+}
+
+TEST(EvaluateOwnership, LongStringValueIsTruncatedInTheMessage) {
+  const std::string long_value(500, 'x');
+  auto verdict = evaluate_ownership(release("db", "3"), release("db", "\"" + long_value + "\""), "alice", allowed_users);
+  ASSERT_FALSE(verdict.allowed);
+  EXPECT_NE(verdict.message.find("-> \"" + std::string(64, 'x') + "\"... by"), std::string::npos) << verdict.message;
+}
+
+TEST(EvaluateOwnership, DeeplyNestedValuesNeitherCrashNorRecurse) {
+  const int depth = 200000;
+  const std::string deep = std::string(depth, '[') + std::string(depth, ']');
+  EXPECT_FALSE(evaluate_ownership(release("db", deep), release("db", "3"), "alice", allowed_users).allowed);
+  EXPECT_TRUE(evaluate_ownership(release("db", deep), release("db", deep), "alice", allowed_users).allowed);
+}
+
+} // namespace
+} // namespace dha::admission
