@@ -1,0 +1,49 @@
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "dha/gates/gate.hpp"
+
+namespace dha::gates {
+
+struct ExternalGateResult {
+  bool ok = false;
+  std::string response_json;  // when ok
+  std::string error;          // when not ok
+};
+
+// An extra guardrail outside the core, e.g. a loaded `dha.gate/1` plugin (the operator adapts
+// those to this interface). Request and response JSON follow sdk/include/dha/ext/gate.h:
+//   request  {"now", "dha": {"namespace", "name"}, "spec", "observation", "state",
+//             "proposal": {"kind": "Scale"|"NoChange"|"Rollback", "currentReplicas", "replicas"}}
+//   response {"verdict": "pass"} | {"verdict": "clamp", "replicas", "reason", "message"}
+//            | {"verdict": "freeze", "reason", "message"}
+// Must be pure and thread-safe. An error (or an exception) freezes the decision: fail closed.
+class ExternalGate {
+ public:
+  virtual ~ExternalGate() = default;
+  virtual std::string_view name() const = 0;
+  virtual ExternalGateResult evaluate(std::string_view request_json) const = 0;
+};
+
+// Runs an ExternalGate as a link of the chain. Checks the verdict: a clamp may only move the
+// proposal toward currentReplicas, a reason must be a condition reason (CamelCase); anything
+// else, or an error, is a freeze with reason GateError.
+class PluginGate final : public Gate {
+ public:
+  explicit PluginGate(std::shared_ptr<const ExternalGate> gate);
+  std::string_view name() const override { return name_; }
+  bool sees(const Proposal& p) const override { return p.kind != ProposalKind::Freeze; }
+  GateNote apply(Proposal& p, const GateContext& ctx) const override;
+
+  // The request document sent to the gate (exposed for tests and tools).
+  static std::string build_request(const Proposal& p, const GateContext& ctx);
+
+ private:
+  std::shared_ptr<const ExternalGate> gate_;
+  std::string name_;
+};
+
+}  // namespace dha::gates

@@ -1,0 +1,106 @@
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <algorithm>
+#include <regex>
+
+#include "dha/gates/external_gate.hpp"
+#include "dha/gates/reasons.hpp"
+
+namespace dha::gates {
+namespace {
+
+// The metav1.Condition reason pattern: what a plugin reason must look like to reach status.
+bool valid_reason(const std::string& reason) {
+  static const std::regex kPattern("^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$");
+  return reason.size() <= 1024 && std::regex_match(reason, kPattern);
+}
+
+std::string member_string(const rapidjson::Value& v, const char* name) {
+  auto it = v.FindMember(name);
+  if (it == v.MemberEnd() || !it->value.IsString()) return {};
+  return it->value.GetString();
+}
+
+const char* proposal_kind(const Proposal& p, std::int32_t current) {
+  if (p.kind == ProposalKind::Rollback) return "Rollback";
+  return p.replicas == current ? "NoChange" : "Scale";
+}
+
+}  // namespace
+
+PluginGate::PluginGate(std::shared_ptr<const ExternalGate> gate)
+    : gate_(std::move(gate)), name_("plugin:" + std::string(gate_->name())) {}
+
+std::string PluginGate::build_request(const Proposal& p, const GateContext& ctx) {
+  rapidjson::Document doc(rapidjson::kObjectType);
+  auto& a = doc.GetAllocator();
+  using rapidjson::Value;
+  doc.AddMember("now", ctx.now, a);
+  Value dha(rapidjson::kObjectType);
+  dha.AddMember("namespace", Value(ctx.dha_namespace.c_str(), a), a);
+  dha.AddMember("name", Value(ctx.dha_name.c_str(), a), a);
+  doc.AddMember("dha", dha, a);
+  doc.AddMember("spec", model::spec_to_json(ctx.spec, a), a);
+  doc.AddMember("observation", model::observation_to_json(ctx.observation, a), a);
+  doc.AddMember("state", model::decision_state_to_json(ctx.state, a), a);
+  Value proposal(rapidjson::kObjectType);
+  proposal.AddMember("kind", Value(proposal_kind(p, ctx.current()), a), a);
+  proposal.AddMember("currentReplicas", ctx.current(), a);
+  proposal.AddMember("replicas", p.replicas, a);
+  doc.AddMember("proposal", proposal, a);
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  doc.Accept(w);
+  return std::string(buf.GetString(), buf.GetSize());
+}
+
+GateNote PluginGate::apply(Proposal& p, const GateContext& ctx) const {
+  auto fail = [&](const std::string& why) {
+    std::string msg = "gate " + name_ + " failed: " + why + "; freezing (fail closed)";
+    freeze(p, ctx, reasons::kGateError, msg);
+    return GateNote{reasons::kGateError, msg};
+  };
+  ExternalGateResult result;
+  try {
+    result = gate_->evaluate(build_request(p, ctx));
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  } catch (...) {
+    return fail("unknown exception");
+  }
+  if (!result.ok) return fail(result.error.empty() ? "error without a message" : result.error);
+
+  rapidjson::Document doc;
+  doc.Parse(result.response_json.c_str(), result.response_json.size());
+  if (doc.HasParseError() || !doc.IsObject()) return fail("response is not a JSON object");
+  const std::string verdict = member_string(doc, "verdict");
+  const std::string reason = member_string(doc, "reason");
+  const std::string message = member_string(doc, "message");
+  if (verdict == "pass") return {reasons::kPass, message.empty() ? "pass" : message};
+  if (verdict != "clamp" && verdict != "freeze") return fail("unknown verdict \"" + verdict + "\"");
+  if (!valid_reason(reason)) return fail("invalid reason \"" + reason + "\"");
+
+  const std::int32_t current = ctx.current();
+  if (verdict == "freeze") {
+    freeze(p, ctx, reason, message);
+    return {reason, message};
+  }
+  auto replicas = doc.FindMember("replicas");
+  if (replicas == doc.MemberEnd() || !replicas->value.IsInt()) return fail("clamp without an integer replicas");
+  const std::int32_t to = replicas->value.GetInt();
+  const std::int32_t lo = std::min(current, p.replicas);
+  const std::int32_t hi = std::max(current, p.replicas);
+  if (to < lo || to > hi)
+    return fail("clamp to " + std::to_string(to) + " moves away from currentReplicas " + std::to_string(current));
+  if (p.kind == ProposalKind::Rollback && to == current) {
+    freeze(p, ctx, reason, message);
+    return {reason, message};
+  }
+  p.replicas = to;
+  mark_limited(p, reason, message);
+  return {reason, message};
+}
+
+}  // namespace dha::gates

@@ -1,0 +1,39 @@
+#pragma once
+
+#include <rapidjson/document.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+// One cycle's immutable view of the target, as the operator (or a user of `decide`) saw it.
+namespace dha::model {
+
+struct MetricReading {
+  std::string type;
+  std::optional<double> value;  // the driver query's SUM over read-serving replicas; nullopt = unavailable
+};
+
+struct Observation {
+  std::int32_t current_replicas = 0;  // total instances in the target's replicas field
+  std::int32_t primary_count = 1;
+  std::int32_t quorum_floor = 1;      // the adapter's floor; respectQuorum=false makes it 1
+  bool health_known = true;           // false: health object missing or unreadable (Part A 2)
+  bool operational = true;
+  std::int32_t available_replicas = 0;
+  std::vector<MetricReading> metrics;
+  std::optional<double> lag_seconds;  // nullopt: no lag signal
+  std::optional<double> write_rate;   // nullopt: write activity unknown
+  std::optional<std::int32_t> quota_max_replicas;  // nullopt: no quota ceiling
+
+  bool converged() const { return available_replicas == current_replicas; }
+  const MetricReading* find_metric(const std::string& type) const;
+};
+
+// `availableReplicas` defaults to `currentReplicas`; throws InputError naming the field.
+Observation parse_observation(const rapidjson::Value& v, const std::string& path = "observation");
+
+rapidjson::Value observation_to_json(const Observation& obs, rapidjson::Document::AllocatorType& alloc);
+
+}  // namespace dha::model

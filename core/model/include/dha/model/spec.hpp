@@ -1,0 +1,85 @@
+#pragma once
+
+#include <rapidjson/document.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dha/model/quantity.hpp"
+
+// The DHA spec (BEHAVIOUR.md §1.2) with the controller defaults of §3.1 applied.
+namespace dha::model {
+
+enum class MetricType { ReadConnections, ReadCPUUtilization };
+
+std::string_view to_string(MetricType type);
+std::optional<MetricType> parse_metric_type(std::string_view text);
+
+struct MetricSpec {
+  MetricType type = MetricType::ReadConnections;
+  Quantity target;  // spec.metrics[].target.averageValue, per read-serving replica
+
+  // The target in the unit the driver query returns: millicores for CPU, a plain number for
+  // connections. A value <= 0 is a decision (InvalidMetricTarget), not bad input.
+  double target_in_query_unit() const;
+};
+
+struct ScalingRules {
+  std::int32_t stabilization_window_seconds = 0;
+  std::int32_t step = 1;
+};
+
+inline constexpr std::int32_t kDefaultScaleUpWindowSeconds = 300;
+inline constexpr std::int32_t kDefaultScaleDownWindowSeconds = 1800;
+inline constexpr std::int32_t kDefaultConvergenceDeadlineSeconds = 900;
+inline constexpr std::int32_t kMaxConvergenceDeadlineSeconds = 86400;
+inline constexpr std::int32_t kDefaultMaxReplicationLagSeconds = 30;
+inline constexpr const char* kDefaultApiGroup = "apps.cozystack.io";
+
+struct Behavior {
+  ScalingRules scale_up{kDefaultScaleUpWindowSeconds, 1};
+  ScalingRules scale_down{kDefaultScaleDownWindowSeconds, 1};
+  std::int32_t convergence_deadline_seconds = kDefaultConvergenceDeadlineSeconds;
+  double tolerance = 0;  // Part A 14; 0 keeps the reference behaviour exactly
+};
+
+struct Constraints {
+  bool respect_quorum = true;
+  std::int32_t max_replication_lag_seconds = kDefaultMaxReplicationLagSeconds;
+};
+
+struct TargetRef {
+  std::string api_group = kDefaultApiGroup;
+  std::string kind;
+  std::string name;
+};
+
+struct DhaSpec {
+  std::optional<TargetRef> target_ref;  // required by the CRD; the decide command needs none
+  std::int32_t min_replicas = 2;
+  std::int32_t max_replicas = 2;
+  std::vector<MetricSpec> metrics;
+  Behavior behavior;
+  Constraints constraints;
+  bool dry_run = false;
+
+  // Recommendation history is kept for the longer of the two stabilization windows.
+  std::int64_t longest_window_seconds() const;
+};
+
+struct SpecParseOptions {
+  bool require_target_ref = true;
+};
+
+// Parses a DHA `spec` object, validating it as the CRD schema and CEL rule would and applying
+// the controller defaults. Throws InputError naming the field, with paths starting at `path`.
+DhaSpec parse_spec(const rapidjson::Value& spec, const SpecParseOptions& options = {},
+                   const std::string& path = "spec");
+
+// The spec with defaults applied, in CRD field names (for plugin gate requests and tools).
+rapidjson::Value spec_to_json(const DhaSpec& spec, rapidjson::Document::AllocatorType& alloc);
+
+}  // namespace dha::model

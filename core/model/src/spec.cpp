@@ -1,0 +1,196 @@
+#include "dha/model/spec.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "dha/model/input_error.hpp"
+#include "dha/model/json_read.hpp"
+
+namespace dha::model {
+namespace {
+
+using json::child;
+
+Quantity parse_target_quantity(const rapidjson::Value& v, const std::string& path) {
+  // int-or-string: a JSON integer is the same quantity as its decimal text.
+  std::string text;
+  if (v.IsString()) {
+    text = v.GetString();
+  } else if (v.IsInt64()) {
+    text = std::to_string(v.GetInt64());
+  } else if (v.IsNumber()) {
+    throw InputError(path, "not a quantity (a number must be an integer; write fractions as a string)");
+  } else {
+    throw InputError(path, "not a quantity");
+  }
+  std::string why;
+  auto q = parse_quantity(text, &why);
+  if (!q) throw InputError(path, "not a quantity (\"" + text + "\": " + why + ")");
+  return *q;
+}
+
+ScalingRules parse_rules(const rapidjson::Value& obj, const std::string& path, ScalingRules rules) {
+  json::require_object(obj, path);
+  if (auto w = json::optional_int32(obj, "stabilizationWindowSeconds", path, 0))
+    rules.stabilization_window_seconds = *w;
+  if (auto s = json::optional_int32(obj, "step", path, 1)) rules.step = *s;
+  return rules;
+}
+
+TargetRef parse_target_ref(const rapidjson::Value& obj, const std::string& path) {
+  json::require_object(obj, path);
+  TargetRef ref;
+  const auto* kind = json::find(obj, "kind");
+  if (kind == nullptr) throw InputError(child(path, "kind"), "required");
+  ref.kind = json::to_string(*kind, child(path, "kind"));
+  const auto* name = json::find(obj, "name");
+  if (name == nullptr) throw InputError(child(path, "name"), "required");
+  ref.name = json::to_string(*name, child(path, "name"));
+  if (ref.name.empty()) throw InputError(child(path, "name"), "must not be empty");
+  if (const auto* group = json::find(obj, "apiGroup")) {
+    ref.api_group = json::to_string(*group, child(path, "apiGroup"));
+    if (ref.api_group.empty()) ref.api_group = kDefaultApiGroup;  // as the reconciler does
+  }
+  return ref;
+}
+
+}  // namespace
+
+std::string_view to_string(MetricType type) {
+  return type == MetricType::ReadCPUUtilization ? "ReadCPUUtilization" : "ReadConnections";
+}
+
+std::optional<MetricType> parse_metric_type(std::string_view text) {
+  if (text == "ReadConnections") return MetricType::ReadConnections;
+  if (text == "ReadCPUUtilization") return MetricType::ReadCPUUtilization;
+  return std::nullopt;
+}
+
+double MetricSpec::target_in_query_unit() const {
+  return type == MetricType::ReadCPUUtilization ? static_cast<double>(target.milli) : target.value;
+}
+
+std::int64_t DhaSpec::longest_window_seconds() const {
+  return std::max<std::int64_t>(behavior.scale_up.stabilization_window_seconds,
+                                behavior.scale_down.stabilization_window_seconds);
+}
+
+DhaSpec parse_spec(const rapidjson::Value& v, const SpecParseOptions& options, const std::string& path) {
+  json::require_object(v, path);
+  DhaSpec spec;
+
+  if (const auto* ref = json::find(v, "targetRef")) {
+    spec.target_ref = parse_target_ref(*ref, child(path, "targetRef"));
+  } else if (options.require_target_ref) {
+    throw InputError(child(path, "targetRef"), "required");
+  }
+
+  const auto* min = json::find(v, "minReplicas");
+  if (min == nullptr) throw InputError(child(path, "minReplicas"), "required");
+  spec.min_replicas = json::to_int32(*min, child(path, "minReplicas"), 2);
+  const auto* max = json::find(v, "maxReplicas");
+  if (max == nullptr) throw InputError(child(path, "maxReplicas"), "required");
+  spec.max_replicas = json::to_int32(*max, child(path, "maxReplicas"), 2);
+  if (spec.max_replicas < spec.min_replicas)
+    throw InputError(child(path, "maxReplicas"), "maxReplicas must be greater than or equal to minReplicas");
+
+  const auto* metrics = json::find(v, "metrics");
+  const std::string metrics_path = child(path, "metrics");
+  if (metrics == nullptr) throw InputError(metrics_path, "required");
+  json::require_array(*metrics, metrics_path);
+  if (metrics->Empty()) throw InputError(metrics_path, "must have at least 1 item");
+  for (rapidjson::SizeType i = 0; i < metrics->Size(); ++i) {
+    const std::string mp = json::index(metrics_path, i);
+    const auto& m = (*metrics)[i];
+    json::require_object(m, mp);
+    MetricSpec metric;
+    const auto* type = json::find(m, "type");
+    if (type == nullptr) throw InputError(child(mp, "type"), "required");
+    const std::string type_text = json::to_string(*type, child(mp, "type"));
+    auto parsed = parse_metric_type(type_text);
+    if (!parsed)
+      throw InputError(child(mp, "type"),
+                       "unsupported value \"" + type_text + "\" (ReadConnections or ReadCPUUtilization)");
+    metric.type = *parsed;
+    const auto* target = json::find(m, "target");
+    if (target == nullptr) throw InputError(child(mp, "target"), "required");
+    json::require_object(*target, child(mp, "target"));
+    const auto* avg = json::find(*target, "averageValue");
+    const std::string avg_path = child(child(mp, "target"), "averageValue");
+    if (avg == nullptr) throw InputError(avg_path, "required");
+    metric.target = parse_target_quantity(*avg, avg_path);
+    spec.metrics.push_back(std::move(metric));
+  }
+
+  if (const auto* behavior = json::find(v, "behavior")) {
+    const std::string bp = child(path, "behavior");
+    json::require_object(*behavior, bp);
+    if (const auto* up = json::find(*behavior, "scaleUp"))
+      spec.behavior.scale_up = parse_rules(*up, child(bp, "scaleUp"), spec.behavior.scale_up);
+    if (const auto* down = json::find(*behavior, "scaleDown"))
+      spec.behavior.scale_down = parse_rules(*down, child(bp, "scaleDown"), spec.behavior.scale_down);
+    if (auto d = json::optional_int32(*behavior, "convergenceDeadlineSeconds", bp, 1,
+                                      kMaxConvergenceDeadlineSeconds))
+      spec.behavior.convergence_deadline_seconds = *d;
+    if (auto t = json::optional_number(*behavior, "tolerance", bp)) {
+      if (!std::isfinite(*t) || *t < 0 || *t > 1)
+        throw InputError(child(bp, "tolerance"), "must be a number in [0, 1]");
+      spec.behavior.tolerance = *t;
+    }
+  }
+
+  if (const auto* constraints = json::find(v, "constraints")) {
+    const std::string cp = child(path, "constraints");
+    json::require_object(*constraints, cp);
+    if (auto q = json::optional_bool(*constraints, "respectQuorum", cp)) spec.constraints.respect_quorum = *q;
+    if (auto lag = json::optional_int32(*constraints, "maxReplicationLagSeconds", cp, 0))
+      spec.constraints.max_replication_lag_seconds = *lag;
+  }
+
+  if (auto dry = json::optional_bool(v, "dryRun", path)) spec.dry_run = *dry;
+  return spec;
+}
+
+rapidjson::Value spec_to_json(const DhaSpec& spec, rapidjson::Document::AllocatorType& a) {
+  using rapidjson::Value;
+  Value out(rapidjson::kObjectType);
+  if (spec.target_ref) {
+    Value ref(rapidjson::kObjectType);
+    ref.AddMember("apiGroup", Value(spec.target_ref->api_group.c_str(), a), a);
+    ref.AddMember("kind", Value(spec.target_ref->kind.c_str(), a), a);
+    ref.AddMember("name", Value(spec.target_ref->name.c_str(), a), a);
+    out.AddMember("targetRef", ref, a);
+  }
+  out.AddMember("minReplicas", spec.min_replicas, a);
+  out.AddMember("maxReplicas", spec.max_replicas, a);
+  Value metrics(rapidjson::kArrayType);
+  for (const auto& m : spec.metrics) {
+    Value entry(rapidjson::kObjectType);
+    entry.AddMember("type", Value(std::string(to_string(m.type)).c_str(), a), a);
+    Value target(rapidjson::kObjectType);
+    target.AddMember("averageValue", Value(m.target.text.c_str(), a), a);
+    entry.AddMember("target", target, a);
+    metrics.PushBack(entry, a);
+  }
+  out.AddMember("metrics", metrics, a);
+  auto rules = [&a](const ScalingRules& r) {
+    Value v(rapidjson::kObjectType);
+    v.AddMember("stabilizationWindowSeconds", r.stabilization_window_seconds, a);
+    v.AddMember("step", r.step, a);
+    return v;
+  };
+  Value behavior(rapidjson::kObjectType);
+  behavior.AddMember("scaleUp", rules(spec.behavior.scale_up), a);
+  behavior.AddMember("scaleDown", rules(spec.behavior.scale_down), a);
+  behavior.AddMember("convergenceDeadlineSeconds", spec.behavior.convergence_deadline_seconds, a);
+  behavior.AddMember("tolerance", spec.behavior.tolerance, a);
+  out.AddMember("behavior", behavior, a);
+  Value constraints(rapidjson::kObjectType);
+  constraints.AddMember("respectQuorum", spec.constraints.respect_quorum, a);
+  constraints.AddMember("maxReplicationLagSeconds", spec.constraints.max_replication_lag_seconds, a);
+  out.AddMember("constraints", constraints, a);
+  out.AddMember("dryRun", spec.dry_run, a);
+  return out;
+}
+
+}  // namespace dha::model
