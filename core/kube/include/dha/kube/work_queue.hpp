@@ -1,0 +1,79 @@
+#pragma once
+// The controller work queue (client-go's rate-limited delaying queue, condensed):
+// - a key waiting in the queue is held once however often it is added (dedupe);
+// - a key being processed is never handed to a second worker; adding it meanwhile marks it
+//   dirty and it is queued again when done() is called;
+// - add_after() schedules a key for later (the earliest of several schedules wins);
+// - add_rate_limited() schedules with per-key exponential backoff
+//   (base * 2^(failures-1), capped); forget() resets a key's failure count;
+// - shut_down() wakes every waiting get(), which then returns nullopt; queued keys are dropped.
+// Time comes from the injected Clock. With a FakeClock, blocked get() calls notice advanced
+// time within kPollInterval (or at once after wake()). Thread-safe.
+
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "dha/kube/clock.hpp"
+
+namespace dha::kube {
+
+struct BackoffPolicy {
+  Duration base = std::chrono::milliseconds(5);
+  Duration cap = std::chrono::seconds(1000);
+  // base * 2^(failures-1), capped; failures >= 1. Saturates instead of overflowing.
+  Duration delay_for(int failures) const;
+};
+
+class WorkQueue {
+ public:
+  static constexpr auto kPollInterval = std::chrono::milliseconds(100);
+
+  explicit WorkQueue(const Clock& clock = SystemClock::instance(), BackoffPolicy backoff = {});
+
+  void add(const std::string& key);
+  void add_after(const std::string& key, Duration delay);
+  void add_rate_limited(const std::string& key);
+  void forget(const std::string& key);
+  int failures(const std::string& key) const;
+
+  // Blocks until a key is ready (or shut down → nullopt). The caller must call done(key).
+  std::optional<std::string> get();
+  // Non-blocking get(): nullopt when nothing is ready now.
+  std::optional<std::string> try_get();
+  void done(const std::string& key);
+
+  void shut_down();
+  bool shutting_down() const;
+  // Re-checks the clock in blocked get() calls (after advancing a FakeClock).
+  void wake();
+
+  std::size_t ready_count() const;    // keys ready to be handed out
+  std::size_t delayed_count() const;  // keys scheduled for later
+  bool is_processing(const std::string& key) const;
+
+ private:
+  void add_locked(const std::string& key);
+  void promote_due_locked(TimePoint now);
+  std::optional<std::string> pop_locked();
+
+  const Clock& clock_;
+  const BackoffPolicy backoff_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::string> ready_;
+  std::unordered_set<std::string> dirty_;       // queued or re-added while processing
+  std::unordered_set<std::string> processing_;
+  std::map<std::string, TimePoint> due_by_key_;  // delayed keys
+  std::set<std::pair<TimePoint, std::string>> due_order_;
+  std::unordered_map<std::string, int> failures_;
+  bool shutting_down_ = false;
+};
+
+}  // namespace dha::kube

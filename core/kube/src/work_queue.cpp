@@ -1,0 +1,154 @@
+#include "dha/kube/work_queue.hpp"
+
+#include <algorithm>
+
+namespace dha::kube {
+
+Duration BackoffPolicy::delay_for(int failures) const {
+  if (failures <= 0) return Duration::zero();
+  Duration d = base;
+  for (int i = 1; i < failures; ++i) {
+    if (d >= cap / 2) return cap;  // doubling again would pass the cap (or overflow)
+    d *= 2;
+  }
+  return std::min(d, cap);
+}
+
+WorkQueue::WorkQueue(const Clock& clock, BackoffPolicy backoff) : clock_(clock), backoff_(backoff) {}
+
+void WorkQueue::add_locked(const std::string& key) {
+  if (shutting_down_) return;
+  if (!dirty_.insert(key).second) return;  // already queued, or already marked while processing
+  if (processing_.count(key) != 0) return; // done() queues it
+  ready_.push_back(key);
+  cv_.notify_one();
+}
+
+void WorkQueue::add(const std::string& key) {
+  std::lock_guard lock(mu_);
+  add_locked(key);
+}
+
+void WorkQueue::add_after(const std::string& key, Duration delay) {
+  std::lock_guard lock(mu_);
+  if (shutting_down_) return;
+  if (delay <= Duration::zero()) {
+    add_locked(key);
+    return;
+  }
+  const TimePoint due = clock_.now() + delay;
+  auto it = due_by_key_.find(key);
+  if (it != due_by_key_.end()) {
+    if (it->second <= due) return;  // an earlier schedule already exists
+    due_order_.erase({it->second, key});
+    it->second = due;
+  } else {
+    due_by_key_.emplace(key, due);
+  }
+  due_order_.emplace(due, key);
+  cv_.notify_all();  // a waiter may need to wake earlier than it planned
+}
+
+void WorkQueue::add_rate_limited(const std::string& key) {
+  int n;
+  {
+    std::lock_guard lock(mu_);
+    n = ++failures_[key];
+  }
+  add_after(key, backoff_.delay_for(n));
+}
+
+void WorkQueue::forget(const std::string& key) {
+  std::lock_guard lock(mu_);
+  failures_.erase(key);
+}
+
+int WorkQueue::failures(const std::string& key) const {
+  std::lock_guard lock(mu_);
+  auto it = failures_.find(key);
+  return it == failures_.end() ? 0 : it->second;
+}
+
+void WorkQueue::promote_due_locked(TimePoint now) {
+  while (!due_order_.empty() && due_order_.begin()->first <= now) {
+    const std::string key = due_order_.begin()->second;
+    due_order_.erase(due_order_.begin());
+    due_by_key_.erase(key);
+    add_locked(key);
+  }
+}
+
+std::optional<std::string> WorkQueue::pop_locked() {
+  if (ready_.empty()) return std::nullopt;
+  std::string key = std::move(ready_.front());
+  ready_.pop_front();
+  processing_.insert(key);
+  dirty_.erase(key);
+  return key;
+}
+
+std::optional<std::string> WorkQueue::get() {
+  std::unique_lock lock(mu_);
+  for (;;) {
+    if (shutting_down_) return std::nullopt;
+    const TimePoint now = clock_.now();
+    promote_due_locked(now);
+    if (auto key = pop_locked()) return key;
+    Duration wait = kPollInterval;
+    if (!due_order_.empty()) wait = std::min(wait, due_order_.begin()->first - now);
+    cv_.wait_for(lock, wait);
+  }
+}
+
+std::optional<std::string> WorkQueue::try_get() {
+  std::lock_guard lock(mu_);
+  if (shutting_down_) return std::nullopt;
+  promote_due_locked(clock_.now());
+  return pop_locked();
+}
+
+void WorkQueue::done(const std::string& key) {
+  std::lock_guard lock(mu_);
+  processing_.erase(key);
+  if (dirty_.count(key) != 0 && !shutting_down_) {
+    ready_.push_back(key);
+    cv_.notify_one();
+  }
+}
+
+void WorkQueue::shut_down() {
+  std::lock_guard lock(mu_);
+  shutting_down_ = true;
+  ready_.clear();
+  dirty_.clear();
+  due_by_key_.clear();
+  due_order_.clear();
+  cv_.notify_all();
+}
+
+bool WorkQueue::shutting_down() const {
+  std::lock_guard lock(mu_);
+  return shutting_down_;
+}
+
+void WorkQueue::wake() {
+  std::lock_guard lock(mu_);
+  cv_.notify_all();
+}
+
+std::size_t WorkQueue::ready_count() const {
+  std::lock_guard lock(mu_);
+  return ready_.size();
+}
+
+std::size_t WorkQueue::delayed_count() const {
+  std::lock_guard lock(mu_);
+  return due_by_key_.size();
+}
+
+bool WorkQueue::is_processing(const std::string& key) const {
+  std::lock_guard lock(mu_);
+  return processing_.count(key) != 0;
+}
+
+}  // namespace dha::kube
