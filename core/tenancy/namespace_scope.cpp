@@ -1,0 +1,252 @@
+#include "tenancy/namespace_scope.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <vector>
+
+#include "tenancy/promql_lexer.hpp"
+
+namespace dha::tenancy {
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+// Keywords followed by a parenthesised list of label names.
+bool takes_label_list(std::string_view w) {
+  static constexpr std::array<std::string_view, 6> kWords{"by", "without", "on", "ignoring", "group_left", "group_right"};
+  return std::find(kWords.begin(), kWords.end(), w) != kWords.end();
+}
+
+// Binary-operator keywords (PromQL, plus MetricsQL's if/ifnot/default) and the bool modifier.
+// Case-insensitive, as in both languages.
+bool is_binary_keyword(std::string_view w) {
+  static constexpr std::array<std::string_view, 8> kWords{"and", "or", "unless", "atan2", "bool", "if", "ifnot", "default"};
+  return std::find(kWords.begin(), kWords.end(), w) != kWords.end();
+}
+
+bool is_aggregation(std::string_view w) {
+  static constexpr std::array<std::string_view, 15> kWords{
+      "sum",   "min",      "max",    "avg",     "group",        "stddev",   "stdvar",     "count",
+      "count_values", "bottomk", "topk", "quantile", "limitk", "limit_ratio", "any"};
+  return std::find(kWords.begin(), kWords.end(), w) != kWords.end();
+}
+
+bool is_number_word(std::string_view w) { return w == "inf" || w == "nan"; }
+
+struct Matcher {
+  std::string label;
+  std::string op;
+  std::string value;
+  size_t offset;
+};
+
+class ScopeChecker {
+ public:
+  ScopeChecker(const std::vector<Token>& tokens, std::string_view ns) : t_(tokens), ns_(ns) {}
+
+  std::string run() {
+    for (i_ = 0; i_ < t_.size() && reason_.empty();) step();
+    return reason_;
+  }
+
+ private:
+  const Token* peek(size_t ahead = 0) const { return i_ + ahead < t_.size() ? &t_[i_ + ahead] : nullptr; }
+  bool next_is(TokenKind k, size_t ahead = 1) const {
+    const Token* n = peek(ahead);
+    return n != nullptr && n->kind == k;
+  }
+  void refuse(std::string why) {
+    if (reason_.empty()) reason_ = std::move(why);
+  }
+
+  void step() {
+    const Token& tok = t_[i_];
+    switch (tok.kind) {
+      case TokenKind::kIdentifier: identifier(tok); return;
+      case TokenKind::kLeftBrace: selector_braces("{...}", tok.offset); return;
+      case TokenKind::kLeftBracket: range_brackets(); return;
+      case TokenKind::kRightBrace: refuse("unbalanced '}' at offset " + std::to_string(tok.offset)); return;
+      default: ++i_;
+    }
+  }
+
+  // A keyword counts as one only where the grammar puts it; anywhere else the same word would be
+  // a metric name to VictoriaMetrics (MetricsQL keywords are contextual), so it falls through to
+  // the selector rules.
+  bool keyword(const std::string& word) {
+    const Token* next = peek(1);
+    const Token* prev = i_ > 0 ? &t_[i_ - 1] : nullptr;
+    if (takes_label_list(word)) {
+      if (next != nullptr && next->kind == TokenKind::kLeftParen) {
+        ++i_;
+        label_list();
+        return true;
+      }
+      return word == "group_left" || word == "group_right";
+    }
+    if (word == "offset") {
+      return next != nullptr &&
+             (next->kind == TokenKind::kNumber || (next->kind == TokenKind::kOperator && next->text == "-"));
+    }
+    if (word == "limit") return next != nullptr && next->kind == TokenKind::kNumber;
+    if (word == "keep_metric_names") return prev != nullptr && prev->kind == TokenKind::kRightParen;
+    if (is_binary_keyword(word)) {
+      return next != nullptr &&
+             (next->kind == TokenKind::kIdentifier || next->kind == TokenKind::kString || next->kind == TokenKind::kNumber ||
+              next->kind == TokenKind::kLeftParen || next->kind == TokenKind::kLeftBrace ||
+              (next->kind == TokenKind::kOperator && (next->text == "-" || next->text == "+")));
+    }
+    return is_number_word(word);
+  }
+
+  void identifier(const Token& tok) {
+    const std::string word = lower(tok.text);
+    const size_t before = i_;
+    if (keyword(word)) {
+      if (i_ == before) ++i_;  // label_list() has already moved past its list
+      return;
+    }
+    if (next_is(TokenKind::kLeftParen)) {  // a function call: its arguments are checked as they come
+      ++i_;
+      return;
+    }
+    if (is_aggregation(word) && peek(1) != nullptr && peek(1)->kind == TokenKind::kIdentifier) {
+      const std::string modifier = lower(peek(1)->text);
+      if (modifier == "by" || modifier == "without") {  // sum by (pod) (...)
+        ++i_;
+        return;
+      }
+    }
+    // Anything else is a metric name, and a selector.
+    ++i_;
+    if (next_is(TokenKind::kLeftBrace, 0)) {
+      selector_braces(tok.text, tok.offset);
+    } else {
+      refuse("selector " + tok.text + " at offset " + std::to_string(tok.offset) +
+             " has no label matchers; it needs namespace=\"" + std::string(ns_) + "\"");
+    }
+  }
+
+  // ( label, label, ... ) after by/without/on/ignoring/group_left/group_right.
+  void label_list() {
+    const size_t open = t_[i_].offset;
+    for (++i_; i_ < t_.size(); ++i_) {
+      const TokenKind k = t_[i_].kind;
+      if (k == TokenKind::kRightParen) {
+        ++i_;
+        return;
+      }
+      if (k != TokenKind::kIdentifier && k != TokenKind::kString && k != TokenKind::kComma) {
+        refuse("unexpected '" + t_[i_].text + "' in the label list at offset " + std::to_string(open));
+        return;
+      }
+    }
+    refuse("unterminated label list at offset " + std::to_string(open));
+  }
+
+  // [5m], [30m:1m], [30m:] — durations and numbers only.
+  void range_brackets() {
+    const size_t open = t_[i_].offset;
+    for (++i_; i_ < t_.size(); ++i_) {
+      const TokenKind k = t_[i_].kind;
+      if (k == TokenKind::kRightBracket) {
+        ++i_;
+        return;
+      }
+      if (k != TokenKind::kNumber && k != TokenKind::kColon) {
+        refuse("unexpected '" + t_[i_].text + "' in a range at offset " + std::to_string(open));
+        return;
+      }
+    }
+    refuse("unterminated range at offset " + std::to_string(open));
+  }
+
+  // { matcher, matcher or matcher, ... } at t_[i_]; each or-group is a selector of its own.
+  void selector_braces(const std::string& name, size_t offset) {
+    ++i_;
+    std::vector<Matcher> group;
+    auto close_group = [&] {
+      check_group(name, offset, group);
+      group.clear();
+    };
+    while (reason_.empty()) {
+      const Token* tok = peek();
+      if (tok == nullptr) {
+        refuse("unterminated selector " + name + " at offset " + std::to_string(offset));
+        return;
+      }
+      if (tok->kind == TokenKind::kRightBrace) {
+        ++i_;
+        close_group();
+        return;
+      }
+      if (tok->kind == TokenKind::kComma) {
+        ++i_;
+        continue;
+      }
+      if (tok->kind == TokenKind::kIdentifier && lower(tok->text) == "or" && !next_is(TokenKind::kOperator)) {
+        ++i_;
+        close_group();
+        continue;
+      }
+      if (tok->kind == TokenKind::kString && !next_is(TokenKind::kOperator)) {
+        ++i_;  // {"metric.name", ...}: a quoted metric name
+        continue;
+      }
+      if ((tok->kind != TokenKind::kIdentifier && tok->kind != TokenKind::kString) || !next_is(TokenKind::kOperator) ||
+          !next_is(TokenKind::kString, 2)) {
+        refuse("selector " + name + " at offset " + std::to_string(offset) +
+               " has a malformed label matcher at offset " + std::to_string(tok->offset));
+        return;
+      }
+      const std::string& op = t_[i_ + 1].text;
+      if (op != "=" && op != "!=" && op != "=~" && op != "!~") {
+        refuse("selector " + name + " at offset " + std::to_string(offset) + " has an unknown matcher operator " + op);
+        return;
+      }
+      group.push_back(Matcher{tok->text, op, t_[i_ + 2].text, tok->offset});
+      i_ += 3;
+    }
+  }
+
+  void check_group(const std::string& name, size_t offset, const std::vector<Matcher>& group) {
+    const std::string where = "selector " + name + " at offset " + std::to_string(offset);
+    bool pinned = false;
+    for (const Matcher& m : group) {
+      if (m.label != "namespace") continue;
+      if (m.op != "=") {
+        refuse(where + " matches namespace with " + m.op + "; only namespace=\"" + std::string(ns_) +
+               "\" is allowed");
+        return;
+      }
+      if (m.value != ns_) {
+        refuse(where + " reads namespace \"" + m.value + "\", not \"" + std::string(ns_) + "\"");
+        return;
+      }
+      pinned = true;
+    }
+    if (!pinned) refuse(where + " lacks namespace=\"" + std::string(ns_) + "\"");
+  }
+
+  const std::vector<Token>& t_;
+  std::string_view ns_;
+  size_t i_ = 0;
+  std::string reason_;
+};
+
+}  // namespace
+
+std::string namespace_scope_violation(std::string_view query, std::string_view namespace_name) {
+  if (namespace_name.empty()) return "no namespace to scope the query to";
+  const LexResult lexed = lex_promql(query);
+  if (!lexed.error.empty()) return "cannot read the query: " + lexed.error;
+  if (lexed.tokens.empty()) return "the query is empty";
+  return ScopeChecker(lexed.tokens, namespace_name).run();
+}
+
+}  // namespace dha::tenancy

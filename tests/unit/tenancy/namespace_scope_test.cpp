@@ -1,0 +1,97 @@
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tenancy/namespace_scope.hpp"
+
+namespace dha::tenancy {
+namespace {
+
+struct Case {
+  const char* name;
+  const char* query;
+  const char* refusal_part;  // nullptr: accepted
+};
+
+TEST(NamespaceScope, TableOfQueries) {
+  const Case cases[] = {
+      // Accepted: every selector pinned.
+      {"simple", R"(up{namespace="tenant-a"})", nullptr},
+      {"nameless selector", R"({__name__="up", namespace="tenant-a"})", nullptr},
+      {"quoted metric name", R"({"up", namespace="tenant-a"})", nullptr},
+      {"quoted label name", R"(up{"namespace"="tenant-a"})", nullptr},
+      {"trailing comma", R"(up{namespace="tenant-a",})", nullptr},
+      {"postgres driver",
+       R"(sum( cnpg_backends_total{namespace="tenant-a", state="active"} * on(namespace,pod) group_left() kube_pod_labels{namespace="tenant-a", label_cnpg_io_instance_role="replica"} ))",
+       nullptr},
+      {"rate and range",
+       R"(sum(rate(container_cpu_usage_seconds_total{namespace="tenant-a", container="postgres"}[5m])) * 1000)",
+       nullptr},
+      {"aggregation by before", R"(sum by (pod) (x{namespace="tenant-a"}))", nullptr},
+      {"aggregation by after", R"(sum(x{namespace="tenant-a"}) by (pod))", nullptr},
+      {"without and bool", R"(count without (a) (x{namespace="tenant-a"} > bool 1))", nullptr},
+      {"group_left without parens", R"(x{namespace="tenant-a"} * on(pod) group_left y{namespace="tenant-a"})", nullptr},
+      {"ignoring and group_right", R"(x{namespace="tenant-a"} / ignoring(job) group_right(a) y{namespace="tenant-a"})", nullptr},
+      {"and/unless with on(target)",
+       R"(sum(a{namespace="tenant-a", job="r"} and on(target) b{namespace="tenant-a"}) unless c{namespace="tenant-a"})",
+       nullptr},
+      {"mongodb precedence form",
+       R"(sum(a{namespace="tenant-a"} and on(namespace,pod) (s{namespace="tenant-a"} == 2) * on(namespace,pod) group_left() k{namespace="tenant-a"}))",
+       nullptr},
+      {"regex on other labels", R"(x{namespace="tenant-a", legacy_op_type=~"insert|update|delete"})", nullptr},
+      {"subquery offset at", R"(max_over_time(rate(x{namespace="tenant-a"}[5m])[30m:1m] offset 5m @ 100))", nullptr},
+      {"functions with string args", R"x(label_replace(x{namespace="tenant-a"}, "dst", "$1", "src", "(.*)"))x", nullptr},
+      {"numbers and constants", R"(vector(1) + Inf - NaN * 0x1f)", nullptr},
+      {"metricsql or-filter, both pinned", R"(x{namespace="tenant-a", a="1" or namespace="tenant-a", b="2"})", nullptr},
+      {"metricsql keep_metric_names", R"(rate(x{namespace="tenant-a"}[5m]) keep_metric_names)", nullptr},
+      {"comment hides nothing", "x{namespace=\"tenant-a\"} # y{namespace=\"other\"}", nullptr},
+      {"label named like a keyword", R"(x{namespace="tenant-a", on="1", by="2"})", nullptr},
+      {"namespace twice, same value", R"(x{namespace="tenant-a", namespace="tenant-a"})", nullptr},
+
+      // Refused.
+      {"bare selector", "up", "selector up at offset 0 has no label matchers"},
+      {"bare selector in a join", R"(x{namespace="tenant-a"} * on(pod) group_left() kube_pod_labels)",
+       "selector kube_pod_labels"},
+      {"missing matcher", R"(up{job="x"})", "lacks namespace=\"tenant-a\""},
+      {"empty braces", "up{}", "lacks namespace"},
+      {"nameless without namespace", R"({__name__="up"})", "lacks namespace"},
+      {"other namespace", R"(up{namespace="tenant-b"})", "reads namespace \"tenant-b\", not \"tenant-a\""},
+      {"second selector in other namespace", R"(a{namespace="tenant-a"} + b{namespace="tenant-b"})", "tenant-b"},
+      {"regex namespace", R"(up{namespace=~"tenant-a"})", "matches namespace with =~"},
+      {"regex namespace added", R"(up{namespace="tenant-a", namespace=~".*"})", "matches namespace with =~"},
+      {"negative namespace", R"(up{namespace!="x"})", "matches namespace with !="},
+      {"negative regex namespace", R"(up{namespace!~"x"})", "matches namespace with !~"},
+      {"conflicting namespaces", R"(up{namespace="tenant-a", namespace="tenant-b"})", "tenant-b"},
+      {"namespace prefix is not enough", R"(up{namespace="tenant-a-other"})", "tenant-a-other"},
+      {"escaped value is compared unescaped", R"(up{namespace="tenant-a\"x"})", "tenant-a\"x"},
+      {"metricsql or-filter escaping the namespace", R"(x{namespace="tenant-a" or job="y"})", "lacks namespace"},
+      {"selector inside function", R"(rate(x[5m]))", "selector x"},
+      {"selector inside label list position", R"(sum by (pod) (x))", "selector x"},
+      {"keyword as a trailing metric name", R"(x{namespace="tenant-a"} or limit)", "selector limit"},
+      {"offset without a duration", R"(x{namespace="tenant-a"} + offset)", "selector offset"},
+      {"on without a list", R"(x{namespace="tenant-a"} * on)", "selector on"},
+      {"with template reference inside braces", R"(x{namespace="tenant-a", s})", "malformed label matcher"},
+      {"matcher operator not a matcher", R"(x{namespace>"tenant-a"})", "unknown matcher operator >"},
+      {"unterminated selector", R"(x{namespace="tenant-a")", "unterminated selector"},
+      {"stray closing brace", R"(} x{namespace="tenant-a"})", "unbalanced '}'"},
+      {"junk in range", R"(rate(x{namespace="tenant-a"}[y{namespace="b"}]))", "in a range"},
+      {"junk in label list", R"(sum by (x{namespace="b"}) (y{namespace="tenant-a"}))", "in the label list"},
+      {"unreadable", "x{namespace=\"tenant-a\"} ; drop", "cannot read the query"},
+      {"empty", "  ", "the query is empty"},
+  };
+  for (const auto& c : cases) {
+    const std::string why = namespace_scope_violation(c.query, "tenant-a");
+    if (c.refusal_part == nullptr) {
+      EXPECT_EQ(why, "") << c.name;
+    } else {
+      EXPECT_NE(why.find(c.refusal_part), std::string::npos) << c.name << ": got \"" << why << "\"";
+    }
+  }
+}
+
+TEST(NamespaceScope, NoNamespaceMeansNoQuery) {
+  EXPECT_EQ(namespace_scope_violation(R"(up{namespace=""})", ""), "no namespace to scope the query to");
+}
+
+}  // namespace
+}  // namespace dha::tenancy
