@@ -65,9 +65,11 @@ func Render(chartDir string, opts Options) (*Result, error) {
 	if err := checkKubeVersion(chart, opts.KubeVersion); err != nil {
 		return nil, err
 	}
-	values, err := loadValuesFile(filepath.Join(chartDir, "values.yaml"))
-	if err != nil {
-		return nil, err
+	values := Values{}
+	if _, err := os.Stat(filepath.Join(chartDir, "values.yaml")); err == nil {
+		if values, err = loadValuesFile(filepath.Join(chartDir, "values.yaml")); err != nil {
+			return nil, err
+		}
 	}
 	for _, f := range opts.ValueFiles {
 		override, err := loadValuesFile(f)

@@ -1,0 +1,201 @@
+package charttest
+
+import (
+	"sort"
+	"testing"
+)
+
+const crdName = "databasehorizontalautoscalers.autoscaling.cozystack.io"
+
+func theCRD(t *testing.T) map[string]interface{} {
+	t.Helper()
+	r := renderChart(t, nil)
+	// BEHAVIOUR §8.4 item 4: exactly one document, the DHA CRD.
+	if len(r.CRDs) != 1 {
+		t.Fatalf("crds/ holds %d documents, want exactly 1", len(r.CRDs))
+	}
+	crd := r.CRDs[0].Object
+	expectEqual(t, "CRD name", at(crd, "metadata.name"), crdName)
+	expectEqual(t, "CRD apiVersion", at(crd, "apiVersion"), "apiextensions.k8s.io/v1")
+	// Helm never upgrades crds/; a copy under templates/ would fight with it.
+	for _, m := range r.Manifests {
+		if m.Kind() == "CustomResourceDefinition" {
+			t.Errorf("a CRD is rendered from %s as well as crds/", m.Template)
+		}
+	}
+	return crd
+}
+
+func TestCRDNamesAndVersion(t *testing.T) {
+	crd := theCRD(t)
+	expectEqual(t, "group", at(crd, "spec.group"), "autoscaling.cozystack.io")
+	expectEqual(t, "scope", at(crd, "spec.scope"), "Namespaced")
+	expectEqual(t, "names", at(crd, "spec.names"), map[string]interface{}{
+		"kind": "DatabaseHorizontalAutoscaler", "listKind": "DatabaseHorizontalAutoscalerList",
+		"plural": "databasehorizontalautoscalers", "singular": "databasehorizontalautoscaler",
+		"shortNames": []interface{}{"dha"},
+	})
+	versions := at(crd, "spec.versions").([]interface{})
+	if len(versions) != 1 {
+		t.Fatalf("want one version, got %d", len(versions))
+	}
+	v := versions[0]
+	expectEqual(t, "version name", at(v, "name"), "v1alpha1")
+	expectEqual(t, "served", at(v, "served"), true)
+	expectEqual(t, "storage", at(v, "storage"), true)
+	expectEqual(t, "subresources", at(v, "subresources"), map[string]interface{}{"status": map[string]interface{}{}})
+}
+
+// BEHAVIOUR §1.1 printer columns, then Reason (the AbleToScale reason) and Age.
+func TestCRDPrinterColumns(t *testing.T) {
+	crd := theCRD(t)
+	want := []struct{ name, typ, path string }{
+		{"Target", "string", ".spec.targetRef.name"},
+		{"Min", "integer", ".spec.minReplicas"},
+		{"Max", "integer", ".spec.maxReplicas"},
+		{"Current", "integer", ".status.currentReplicas"},
+		{"Desired", "integer", ".status.desiredReplicas"},
+		{"DryRun", "boolean", ".spec.dryRun"},
+		{"Reason", "string", `.status.conditions[?(@.type=="AbleToScale")].reason`},
+		{"Age", "date", ".metadata.creationTimestamp"},
+	}
+	cols := at(crd, "spec.versions[0].additionalPrinterColumns").([]interface{})
+	if len(cols) != len(want) {
+		t.Fatalf("want %d columns, got %d", len(want), len(cols))
+	}
+	for i, w := range want {
+		got := []interface{}{at(cols[i], "name"), at(cols[i], "type"), at(cols[i], "jsonPath")}
+		expectEqual(t, "column "+w.name, got, []string{w.name, w.typ, w.path})
+	}
+}
+
+func specSchema(t *testing.T) interface{} {
+	return at(theCRD(t), "spec.versions[0].schema.openAPIV3Schema.properties.spec")
+}
+
+// BEHAVIOUR §1.2 with Part A 14 (tolerance) and 15 (free apiGroup): types, bounds, defaults.
+func TestCRDSpecSchema(t *testing.T) {
+	spec := specSchema(t)
+	expectEqual(t, "spec required", at(spec, "required"), []string{"targetRef", "minReplicas", "maxReplicas", "metrics"})
+	expectEqual(t, "CEL rule", at(spec, "x-kubernetes-validations"), []interface{}{map[string]interface{}{
+		"rule":    "self.maxReplicas >= self.minReplicas",
+		"message": "maxReplicas must be greater than or equal to minReplicas",
+	}})
+	p := "properties."
+	cases := []struct {
+		path string
+		want map[string]interface{}
+	}{
+		{"targetRef.properties.apiGroup", map[string]interface{}{"type": "string", "default": "apps.cozystack.io"}},
+		{"targetRef.properties.kind", map[string]interface{}{"type": "string"}},
+		{"minReplicas", map[string]interface{}{"type": "integer", "format": "int32", "minimum": 2}},
+		{"maxReplicas", map[string]interface{}{"type": "integer", "format": "int32", "minimum": 2}},
+		{"metrics", map[string]interface{}{"type": "array", "minItems": 1}},
+		{"behavior.properties.scaleUp.properties.stabilizationWindowSeconds", map[string]interface{}{"type": "integer", "minimum": 0}},
+		{"behavior.properties.scaleUp.properties.step", map[string]interface{}{"type": "integer", "minimum": 1}},
+		{"behavior.properties.scaleDown.properties.stabilizationWindowSeconds", map[string]interface{}{"type": "integer", "minimum": 0}},
+		{"behavior.properties.scaleDown.properties.step", map[string]interface{}{"type": "integer", "minimum": 1}},
+		{"behavior.properties.convergenceDeadlineSeconds", map[string]interface{}{"type": "integer", "minimum": 1, "maximum": 86400}},
+		{"behavior.properties.tolerance", map[string]interface{}{"type": "number", "minimum": 0, "maximum": 1, "default": 0}},
+		{"constraints.properties.respectQuorum", map[string]interface{}{"type": "boolean", "default": true}},
+		{"constraints.properties.maxReplicationLagSeconds", map[string]interface{}{"type": "integer", "minimum": 0}},
+		{"dryRun", map[string]interface{}{"type": "boolean", "default": false}},
+	}
+	for _, tc := range cases {
+		node := at(spec, p+tc.path)
+		if node == nil {
+			t.Errorf("spec.%s missing", tc.path)
+			continue
+		}
+		for k, v := range tc.want {
+			expectEqual(t, "spec."+tc.path+"."+k, at(node, k), v)
+		}
+	}
+	metric := at(spec, "properties.metrics.items")
+	expectEqual(t, "metric types", at(metric, "properties.type.enum"), []string{"ReadConnections", "ReadCPUUtilization"})
+	expectEqual(t, "averageValue is int-or-string", at(metric, "properties.target.properties.averageValue.x-kubernetes-int-or-string"), true)
+}
+
+// The status schema is the contract the status writer fills (persisted decision state).
+func TestCRDStatusSchema(t *testing.T) {
+	status := at(theCRD(t), "spec.versions[0].schema.openAPIV3Schema.properties.status.properties")
+	fields := map[string]string{
+		"observedGeneration": "integer/int64", "currentReplicas": "integer/int32", "desiredReplicas": "integer/int32",
+		"lastConvergedReplicas": "integer/int32", "lastAppliedReplicas": "integer/int32",
+		"lastScaleTime": "string/date-time", "inFlightSince": "string/date-time",
+		"recommendations": "array/", "backoff": "object/", "currentMetrics": "array/",
+		"lastDecision": "object/", "conditions": "array/",
+	}
+	for name, want := range fields {
+		got := str(at(status, name+".type")) + "/" + str(at(status, name+".format"))
+		if got != want {
+			t.Errorf("status.%s: got %s, want %s", name, got, want)
+		}
+	}
+	expectEqual(t, "recommendations bound", at(status, "recommendations.maxItems"), 64)
+	expectEqual(t, "recommendation fields", keys(at(status, "recommendations.items.properties")), []string{"replicas", "time"})
+	expectEqual(t, "backoff fields", keys(at(status, "backoff.properties")), []string{"count", "replicas", "until"})
+	expectEqual(t, "decision kinds", at(status, "lastDecision.properties.kind.enum"), []string{"Scale", "NoChange", "Freeze", "Rollback"})
+	expectEqual(t, "trace fields", keys(at(status, "lastDecision.properties.trace.items.properties")), []string{"gate", "in", "message", "out", "reason"})
+	expectEqual(t, "conditions list type", at(status, "conditions.x-kubernetes-list-type"), "map")
+	expectEqual(t, "conditions list key", at(status, "conditions.x-kubernetes-list-map-keys"), []string{"type"})
+	expectEqual(t, "condition required", at(status, "conditions.items.required"),
+		[]string{"lastTransitionTime", "message", "reason", "status", "type"})
+}
+
+// A structural schema (what a real apiserver accepts): every node states its type, except
+// int-or-string nodes whose anyOf is exactly [integer, string]; no type inside anyOf otherwise.
+func TestCRDSchemaIsStructural(t *testing.T) {
+	root := at(theCRD(t), "spec.versions[0].schema.openAPIV3Schema")
+	var check func(node interface{}, path string)
+	check = func(node interface{}, path string) {
+		m, ok := node.(map[string]interface{})
+		if !ok {
+			t.Errorf("%s: schema node is not a mapping", path)
+			return
+		}
+		if m["x-kubernetes-int-or-string"] == true {
+			expectEqual(t, path+" anyOf", m["anyOf"], []interface{}{
+				map[string]interface{}{"type": "integer"}, map[string]interface{}{"type": "string"}})
+			if _, typed := m["type"]; typed {
+				t.Errorf("%s: int-or-string must not set type", path)
+			}
+		} else if _, typed := m["type"]; !typed {
+			t.Errorf("%s: no type", path)
+		}
+		for _, forbidden := range []string{"$ref", "additionalItems", "uniqueItems", "definitions", "dependencies", "patternProperties"} {
+			if _, ok := m[forbidden]; ok {
+				t.Errorf("%s: %s is not allowed in a CRD schema", path, forbidden)
+			}
+		}
+		if props, ok := m["properties"].(map[string]interface{}); ok {
+			for k, v := range props {
+				check(v, path+"."+k)
+			}
+		}
+		if items, ok := m["items"]; ok {
+			check(items, path+"[]")
+		}
+	}
+	check(root, "openAPIV3Schema")
+}
+
+func keys(v interface{}) []string {
+	m, _ := v.(map[string]interface{})
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func str(v interface{}) string {
+	if v == nil {
+		return ""
+	}
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return "?"
+}

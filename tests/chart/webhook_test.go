@@ -1,0 +1,115 @@
+package charttest
+
+import (
+	"strings"
+	"testing"
+)
+
+const webhookConfigName = "db-autoscaler-replicas-ownership"
+
+// BEHAVIOUR §8.4 item 2 and §6.1: what the apiserver sends to the webhook, and where.
+func TestWebhookRegistration(t *testing.T) {
+	r := renderChart(t, nil)
+	vwc := only(t, r, "ValidatingWebhookConfiguration", webhookConfigName)
+	w := "webhooks[0]."
+	expectEqual(t, "webhook name", at(vwc, w+"name"), "replicas.autoscaling.cozystack.io")
+	expectEqual(t, "clientConfig.service.path", at(vwc, w+"clientConfig.service.path"), "/validate-helmrelease-replicas")
+	expectEqual(t, "failurePolicy", at(vwc, w+"failurePolicy"), "Ignore")
+	expectEqual(t, "timeoutSeconds", at(vwc, w+"timeoutSeconds"), 5)
+	expectEqual(t, "sideEffects", at(vwc, w+"sideEffects"), "None")
+	expectEqual(t, "admissionReviewVersions", at(vwc, w+"admissionReviewVersions"), []string{"v1"})
+	expectEqual(t, "rules[0].apiGroups", at(vwc, w+"rules[0].apiGroups"), []string{"helm.toolkit.fluxcd.io"})
+	expectEqual(t, "rules[0].resources", at(vwc, w+"rules[0].resources"), []string{"helmreleases"})
+	expectEqual(t, "rules[0].apiVersions", at(vwc, w+"rules[0].apiVersions"), []string{"v2", "v2beta2", "v2beta1"})
+	if ops := strs(at(vwc, w+"rules[0].operations")); !contains(ops, "UPDATE") {
+		t.Errorf("operations %v lack UPDATE", ops)
+	}
+	// The status subresource is not ours to guard: Flux writes it constantly.
+	for _, res := range strs(at(vwc, w+"rules[0].resources")) {
+		if strings.Contains(res, "/") {
+			t.Errorf("webhook covers subresource %s", res)
+		}
+	}
+
+	// The client config reaches the webhook Service, whose port 443 leads to the container's
+	// webhook port.
+	svcName := at(vwc, w+"clientConfig.service.name").(string)
+	expectEqual(t, "service namespace", at(vwc, w+"clientConfig.service.namespace"), releaseNamespace)
+	svc := only(t, r, "Service", svcName)
+	expectEqual(t, "service port", at(svc, "spec.ports[0].port"), at(vwc, w+"clientConfig.service.port"))
+	expectEqual(t, "service targetPort", at(svc, "spec.ports[0].targetPort"), "webhook")
+	d := only(t, r, "Deployment", "db-autoscaler")
+	expectEqual(t, "container webhook port", at(d, "spec.template.spec.containers[0].ports[0]"),
+		map[string]interface{}{"name": "webhook", "containerPort": 9443, "protocol": "TCP"})
+}
+
+// failurePolicy is the platform's trade-off to make (README "Webhook failure policy"): both
+// values render, anything else is refused by the schema before it reaches the apiserver.
+func TestWebhookFailurePolicyIsConfigurable(t *testing.T) {
+	cases := []struct {
+		value   string
+		wantErr string
+	}{
+		{"Ignore", ""},
+		{"Fail", ""},
+		{"Sometimes", "failurePolicy"},
+		{"ignore", "failurePolicy"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.value, func(t *testing.T) {
+			r, err := tryRender(t, nil, "webhook.failurePolicy="+tc.value)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("want an error naming %q, got %v", tc.wantErr, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			vwc := only(t, r, "ValidatingWebhookConfiguration", webhookConfigName)
+			expectEqual(t, "failurePolicy", at(vwc, "webhooks[0].failurePolicy"), tc.value)
+		})
+	}
+	hardened := only(t, renderChart(t, []string{"hardened.yaml"}), "ValidatingWebhookConfiguration", webhookConfigName)
+	expectEqual(t, "hardened failurePolicy", at(hardened, "webhooks[0].failurePolicy"), "Fail")
+	expectEqual(t, "hardened timeout", at(hardened, "webhooks[0].timeoutSeconds"), 3)
+
+	if len(ofKind(renderChart(t, nil, "webhook.enabled=false"), "ValidatingWebhookConfiguration")) != 0 {
+		t.Error("webhook.enabled=false still renders the ValidatingWebhookConfiguration")
+	}
+}
+
+// The private CA chain: self-signed root, CA issuer, serving certificate valid for the names the
+// apiserver and the scraper use, and the CA injected into the webhook configuration.
+func TestCertificateChain(t *testing.T) {
+	r := renderChart(t, nil)
+	selfSigned := only(t, r, "Issuer", "db-autoscaler-selfsigned")
+	if at(selfSigned, "spec.selfSigned") == nil {
+		t.Error("the root issuer is not selfSigned")
+	}
+	ca := only(t, r, "Certificate", "db-autoscaler-ca")
+	expectEqual(t, "CA isCA", at(ca, "spec.isCA"), true)
+	expectEqual(t, "CA issuer", at(ca, "spec.issuerRef.name"), "db-autoscaler-selfsigned")
+	expectEqual(t, "CA key rotation", at(ca, "spec.privateKey.rotationPolicy"), "Never")
+	caIssuer := only(t, r, "Issuer", "db-autoscaler-ca")
+	expectEqual(t, "CA issuer secret", at(caIssuer, "spec.ca.secretName"), at(ca, "spec.secretName"))
+
+	serving := only(t, r, "Certificate", "db-autoscaler")
+	expectEqual(t, "serving issuer", at(serving, "spec.issuerRef.name"), "db-autoscaler-ca")
+	expectEqual(t, "serving secret", at(serving, "spec.secretName"), "db-autoscaler-cert")
+	expectEqual(t, "serving duration", at(serving, "spec.duration"), "8760h")
+	expectEqual(t, "serving renewBefore", at(serving, "spec.renewBefore"), "720h")
+	dns := strs(at(serving, "spec.dnsNames"))
+	for _, want := range []string{"db-autoscaler", "db-autoscaler.cozy-db-autoscaler.svc", "db-autoscaler.cozy-db-autoscaler.svc.cluster.local"} {
+		if !contains(dns, want) {
+			t.Errorf("serving dnsNames %v lack %s", dns, want)
+		}
+	}
+
+	vwc := only(t, r, "ValidatingWebhookConfiguration", webhookConfigName)
+	inject, _ := at(vwc, "metadata.annotations").(map[string]interface{})
+	expectEqual(t, "cert-manager CA injection", inject["cert-manager.io/inject-ca-from"], releaseNamespace+"/db-autoscaler")
+	d := only(t, r, "Deployment", "db-autoscaler")
+	expectEqual(t, "pod mounts the serving secret", at(d, "spec.template.spec.volumes[0].secret.secretName"), at(serving, "spec.secretName"))
+}
