@@ -10,6 +10,8 @@ int main(int argc, char** argv) {
 
   dha::cli::add_version_command(app);
   dha::cli::add_plugin_command(app);
+  dha::cli::add_decide_command(app);
+  dha::cli::add_simulate_command(app);
 
 
   try {

@@ -1,0 +1,35 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dha::decide {
+
+// A load curve for the simulator: a CSV with a header row. Columns: `time` (seconds, strictly
+// increasing), one column per metric type holding the TOTAL read load across the database
+// (ReadConnections: connections; ReadCPUUtilization: millicores), optional `lagSeconds` and
+// `writeRate`. An empty cell is "no reading" (a metric outage, or no lag/write signal).
+class LoadTrace {
+ public:
+  // Throws model::InputError naming "<source> line N" and the column on bad input.
+  static LoadTrace parse_csv(std::string_view text, const std::string& source = "load");
+
+  bool has_column(std::string_view name) const;
+  // Linear interpolation between the rows around `time`; held flat before the first and after
+  // the last row. nullopt if the cell starting the segment is empty (or the column is absent).
+  std::optional<double> at(std::string_view column, double time) const;
+
+  std::int64_t start() const { return static_cast<std::int64_t>(times_.front()); }
+  std::int64_t end() const { return static_cast<std::int64_t>(times_.back()); }
+  const std::vector<std::string>& columns() const { return columns_; }
+
+ private:
+  std::vector<std::string> columns_;  // without "time"
+  std::vector<double> times_;
+  std::vector<std::vector<std::optional<double>>> cells_;  // [row][column]
+};
+
+}  // namespace dha::decide

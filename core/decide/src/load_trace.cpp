@@ -1,0 +1,123 @@
+#include "dha/decide/load_trace.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+#include "dha/model/input_error.hpp"
+#include "dha/model/spec.hpp"
+
+namespace dha::decide {
+namespace {
+
+std::string trim(std::string_view s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string_view::npos) return {};
+  const auto e = s.find_last_not_of(" \t\r");
+  return std::string(s.substr(b, e - b + 1));
+}
+
+std::vector<std::string> split(std::string_view line) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    const auto comma = line.find(',', start);
+    out.push_back(trim(line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start)));
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+bool known_column(const std::string& name) {
+  return name == "lagSeconds" || name == "writeRate" || model::parse_metric_type(name).has_value();
+}
+
+}  // namespace
+
+LoadTrace LoadTrace::parse_csv(std::string_view text, const std::string& source) {
+  LoadTrace trace;
+  std::size_t line_no = 0;
+  std::size_t pos = 0;
+  std::vector<std::string> header;
+  std::size_t time_col = 0;
+  while (pos <= text.size()) {
+    const auto nl = text.find('\n', pos);
+    const std::string_view line = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+    pos = nl == std::string_view::npos ? text.size() + 1 : nl + 1;
+    ++line_no;
+    const std::string where = source + " line " + std::to_string(line_no);
+    if (trim(line).empty() || trim(line)[0] == '#') continue;
+    auto cells = split(line);
+    if (header.empty()) {
+      header = cells;
+      auto it = std::find(header.begin(), header.end(), "time");
+      if (it == header.end()) throw model::InputError(where, "header has no \"time\" column");
+      time_col = static_cast<std::size_t>(it - header.begin());
+      for (std::size_t i = 0; i < header.size(); ++i) {
+        if (i == time_col) continue;
+        if (!known_column(header[i]))
+          throw model::InputError(where, "unknown column \"" + header[i] +
+                                             "\" (expected time, ReadConnections, ReadCPUUtilization, "
+                                             "lagSeconds, writeRate)");
+        if (std::count(header.begin(), header.end(), header[i]) > 1)
+          throw model::InputError(where, "duplicate column \"" + header[i] + "\"");
+        trace.columns_.push_back(header[i]);
+      }
+      continue;
+    }
+    if (cells.size() != header.size())
+      throw model::InputError(where, "has " + std::to_string(cells.size()) + " cells, header has " +
+                                         std::to_string(header.size()));
+    std::vector<std::optional<double>> row;
+    double time = 0;
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      std::optional<double> value;
+      if (!cells[i].empty()) {
+        errno = 0;
+        char* end = nullptr;
+        const double v = std::strtod(cells[i].c_str(), &end);
+        if (end != cells[i].c_str() + cells[i].size() || errno == ERANGE)
+          throw model::InputError(where, "column " + header[i] + ": \"" + cells[i] + "\" is not a number");
+        value = v;
+      }
+      if (i == time_col) {
+        if (!value || !std::isfinite(*value) || std::fabs(*value) > 1e15)
+          throw model::InputError(where, "column time: must be a number of seconds");
+        time = std::floor(*value);
+      } else {
+        row.push_back(value);
+      }
+    }
+    if (!trace.times_.empty() && time <= trace.times_.back())
+      throw model::InputError(where, "column time: must increase strictly from row to row");
+    trace.times_.push_back(time);
+    trace.cells_.push_back(std::move(row));
+  }
+  if (header.empty()) throw model::InputError(source, "empty (a header row with \"time\" is required)");
+  if (trace.times_.empty()) throw model::InputError(source, "has a header but no rows");
+  return trace;
+}
+
+bool LoadTrace::has_column(std::string_view name) const {
+  return std::find(columns_.begin(), columns_.end(), name) != columns_.end();
+}
+
+std::optional<double> LoadTrace::at(std::string_view column, double time) const {
+  const auto it = std::find(columns_.begin(), columns_.end(), column);
+  if (it == columns_.end()) return std::nullopt;
+  const auto c = static_cast<std::size_t>(it - columns_.begin());
+  if (time <= times_.front()) return cells_.front()[c];
+  if (time >= times_.back()) return cells_.back()[c];
+  const auto upper = std::upper_bound(times_.begin(), times_.end(), time);
+  const auto i = static_cast<std::size_t>(upper - times_.begin()) - 1;
+  const auto& a = cells_[i][c];
+  const auto& b = cells_[i + 1][c];
+  if (!a) return std::nullopt;
+  if (!b) return a;
+  const double f = (time - times_[i]) / (times_[i + 1] - times_[i]);
+  return *a + (*b - *a) * f;
+}
+
+}  // namespace dha::decide
