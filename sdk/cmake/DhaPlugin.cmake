@@ -5,6 +5,9 @@
 set(_DHA_PLUGIN_MAP "${CMAKE_CURRENT_LIST_DIR}/dha-plugin.map")
 
 function(dha_add_plugin target)
+  # Resolved here, not from the variable above: that one is scoped to the directory that
+  # included this file, and plugins are added from sibling directories.
+  set(_DHA_PLUGIN_MAP "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/dha-plugin.map")
   cmake_parse_arguments(P "" "" "SOURCES;LIBS" ${ARGN})
   add_library(${target} MODULE ${P_SOURCES})
   set_target_properties(${target} PROPERTIES

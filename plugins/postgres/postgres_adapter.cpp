@@ -1,0 +1,137 @@
+#include "postgres_adapter.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+
+#include "cnpg_cluster_health.hpp"
+
+namespace dha::plugins {
+namespace {
+
+namespace json = sdk::json;
+namespace values = sdk::values;
+
+constexpr std::string_view kAppsGroup = "apps.cozystack.io";
+constexpr std::string_view kCnpgGroup = "postgresql.cnpg.io";
+
+bool is_cnpg_cluster(std::string_view api_group, std::string_view kind) {
+  return api_group == kCnpgGroup && kind == "Cluster";
+}
+
+std::string_view group_of(std::string_view api_version) {
+  const size_t slash = api_version.find('/');
+  return slash == std::string_view::npos ? std::string_view{} : api_version.substr(0, slash);
+}
+
+// Both strings, both non-empty: the reference rule (a YAML number such as `cpu: 2` falls back to
+// the preset). Whether they parse as quantities is the host's call; it falls back the same way.
+std::optional<sdk::Resources> explicit_resources(const json::Value* cpu, const json::Value* memory) {
+  if (cpu == nullptr || memory == nullptr || !cpu->IsString() || !memory->IsString()) return std::nullopt;
+  if (cpu->GetStringLength() == 0 || memory->GetStringLength() == 0) return std::nullopt;
+  return sdk::Resources{std::string(json::view(*cpu)), std::string(json::view(*memory))};
+}
+
+// CNPG needs maxSyncReplicas synchronous standbys, so fewer than maxSyncReplicas + 1 instances
+// stall writes that wait for them. minSyncReplicas <= maxSyncReplicas is enforced by CNPG's
+// webhook, so the max covers both. The newer spec.postgresql.synchronous.number counts the same
+// thing and wins when larger.
+int64_t cnpg_quorum_floor(int32_t max_sync, int32_t synchronous_number) {
+  const int64_t standbys = std::max<int64_t>({0, max_sync, synchronous_number});
+  return standbys + 1;
+}
+
+// `* on(namespace,pod) group_left() kube_pod_labels{...}` restricted to one instance role.
+std::string role_join(bool cnpg_cluster, std::string_view role) {
+  std::string join = R"( * on(namespace,pod) group_left() kube_pod_labels{namespace="${namespace}", )";
+  if (cnpg_cluster) {
+    join += R"(label_cnpg_io_cluster="${name}", )";
+  } else {
+    join += R"(label_apps_cozystack_io_application_name="${name}", label_apps_cozystack_io_application_kind="Postgres", )";
+  }
+  join += R"(label_cnpg_io_instance_role=")" + std::string(role) + "\"}";
+  return join;
+}
+
+}  // namespace
+
+PostgresAdapter::PostgresAdapter(const sdk::Host&, const json::Value& config)
+    : default_preset_(json::string_or(config, "defaultResourcesPreset", "t1.micro", "postgres configuration")) {}
+
+std::vector<sdk::TargetKind> PostgresAdapter::targets() const {
+  return {{"apps.cozystack.io", "v1alpha1", "Postgres", "postgreses", "builtin.merge-patch"},
+          {"postgresql.cnpg.io", "v1", "Cluster", "clusters", "builtin.scale"}};
+}
+
+sdk::Topology PostgresAdapter::topology(const sdk::ObjectView& target) const {
+  const std::string_view group = group_of(target.api_version());
+  const std::string_view kind = target.kind();
+  const std::string name(target.name());
+  if (name.empty()) throw sdk::Error(DHA_INVALID_ARGUMENT, "postgres: the target has no metadata.name");
+  const bool cnpg = is_cnpg_cluster(group, kind);
+  if (!cnpg && !(group == kAppsGroup && kind == "Postgres")) {
+    throw sdk::Error(DHA_INVALID_ARGUMENT, "postgres: cannot read a target of kind " + std::string(kind) + " in group \"" +
+                                               std::string(group) + "\"");
+  }
+  const json::Value& spec = target.spec();
+  sdk::Topology t;
+  t.primary_count = 1;
+  int32_t max_sync = 0;
+  if (cnpg) {
+    max_sync = values::read_int(spec, "maxSyncReplicas", 0);
+    t.quorum_floor = cnpg_quorum_floor(max_sync, values::read_int(spec, "postgresql.synchronous.number", 0));
+    t.replicas_path = "spec.instances";
+    t.release_name = name;
+    t.health = sdk::HealthSource::target();
+    t.resources = explicit_resources(json::find_path(spec, "resources.requests.cpu"),
+                                     json::find_path(spec, "resources.requests.memory"));
+    t.resources_preset = "";  // a bare Cluster has no preset; without requests there is no quota ceiling
+  } else {
+    max_sync = values::read_int(spec, "quorum.maxSyncReplicas", 0);
+    t.quorum_floor = cnpg_quorum_floor(max_sync, 0);
+    t.replicas_path = "spec.replicas";
+    t.release_name = "postgres-" + name;
+    t.health = sdk::HealthSource::workload_monitor(t.release_name);
+    t.resources = explicit_resources(json::find_path(spec, "resources.cpu"), json::find_path(spec, "resources.memory"));
+    t.resources_preset = std::string(values::read_string(spec, "resourcesPreset", ""));
+    if (t.resources_preset.empty()) t.resources_preset = default_preset_;
+  }
+  t.current_replicas = values::read_replicas(target.json(), t.replicas_path);
+  if (max_sync < 0) {
+    t.scalable = false;
+    t.reason = std::string(cnpg ? "invalid maxSyncReplicas " : "invalid quorum.maxSyncReplicas ") +
+               std::to_string(max_sync) + " (must be >= 0)";
+  } else if (!t.current_replicas) {
+    t.scalable = false;
+    t.reason = "target has no replicas value";
+  }
+  return t;
+}
+
+sdk::Queries PostgresAdapter::queries(const sdk::QueryRequest& request) const {
+  const bool cnpg = is_cnpg_cluster(request.api_group, request.kind);
+  const std::string replicas = role_join(cnpg, "replica");
+  sdk::Queries q;
+  for (const std::string& type : request.metric_types) {
+    if (type == "ReadConnections") {
+      q.driver[type] = R"(sum( cnpg_backends_total{namespace="${namespace}", state="active"})" + replicas + " )";
+    } else if (type == "ReadCPUUtilization") {
+      q.driver[type] =
+          R"(sum( rate(container_cpu_usage_seconds_total{namespace="${namespace}", container="postgres"}[5m]))" +
+          replicas + " ) * 1000";
+    }
+  }
+  q.lag_query = R"(max( cnpg_pg_replication_lag{namespace="${namespace}"})" + replicas + " )";
+  q.lag_unit = "seconds";
+  q.write_activity = R"(sum( rate(cnpg_pg_stat_replication_sent_diff_bytes{namespace="${namespace}"}[5m]))" +
+                     role_join(cnpg, "primary") + " )";
+  return q;
+}
+
+sdk::Health PostgresAdapter::health(const sdk::HealthRequest& request) const {
+  const sdk::ObjectView target(*request.target);
+  if (is_cnpg_cluster(group_of(target.api_version()), target.kind())) return read_cnpg_cluster_health(*request.object);
+  return sdk::read_workload_monitor_health(*request.object);
+}
+
+}  // namespace dha::plugins
