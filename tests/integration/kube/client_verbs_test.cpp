@@ -1,0 +1,206 @@
+// Each verb of the client against the embedded API server over HTTPS.
+#include <thread>
+
+#include "kube_fixture.hpp"
+
+namespace dha::kube::test {
+namespace {
+
+using ClientVerbs = KubeTest;
+
+TEST_F(ClientVerbs, CreateGetUpdateDelete) {
+  const auto created = client_->create(configmaps(), configmap("cm1"));
+  EXPECT_EQ(name_of(created), "cm1");
+  EXPECT_FALSE(resource_version_of(created).empty());
+  EXPECT_FALSE(uid_of(created).empty());
+
+  auto got = client_->get(configmaps().named("cm1"));
+  EXPECT_EQ(string_at(got, {"data", "k"}), "v");
+
+  got["data"]["k"].SetString("changed", got.GetAllocator());
+  const auto updated = client_->update(configmaps().named("cm1"), got);
+  EXPECT_EQ(string_at(updated, {"data", "k"}), "changed");
+  EXPECT_NE(resource_version_of(updated), resource_version_of(created));
+
+  client_->remove(configmaps().named("cm1"));
+  EXPECT_FALSE(client_->get_if_exists(configmaps().named("cm1")).has_value());
+}
+
+TEST_F(ClientVerbs, TypedErrors) {
+  try {
+    client_->get(configmaps().named("absent"));
+    FAIL() << "no error";
+  } catch (const ApiError& e) {
+    EXPECT_EQ(e.reason(), Reason::NotFound);
+    EXPECT_EQ(e.http_status(), 404);
+  }
+  client_->create(configmaps(), configmap("dup"));
+  try {
+    client_->create(configmaps(), configmap("dup"));
+    FAIL() << "no error";
+  } catch (const ApiError& e) {
+    EXPECT_EQ(e.reason(), Reason::AlreadyExists);
+  }
+  try {
+    client_->remove(configmaps().named("absent"));
+    FAIL() << "no error";
+  } catch (const ApiError& e) {
+    EXPECT_EQ(e.reason(), Reason::NotFound);
+  }
+  // Schema violation on a CRD: 422 Invalid with a cause naming the field.
+  try {
+    client_->create(widgets(), widget("w-bad", -1));
+    FAIL() << "no error";
+  } catch (const ApiError& e) {
+    EXPECT_EQ(e.reason(), Reason::Invalid) << e.what();
+    ASSERT_FALSE(e.causes().empty());
+    EXPECT_NE(e.causes()[0].field.find("replicas"), std::string::npos) << e.causes()[0].field;
+  }
+  // A malformed patch is refused before it is sent.
+  EXPECT_THROW(client_->merge_patch(configmaps().named("dup"), "{not json"), JsonError);
+}
+
+TEST_F(ClientVerbs, StaleUpdateConflictsAndUpdateWithRetryRecovers) {
+  client_->create(widgets(), widget("w", 1));
+  auto stale = client_->get(widgets().named("w"));
+  client_->merge_patch(widgets().named("w"), R"({"spec":{"color":"red"}})");
+  try {
+    client_->update(widgets().named("w"), stale);
+    FAIL() << "stale update accepted";
+  } catch (const ApiError& e) {
+    EXPECT_EQ(e.reason(), Reason::Conflict);
+    EXPECT_EQ(e.http_status(), 409);
+  }
+
+  // A competing writer changes the object between our GET and PUT, once.
+  server_->clear_audit();
+  int calls = 0;
+  const auto result = client_->update_with_retry(widgets().named("w"), [&](rapidjson::Document& obj) {
+    if (++calls == 1) client_->merge_patch(widgets().named("w"), R"({"spec":{"color":"blue"}})");
+    obj["spec"]["replicas"].SetInt(5);
+    return true;
+  });
+  EXPECT_EQ(calls, 2);
+  EXPECT_EQ(result["spec"]["replicas"].GetInt(), 5);
+  EXPECT_EQ(string_at(result, {"spec", "color"}), "blue") << "the retry must re-read, not overwrite the other write";
+  int puts = 0, conflicts = 0;
+  for (const auto& a : server_->audit()) {
+    if (a.method != "PUT") continue;
+    ++puts;
+    if (a.status == 409) ++conflicts;
+  }
+  EXPECT_EQ(puts, 2);
+  EXPECT_EQ(conflicts, 1);
+
+  // A persistent conflict gives up after the attempt budget.
+  EXPECT_THROW(client_->update_with_retry(widgets().named("w"), [&](rapidjson::Document& obj) {
+    client_->merge_patch(widgets().named("w"), R"({"spec":{"color":")" + std::to_string(calls++) + R"("}})");
+    obj["spec"]["replicas"].SetInt(6);
+    return true;
+  }, 3), ApiError);
+}
+
+TEST_F(ClientVerbs, MergePatchSendsFieldManagerAndDryRunStoresNothing) {
+  client_->create(widgets(), widget("w", 1));
+  server_->clear_audit();
+  const auto patched = client_->merge_patch(widgets().named("w"), R"({"spec":{"replicas":3}})");
+  EXPECT_EQ(patched["spec"]["replicas"].GetInt(), 3);
+  const auto audit = server_->audit();
+  ASSERT_FALSE(audit.empty());
+  EXPECT_EQ(audit.back().method, "PATCH");
+  EXPECT_EQ(audit.back().content_type, "application/merge-patch+json");
+  EXPECT_NE(audit.back().query.find("fieldManager=db-autoscaler"), std::string::npos) << audit.back().query;
+
+  WriteOptions dry;
+  dry.dry_run = true;
+  const auto would = client_->merge_patch(widgets().named("w"), R"({"spec":{"replicas":9}})", dry);
+  EXPECT_EQ(would["spec"]["replicas"].GetInt(), 9);
+  EXPECT_EQ(client_->get(widgets().named("w"))["spec"]["replicas"].GetInt(), 3);
+}
+
+TEST_F(ClientVerbs, StatusSubresourceOnlyChangesStatus) {
+  client_->create(widgets(), widget("w", 2));
+  auto obj = client_->get(widgets().named("w"));
+  auto& a = obj.GetAllocator();
+  rapidjson::Value status(rapidjson::kObjectType);
+  status.AddMember("phase", "Ready", a);
+  obj.AddMember("status", status, a);
+  obj["spec"]["replicas"].SetInt(7);  // ignored by /status
+  const auto after_put = client_->update_status(widgets().named("w"), obj);
+  EXPECT_EQ(string_at(after_put, {"status", "phase"}), "Ready");
+  EXPECT_EQ(after_put["spec"]["replicas"].GetInt(), 2);
+
+  const auto after_patch = client_->patch_status(widgets().named("w"), R"({"status":{"replicas":2}})");
+  EXPECT_EQ(after_patch["status"]["replicas"].GetInt(), 2);
+  EXPECT_EQ(string_at(after_patch, {"status", "phase"}), "Ready");
+}
+
+TEST_F(ClientVerbs, ScaleSubresource) {
+  client_->create(widgets(), widget("w", 2));
+  const auto scale = client_->get_scale(widgets().named("w"));
+  EXPECT_EQ(string_at(scale, {"kind"}), "Scale");
+  EXPECT_EQ(scale["spec"]["replicas"].GetInt(), 2);
+  const auto patched = client_->patch_scale(widgets().named("w"), R"({"spec":{"replicas":4}})");
+  EXPECT_EQ(patched["spec"]["replicas"].GetInt(), 4);
+  EXPECT_EQ(client_->get(widgets().named("w"))["spec"]["replicas"].GetInt(), 4);
+}
+
+TEST_F(ClientVerbs, ListPaginatesAndSelects) {
+  for (int i = 0; i < 23; ++i) {
+    const std::string labels = i % 2 == 0 ? R"({"parity":"even"})" : R"({"parity":"odd"})";
+    client_->create(configmaps("pages"), configmap("cm-" + std::to_string(i), "pages", labels));
+  }
+  client_->create(configmaps("elsewhere"), configmap("other", "elsewhere"));
+
+  ListOptions page_opts;
+  page_opts.limit = 10;
+  auto first = client_->list(configmaps("pages"), page_opts);
+  EXPECT_EQ(first.list["items"].Size(), 10u);
+  ASSERT_FALSE(first.continue_token.empty());
+  int pages = 1;
+  std::size_t seen = first.list["items"].Size();
+  std::string token = first.continue_token;
+  while (!token.empty()) {
+    ListOptions next = page_opts;
+    next.continue_token = token;
+    auto page = client_->list(configmaps("pages"), next);
+    seen += page.list["items"].Size();
+    token = page.continue_token;
+    ++pages;
+  }
+  EXPECT_EQ(pages, 3);
+  EXPECT_EQ(seen, 23u);
+
+  ListOptions small;
+  small.limit = 4;
+  const auto all = client_->list_all(configmaps("pages"), small);
+  EXPECT_EQ(all.list["items"].Size(), 23u);
+  EXPECT_TRUE(all.continue_token.empty());
+  EXPECT_FALSE(all.resource_version.empty());
+
+  ListOptions even;
+  even.label_selector = "parity=even";
+  EXPECT_EQ(client_->list_all(configmaps("pages"), even).list["items"].Size(), 12u);
+  ListOptions notin;
+  notin.label_selector = "parity notin (even)";
+  EXPECT_EQ(client_->list_all(configmaps("pages"), notin).list["items"].Size(), 11u);
+  // All namespaces.
+  EXPECT_EQ(client_->list_all(configmaps("")).list["items"].Size() >= 24u, true);
+}
+
+TEST_F(ClientVerbs, ConcurrentRequestsShareTheClient) {
+  client_->create(configmaps(), configmap("shared"));
+  std::vector<std::thread> threads;
+  std::atomic<int> ok{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 25; ++i)
+        if (name_of(client_->get(configmaps().named("shared"))) == "shared") ++ok;
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(ok.load(), 100);
+}
+
+}  // namespace
+}  // namespace dha::kube::test

@@ -1,0 +1,157 @@
+// Watches and informers: cache + handlers, resume from the last resourceVersion after a server
+// restart, and 410 Gone → relist.
+#include <mutex>
+
+#include "dha/kube/informer.hpp"
+#include "kube_fixture.hpp"
+
+namespace dha::kube::test {
+namespace {
+
+class Recorder {
+ public:
+  ResourceEventHandler handler() {
+    return {[this](const ObjectPtr& o) { push("add " + name_of(*o)); },
+            [this](const ObjectPtr&, const ObjectPtr& n) { push("update " + name_of(*n) + " " + string_at(*n, {"data", "k"})); },
+            [this](const ObjectPtr& o) { push("delete " + name_of(*o)); }};
+  }
+  bool saw(const std::string& what) const {
+    std::lock_guard lock(mu_);
+    return std::find(events_.begin(), events_.end(), what) != events_.end();
+  }
+  std::vector<std::string> events() const {
+    std::lock_guard lock(mu_);
+    return events_;
+  }
+
+ private:
+  void push(std::string e) {
+    std::lock_guard lock(mu_);
+    events_.push_back(std::move(e));
+  }
+  mutable std::mutex mu_;
+  std::vector<std::string> events_;
+};
+
+class Informers : public KubeTest {
+ protected:
+  dha::testing::ApiServerOptions server_options() override {
+    auto o = default_server_options();
+    o.watch_history = 10;
+    return o;
+  }
+  static InformerOptions fast() {
+    InformerOptions o;
+    o.watch_timeout_seconds = 1;
+    o.retry_base = std::chrono::milliseconds(20);
+    o.retry_cap = std::chrono::milliseconds(200);
+    o.page_size = 2;  // the initial list pages too
+    return o;
+  }
+};
+
+TEST_F(Informers, ListThenWatchKeepsTheCacheAndTellsHandlers) {
+  for (const char* n : {"a", "b", "c"}) client_->create(configmaps("w"), configmap(n, "w"));
+  client_->create(configmaps("other"), configmap("not-mine", "other"));
+  Informer inf(*client_, configmaps("w"), fast());
+  Recorder rec;
+  inf.add_handler(rec.handler());
+  inf.start();
+  ASSERT_TRUE(inf.wait_for_sync(std::chrono::seconds(10)));
+  EXPECT_EQ(inf.size(), 3u);
+  EXPECT_TRUE(rec.saw("add a") && rec.saw("add b") && rec.saw("add c"));
+
+  client_->create(configmaps("w"), configmap("d", "w"));
+  client_->merge_patch(configmaps("w").named("a"), R"({"data":{"k":"v2"}})");
+  client_->remove(configmaps("w").named("b"));
+  ASSERT_TRUE(eventually([&] { return rec.saw("add d") && rec.saw("update a v2") && rec.saw("delete b"); }))
+      << testing::PrintToString(rec.events());
+  EXPECT_EQ(inf.size(), 3u);
+  EXPECT_EQ(inf.get("w/b"), nullptr);
+  ASSERT_NE(inf.get("w/a"), nullptr);
+  EXPECT_EQ(string_at(*inf.get("w/a"), {"data", "k"}), "v2");
+  EXPECT_EQ(inf.list("w", LabelSelector::parse("")).size(), 3u);
+  EXPECT_FALSE(rec.saw("add not-mine"));
+
+  // Watches are re-opened every second (timeoutSeconds=1) from the last resourceVersion,
+  // without a relist.
+  ASSERT_TRUE(eventually([&] { return inf.watch_count() >= 3; }));
+  EXPECT_EQ(inf.relist_count(), 1);
+  inf.stop();
+}
+
+TEST_F(Informers, LabelSelectorLimitsTheCache) {
+  client_->create(configmaps("w"), configmap("red", "w", R"({"color":"red"})"));
+  client_->create(configmaps("w"), configmap("blue", "w", R"({"color":"blue"})"));
+  InformerOptions o = fast();
+  o.label_selector = "color=red";
+  Informer inf(*client_, configmaps("w"), o);
+  inf.start();
+  ASSERT_TRUE(inf.wait_for_sync(std::chrono::seconds(10)));
+  EXPECT_EQ(inf.size(), 1u);
+  EXPECT_NE(inf.get("w/red"), nullptr);
+  EXPECT_THROW(Informer(*client_, configmaps("w"), [] {
+                 InformerOptions bad;
+                 bad.label_selector = "color in (";
+                 return bad;
+               }()),
+               SelectorError);
+}
+
+TEST_F(Informers, WatchFromAnExpiredVersionIsGone) {
+  const auto first = client_->create(configmaps("g"), configmap("first", "g"));
+  for (int i = 0; i < 15; ++i) client_->merge_patch(configmaps("g").named("first"), R"({"data":{"k":")" + std::to_string(i) + "\"}}");
+  WatchOptions w;
+  w.resource_version = resource_version_of(first);
+  w.timeout_seconds = 2;
+  try {
+    client_->watch(configmaps("g"), w, [](WatchEvent&&) { return true; });
+    FAIL() << "watch from a compacted resourceVersion did not fail";
+  } catch (const ApiError& e) {
+    EXPECT_EQ(e.reason(), Reason::Gone) << e.what();
+  }
+}
+
+TEST_F(Informers, GoneDuringWatchTriggersARelistThatCatchesUp) {
+  client_->create(configmaps("w"), configmap("a", "w"));
+  Informer inf(*client_, configmaps("w"), fast());
+  Recorder rec;
+  inf.add_handler(rec.handler());
+  inf.start();
+  ASSERT_TRUE(inf.wait_for_sync(std::chrono::seconds(10)));
+  // The next watch request (path of the collection) answers 410; list requests after it work.
+  server_->inject_fault("GET", "^/api/v1/namespaces/w/configmaps$", 410, 1);
+  ASSERT_TRUE(eventually([&] { return inf.relist_count() >= 2; })) << "no relist after 410";
+  client_->create(configmaps("w"), configmap("after", "w"));
+  ASSERT_TRUE(eventually([&] { return inf.get("w/after") != nullptr; }));
+  EXPECT_NE(inf.get("w/a"), nullptr);
+}
+
+TEST_F(Informers, ResumesAfterServerRestart) {
+  client_->create(configmaps("w"), configmap("a", "w"));
+  Informer inf(*client_, configmaps("w"), fast());
+  Recorder rec;
+  inf.add_handler(rec.handler());
+  inf.start();
+  ASSERT_TRUE(inf.wait_for_sync(std::chrono::seconds(10)));
+  const int watches_before = inf.watch_count();
+
+  server_->stop();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // reconnect attempts fail meanwhile
+  server_->start();
+  ASSERT_TRUE(eventually([&] {
+    try {
+      client_->get_path("/version");
+      return true;
+    } catch (const ApiError&) {
+      return false;
+    }
+  }));
+  client_->create(configmaps("w"), configmap("after-restart", "w"));
+  ASSERT_TRUE(eventually([&] { return rec.saw("add after-restart"); })) << testing::PrintToString(rec.events());
+  EXPECT_GT(inf.watch_count(), watches_before);
+  EXPECT_NE(inf.get("w/a"), nullptr) << "objects from before the restart stay in the cache";
+}
+
+}  // namespace
+}  // namespace dha::kube::test

@@ -1,0 +1,108 @@
+// Two candidates on one Lease: exactly one leads; when the leader stops renewing the other
+// takes over after the lease duration; a leader cut off from the server stops within its
+// renew deadline.
+#include <atomic>
+
+#include "dha/kube/leader_election.hpp"
+#include "kube_fixture.hpp"
+
+namespace dha::kube::test {
+namespace {
+
+using std::chrono::milliseconds;
+
+struct Candidate {
+  std::atomic<int> started{0};
+  std::atomic<int> stopped{0};
+  std::unique_ptr<LeaderElector> elector;
+};
+
+class LeaderElection : public KubeTest {
+ protected:
+  std::unique_ptr<Candidate> candidate(const std::string& identity, bool release_on_stop = true) {
+    auto c = std::make_unique<Candidate>();
+    LeaderElectionConfig le;
+    le.lease_namespace = "kube-system";
+    le.identity = identity;
+    le.lease_duration = std::chrono::seconds(2);
+    le.renew_deadline = milliseconds(1500);
+    le.retry_period = milliseconds(200);
+    le.release_on_stop = release_on_stop;
+    Candidate* raw = c.get();
+    le.on_started_leading = [raw] { ++raw->started; };
+    le.on_stopped_leading = [raw] { ++raw->stopped; };
+    c->elector = std::make_unique<LeaderElector>(config_for(kAdminToken), le);
+    return c;
+  }
+  std::string holder() {
+    auto lease = client_->get(resources::leases("kube-system").named("db-autoscaler.autoscaling.cozystack.io"));
+    return string_at(lease, {"spec", "holderIdentity"});
+  }
+};
+
+TEST_F(LeaderElection, ExactlyOneLeaderThenHandoverWhenTheLeaderStopsRenewing) {
+  auto a = candidate("pod-a", /*release_on_stop=*/false);
+  auto b = candidate("pod-b", false);
+  a->elector->start();
+  b->elector->start();
+  ASSERT_TRUE(eventually([&] { return a->elector->is_leader() || b->elector->is_leader(); }, std::chrono::seconds(5)));
+  // Stays exactly one for several renew periods.
+  for (int i = 0; i < 10; ++i) {
+    EXPECT_NE(a->elector->is_leader(), b->elector->is_leader()) << "round " << i;
+    std::this_thread::sleep_for(milliseconds(100));
+  }
+  Candidate& leader = a->elector->is_leader() ? *a : *b;
+  Candidate& follower = a->elector->is_leader() ? *b : *a;
+  const std::string leader_id = &leader == a.get() ? "pod-a" : "pod-b";
+  const std::string follower_id = &leader == a.get() ? "pod-b" : "pod-a";
+  EXPECT_EQ(holder(), leader_id);
+  EXPECT_EQ(follower.started.load(), 0);
+
+  // The leader vanishes without releasing (a crash): the follower must wait out the lease.
+  const auto stopped_at = std::chrono::steady_clock::now();
+  leader.elector->stop();
+  EXPECT_EQ(leader.stopped.load(), 1);
+  EXPECT_EQ(holder(), leader_id) << "a crash leaves the lease held";
+  ASSERT_TRUE(eventually([&] { return follower.elector->is_leader(); }, std::chrono::seconds(6)));
+  const auto waited = std::chrono::steady_clock::now() - stopped_at;
+  EXPECT_GE(waited, milliseconds(1500)) << "took over before the lease could have expired";
+  EXPECT_EQ(holder(), follower_id);
+  EXPECT_EQ(follower.started.load(), 1);
+  const auto lease = client_->get(resources::leases("kube-system").named("db-autoscaler.autoscaling.cozystack.io"));
+  EXPECT_GE(lease["spec"]["leaseTransitions"].GetInt(), 1);
+  follower.elector->stop();
+}
+
+TEST_F(LeaderElection, ReleaseOnStopHandsOverAtOnce) {
+  auto a = candidate("pod-a");
+  a->elector->start();
+  ASSERT_TRUE(eventually([&] { return a->elector->is_leader(); }, std::chrono::seconds(5)));
+  auto b = candidate("pod-b");
+  b->elector->start();
+  std::this_thread::sleep_for(milliseconds(300));
+  EXPECT_FALSE(b->elector->is_leader());
+  const auto t0 = std::chrono::steady_clock::now();
+  a->elector->stop();
+  EXPECT_EQ(holder(), "");
+  ASSERT_TRUE(eventually([&] { return b->elector->is_leader(); }, std::chrono::seconds(5)));
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, milliseconds(1500)) << "a released lease should not need to expire";
+  b->elector->stop();
+}
+
+TEST_F(LeaderElection, LeaderThatCannotRenewStopsLeadingWithinTheDeadline) {
+  auto a = candidate("pod-a");
+  a->elector->start();
+  ASSERT_TRUE(eventually([&] { return a->elector->is_leader(); }, std::chrono::seconds(5)));
+  server_->stop();
+  const auto t0 = std::chrono::steady_clock::now();
+  ASSERT_TRUE(eventually([&] { return a->stopped.load() == 1; }, std::chrono::seconds(5)));
+  const auto took = std::chrono::steady_clock::now() - t0;
+  EXPECT_FALSE(a->elector->is_leader());
+  EXPECT_LT(took, milliseconds(2000)) << "must stop before the lease (2s) could pass to someone else";
+  EXPECT_GE(took, milliseconds(1000));
+  a->elector->stop();
+  EXPECT_EQ(a->stopped.load(), 1) << "on_stopped_leading fires once";
+}
+
+}  // namespace
+}  // namespace dha::kube::test

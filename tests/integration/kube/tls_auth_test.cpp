@@ -1,0 +1,109 @@
+// TLS verification and bearer-token identities, through kubeconfig files as the operator loads them.
+#include <fstream>
+
+#include "kube_fixture.hpp"
+
+namespace dha::kube::test {
+namespace {
+
+using TlsAuth = KubeTest;
+
+TEST_F(TlsAuth, RightCaIsAcceptedWrongCaIsRefused) {
+  EXPECT_NO_THROW(client_->get_path("/version"));
+
+  // A second server has its own self-signed CA; trusting only that one must refuse ours.
+  dha::testing::ApiServer other(default_server_options());
+  other.start();
+  ASSERT_NE(other.ca_pem(), server_->ca_pem());
+  Config wrong = config_for(kAdminToken);
+  wrong.ca_pem = other.ca_pem();
+  Client refused(wrong);
+  try {
+    refused.get_path("/version");
+    FAIL() << "a server not signed by the configured CA was accepted";
+  } catch (const ApiError& e) {
+    EXPECT_EQ(e.reason(), Reason::Transport) << e.what();
+  }
+  server_->clear_audit();
+  EXPECT_THROW(refused.get(configmaps().named("x")), ApiError);
+  EXPECT_TRUE(server_->audit().empty()) << "no request may be sent over an unverified connection";
+
+  // Garbage CA material is an error too, never a silent fallback to the system store.
+  Config garbage = config_for(kAdminToken);
+  garbage.ca_pem = "-----BEGIN CERTIFICATE-----\nnot a cert\n-----END CERTIFICATE-----\n";
+  EXPECT_THROW(Client(garbage).get_path("/version"), ApiError);
+  other.stop();
+}
+
+TEST_F(TlsAuth, InsecureKubeconfigIsRefusedUnlessAllowed) {
+  const auto path = dir_.path() / "insecure";
+  {
+    std::ofstream out(path);
+    out << "apiVersion: v1\nkind: Config\ncurrent-context: c\n"
+        << "clusters:\n- name: s\n  cluster:\n    server: " << server_->url() << "\n    insecure-skip-tls-verify: true\n"
+        << "contexts:\n- name: c\n  context: {cluster: s, user: u}\n"
+        << "users:\n- name: u\n  user: {token: " << kAdminToken << "}\n";
+  }
+  ConfigFlags flags;
+  flags.kubeconfig = path.string();
+  EXPECT_THROW(Config::load(flags), ConfigError);
+  flags.allow_insecure = true;
+  Client insecure(Config::load(flags));
+  EXPECT_NO_THROW(insecure.get_path("/version")) << "explicitly allowed: connects without verification";
+}
+
+TEST_F(TlsAuth, TokensCarryIdentities) {
+  Client alice(config_for(kAliceToken));
+  server_->clear_audit();
+  client_->create(configmaps(), configmap("by-admin"));
+  try {
+    alice.create(configmaps(), configmap("by-alice"));
+  } catch (const ApiError& e) {
+    // The server may deny alice; either way the request must carry her identity.
+    EXPECT_EQ(e.reason(), Reason::Forbidden) << e.what();
+  }
+  std::vector<std::string> users;
+  for (const auto& a : server_->audit())
+    if (a.method == "POST") users.push_back(a.username);
+  EXPECT_EQ(users, (std::vector<std::string>{"admin", "alice"}));
+
+  Client nobody(config_for("wrong-token"));
+  try {
+    nobody.get(configmaps().named("by-admin"));
+    FAIL() << "unknown token accepted";
+  } catch (const ApiError& e) {
+    EXPECT_EQ(e.reason(), Reason::Unauthorized);
+    EXPECT_EQ(e.http_status(), 401);
+  }
+}
+
+TEST_F(TlsAuth, RotatedTokenFileIsPickedUp) {
+  const auto token_path = dir_.path() / "token";
+  { std::ofstream(token_path) << "wrong-token"; }
+  Config cfg = config_for(kAdminToken);
+  cfg.token = std::make_shared<FileToken>(token_path);
+  Client c(cfg);
+  EXPECT_THROW(c.get_path("/api/v1/namespaces"), ApiError);
+  { std::ofstream(token_path, std::ios::trunc) << kAdminToken; }
+  std::filesystem::last_write_time(token_path, std::filesystem::last_write_time(token_path) + std::chrono::seconds(2));
+  EXPECT_NO_THROW(c.get_path("/api/v1/namespaces"));
+}
+
+TEST_F(TlsAuth, UnreachableServerIsATransportErrorWithinTheConnectTimeout) {
+  Config cfg = config_for(kAdminToken);
+  server_->stop();
+  cfg.connect_timeout = std::chrono::milliseconds(500);
+  Client c(cfg);
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    c.get_path("/version");
+    FAIL();
+  } catch (const ApiError& e) {
+    EXPECT_EQ(e.reason(), Reason::Transport) << e.what();
+    EXPECT_TRUE(e.retryable());
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
+}
+
+}  // namespace
+}  // namespace dha::kube::test
