@@ -1,0 +1,275 @@
+// Discovery (/api, /apis, group and group-version documents, /version) and the OpenAPI v3
+// documents kubectl reads to learn that the server validates fields itself.
+
+#include "server_state.hpp"
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <set>
+
+namespace dha::testing::apiserver {
+
+namespace {
+
+using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+
+std::string gv(const std::string& group, const std::string& version) {
+  return group.empty() ? version : group + "/" + version;
+}
+
+// group -> versions (preferred first), across built-ins and CRDs.
+std::map<std::string, std::vector<std::string>> group_versions(const ServerState& state) {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const auto& [key, type] : state.types) {
+    auto& versions = out[type->group];
+    for (const auto& v : type->versions)
+      if (std::find(versions.begin(), versions.end(), v.name) == versions.end()) versions.push_back(v.name);
+  }
+  return out;
+}
+
+void strings(Writer& w, const std::vector<std::string>& values) {
+  w.StartArray();
+  for (const auto& v : values) w.String(v);
+  w.EndArray();
+}
+
+std::string resource_list(const ServerState& state, const std::string& group, const std::string& version) {
+  rapidjson::StringBuffer buffer;
+  Writer w(buffer);
+  w.StartObject();
+  w.Key("kind"); w.String("APIResourceList");
+  w.Key("apiVersion"); w.String("v1");
+  w.Key("groupVersion"); w.String(gv(group, version));
+  w.Key("resources");
+  w.StartArray();
+  for (const auto& [key, type] : state.types) {
+    if (type->group != group) continue;
+    const ResourceVersionInfo* v = type->version(version);
+    if (!v) continue;
+    w.StartObject();
+    w.Key("name"); w.String(type->plural);
+    w.Key("singularName"); w.String(type->singular);
+    w.Key("namespaced"); w.Bool(type->namespaced);
+    w.Key("kind"); w.String(type->kind);
+    w.Key("verbs");
+    if (type->create_only) strings(w, {"create"});
+    else strings(w, {"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"});
+    if (!type->short_names.empty()) { w.Key("shortNames"); strings(w, type->short_names); }
+    if (!type->categories.empty()) { w.Key("categories"); strings(w, type->categories); }
+    w.EndObject();
+    auto sub = [&](const std::string& name, const std::string& g, const std::string& ver, const std::string& kind) {
+      w.StartObject();
+      w.Key("name"); w.String(type->plural + "/" + name);
+      w.Key("singularName"); w.String("");
+      w.Key("namespaced"); w.Bool(type->namespaced);
+      if (!g.empty()) { w.Key("group"); w.String(g); w.Key("version"); w.String(ver); }
+      w.Key("kind"); w.String(kind);
+      w.Key("verbs"); strings(w, {"get", "patch", "update"});
+      w.EndObject();
+    };
+    if (v->has_status) sub("status", "", "", type->kind);
+    if (v->scale) sub("scale", "autoscaling", "v1", "Scale");
+  }
+  w.EndArray();
+  w.EndObject();
+  return buffer.GetString();
+}
+
+void group_object(Writer& w, const std::string& group, const std::vector<std::string>& versions) {
+  w.StartObject();
+  w.Key("name"); w.String(group);
+  w.Key("versions");
+  w.StartArray();
+  for (const auto& v : versions) {
+    w.StartObject();
+    w.Key("groupVersion"); w.String(gv(group, v));
+    w.Key("version"); w.String(v);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("preferredVersion");
+  w.StartObject();
+  w.Key("groupVersion"); w.String(gv(group, versions.front()));
+  w.Key("version"); w.String(versions.front());
+  w.EndObject();
+  w.EndObject();
+}
+
+// One PATCH operation per kind, carrying the GVK and the fieldValidation parameter: that is
+// what kubectl checks before it leaves validation to the server.
+std::string openapi_group_version(const ServerState& state, const std::string& group, const std::string& version) {
+  rapidjson::StringBuffer buffer;
+  Writer w(buffer);
+  w.StartObject();
+  w.Key("openapi"); w.String("3.0.0");
+  w.Key("info");
+  w.StartObject();
+  w.Key("title"); w.String("Kubernetes");
+  w.Key("version"); w.String("v1.32.0");
+  w.EndObject();
+  w.Key("paths");
+  w.StartObject();
+  for (const auto& [key, type] : state.types) {
+    if (type->group != group || !type->version(version)) continue;
+    std::string prefix = group.empty() ? "/api/" + version : "/apis/" + group + "/" + version;
+    std::string path = prefix + (type->namespaced ? "/namespaces/{namespace}/" : "/") + type->plural + "/{name}";
+    w.Key(path.c_str());
+    w.StartObject();
+    if (!type->create_only) {
+      w.Key("patch");
+      w.StartObject();
+      w.Key("operationId"); w.String("patch" + type->kind);
+      w.Key("x-kubernetes-action"); w.String("patch");
+      w.Key("x-kubernetes-group-version-kind");
+      w.StartObject();
+      w.Key("group"); w.String(group);
+      w.Key("version"); w.String(version);
+      w.Key("kind"); w.String(type->kind);
+      w.EndObject();
+      w.Key("parameters");
+      w.StartArray();
+      for (const char* p : {"dryRun", "fieldManager", "fieldValidation", "force"}) {
+        w.StartObject();
+        w.Key("name"); w.String(p);
+        w.Key("in"); w.String("query");
+        w.Key("schema"); w.StartObject(); w.Key("type"); w.String(std::string(p) == "force" ? "boolean" : "string"); w.EndObject();
+        w.EndObject();
+      }
+      w.EndArray();
+      w.Key("requestBody");
+      w.StartObject();
+      w.Key("content");
+      w.StartObject();
+      for (const char* mt : {"application/json-patch+json", "application/merge-patch+json", "application/apply-patch+yaml"}) {
+        w.Key(mt);
+        w.StartObject(); w.Key("schema"); w.StartObject(); w.Key("type"); w.String("object"); w.EndObject(); w.EndObject();
+      }
+      w.EndObject();
+      w.Key("required"); w.Bool(true);
+      w.EndObject();
+      w.Key("responses");
+      w.StartObject();
+      w.Key("200"); w.StartObject(); w.Key("description"); w.String("OK"); w.EndObject();
+      w.EndObject();
+      w.EndObject();
+    }
+    w.EndObject();
+  }
+  w.EndObject();
+  w.Key("components"); w.StartObject(); w.Key("schemas"); w.StartObject(); w.EndObject(); w.EndObject();
+  w.EndObject();
+  return buffer.GetString();
+}
+
+HttpResponse ok(std::string body) {
+  HttpResponse r;
+  r.body = std::move(body);
+  return r;
+}
+
+}  // namespace
+
+bool handle_discovery(ServerState& state, const HttpRequest& request, HttpResponse& response) {
+  const std::string& p = request.path;
+  std::lock_guard lock(state.mu);
+  if (p == "/version" || p == "/version/") {
+    response = ok(R"({"major":"1","minor":"32","gitVersion":"v1.32.0-dha-testkit","gitCommit":"0000000000000000000000000000000000000000","gitTreeState":"clean","buildDate":"2026-01-01T00:00:00Z","goVersion":"go1.23","compiler":"gc","platform":"linux/amd64"})");
+    return true;
+  }
+  if (p == "/healthz" || p == "/livez" || p == "/readyz") {
+    response = ok("ok");
+    response.content_type = "text/plain; charset=utf-8";
+    return true;
+  }
+  auto groups = group_versions(state);
+  if (p == "/api" || p == "/api/") {
+    response = ok(R"({"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[{"clientCIDR":"0.0.0.0/0","serverAddress":")" +
+                  state.base_url.substr(state.base_url.find("//") + 2) + "\"}]}");
+    return true;
+  }
+  if (p == "/api/v1" || p == "/api/v1/") {
+    response = ok(resource_list(state, "", "v1"));
+    return true;
+  }
+  if (p == "/apis" || p == "/apis/") {
+    rapidjson::StringBuffer buffer;
+    Writer w(buffer);
+    w.StartObject();
+    w.Key("kind"); w.String("APIGroupList");
+    w.Key("apiVersion"); w.String("v1");
+    w.Key("groups");
+    w.StartArray();
+    for (const auto& [group, versions] : groups)
+      if (!group.empty()) group_object(w, group, versions);
+    w.EndArray();
+    w.EndObject();
+    response = ok(buffer.GetString());
+    return true;
+  }
+  if (p.rfind("/apis/", 0) == 0) {
+    std::string rest = p.substr(6);
+    if (!rest.empty() && rest.back() == '/') rest.pop_back();
+    auto slash = rest.find('/');
+    std::string group = rest.substr(0, slash);
+    auto it = groups.find(group);
+    if (slash == std::string::npos) {
+      if (it == groups.end()) return false;
+      rapidjson::StringBuffer buffer;
+      Writer w(buffer);
+      group_object(w, group, it->second);
+      std::string body = buffer.GetString();
+      response = ok("{\"kind\":\"APIGroup\",\"apiVersion\":\"v1\"," + body.substr(1));
+      return true;
+    }
+    std::string version = rest.substr(slash + 1);
+    if (version.find('/') != std::string::npos || it == groups.end()) return false;
+    if (std::find(it->second.begin(), it->second.end(), version) == it->second.end()) return false;
+    response = ok(resource_list(state, group, version));
+    return true;
+  }
+  if (p == "/openapi/v3" || p == "/openapi/v3/") {
+    rapidjson::StringBuffer buffer;
+    Writer w(buffer);
+    w.StartObject();
+    w.Key("paths");
+    w.StartObject();
+    for (const auto& [group, versions] : groups) {
+      for (const auto& v : versions) {
+        std::string key = group.empty() ? "api/" + v : "apis/" + group + "/" + v;
+        w.Key(key.c_str());
+        w.StartObject();
+        w.Key("serverRelativeURL");
+        w.String("/openapi/v3/" + key + "?hash=" + std::to_string(state.types_generation));
+        w.EndObject();
+      }
+    }
+    w.EndObject();
+    w.EndObject();
+    response = ok(buffer.GetString());
+    return true;
+  }
+  if (p.rfind("/openapi/v3/", 0) == 0) {
+    std::string key = p.substr(12);
+    std::string group, version;
+    if (key.rfind("api/", 0) == 0) {
+      version = key.substr(4);
+    } else if (key.rfind("apis/", 0) == 0) {
+      auto rest = key.substr(5);
+      auto slash = rest.find('/');
+      if (slash == std::string::npos) return false;
+      group = rest.substr(0, slash);
+      version = rest.substr(slash + 1);
+    } else {
+      return false;
+    }
+    auto it = groups.find(group);
+    if (it == groups.end() || std::find(it->second.begin(), it->second.end(), version) == it->second.end()) return false;
+    response = ok(openapi_group_version(state, group, version));
+    return true;
+  }
+  return false;
+}
+
+}  // namespace dha::testing::apiserver

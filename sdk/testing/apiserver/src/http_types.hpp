@@ -1,0 +1,50 @@
+#pragma once
+// The HTTP exchange as the API layer sees it: no Beast types, so only http_server.cpp
+// includes Beast (the slowest headers in the build).
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace dha::testing::apiserver {
+
+struct HttpRequest {
+  std::string method;
+  std::string path;   // decoded path without query
+  std::string query;  // raw query string
+  std::multimap<std::string, std::string> params;  // decoded query parameters
+  std::map<std::string, std::string> headers;      // lower-case names
+  std::string body;
+
+  std::string param(const std::string& name, const std::string& fallback = "") const {
+    auto it = params.find(name);
+    return it == params.end() ? fallback : it->second;
+  }
+  std::string header(const std::string& name) const {
+    auto it = headers.find(name);
+    return it == headers.end() ? "" : it->second;
+  }
+};
+
+// A long-lived streamed response (watch): next() blocks until a chunk is ready and returns
+// false when the stream is over (timeout, server stopping, or an error event was sent).
+class ResponseStream {
+ public:
+  virtual ~ResponseStream() = default;
+  virtual bool next(std::string& chunk) = 0;
+};
+
+struct HttpResponse {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::shared_ptr<ResponseStream> stream;  // set for watches: body is ignored
+};
+
+std::string url_decode(const std::string& text, bool plus_is_space);
+std::multimap<std::string, std::string> parse_query(const std::string& query);
+
+}  // namespace dha::testing::apiserver

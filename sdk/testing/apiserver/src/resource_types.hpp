@@ -1,0 +1,55 @@
+#pragma once
+// What the server serves: built-in kinds and the kinds CRDs register, with their names,
+// scope, subresources, printer columns and (for CRDs) compiled schemas per version.
+
+#include "schema.hpp"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dha::testing::apiserver {
+
+struct PrinterColumn {
+  std::string name, type, json_path, description, format;
+  int priority = 0;
+};
+
+struct ScaleSubresource {
+  std::string spec_replicas_path, status_replicas_path, label_selector_path;  // ".spec.replicas"
+};
+
+struct ResourceVersionInfo {
+  std::string name;  // v1alpha1
+  std::shared_ptr<const SchemaNode> schema;  // null for built-ins
+  std::vector<PrinterColumn> columns;        // after NAME
+  bool has_status = false;
+  std::optional<ScaleSubresource> scale;
+};
+
+struct ResourceType {
+  std::string group;  // "" = core
+  std::vector<ResourceVersionInfo> versions;  // served; the first is the preferred one
+  std::string kind, list_kind, plural, singular;
+  std::vector<std::string> short_names, categories;
+  bool namespaced = true;
+  bool is_crd = false;
+  bool create_only = false;  // TokenReview/SubjectAccessReview: POST answers, nothing stored
+
+  std::string key() const { return group + "/" + plural; }
+  std::string resource_with_group() const { return group.empty() ? plural : plural + "." + group; }
+  std::string kind_with_group() const { return group.empty() ? kind : kind + "." + group; }
+  const ResourceVersionInfo* version(const std::string& name) const;
+};
+
+// The built-in kinds the operator touches (core, coordination, events, admissionregistration,
+// apiextensions, authentication, authorization).
+std::vector<std::shared_ptr<const ResourceType>> builtin_types();
+
+// Turns an apiextensions.k8s.io/v1 CustomResourceDefinition into a ResourceType.
+// Throws ApiError 422 (Invalid, with causes) for CRDs the real server or the kit would reject.
+std::shared_ptr<const ResourceType> type_from_crd(const Json& crd);
+
+}  // namespace dha::testing::apiserver

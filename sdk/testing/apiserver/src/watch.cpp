@@ -1,0 +1,136 @@
+// Watch: a chunked stream of {"type","object"} lines starting after a resourceVersion, with
+// bookmarks, timeoutSeconds, selectors, and 410 Expired once history no longer reaches back.
+
+#include "selectors.hpp"
+#include "server_state.hpp"
+
+#include <chrono>
+#include <deque>
+
+namespace dha::testing::apiserver {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string event_line(const char* type, const std::string& object_json) {
+  return std::string("{\"type\":\"") + type + "\",\"object\":" + object_json + "}\n";
+}
+
+std::string expired_status(uint64_t requested, uint64_t oldest) {
+  ApiError error(410, "Expired",
+                 "too old resource version: " + std::to_string(requested) + " (" + std::to_string(oldest + 1) + ")");
+  return status_json(error);
+}
+
+class WatchStream : public ResponseStream {
+ public:
+  WatchStream(ServerState& state, ResourceRequest rr, const HttpRequest& request)
+      : state_(state),
+        rr_(std::move(rr)),
+        labels_(LabelSelector::parse(request.param("labelSelector"))),
+        fields_(FieldSelector::parse(request.param("fieldSelector"))),
+        table_(wants_table(request)) {
+    std::string bookmarks = request.param("allowWatchBookmarks");
+    bookmarks_ = bookmarks == "true" || bookmarks == "1";
+    std::string timeout = request.param("timeoutSeconds");
+    if (!timeout.empty() && timeout.find_first_not_of("0123456789") == std::string::npos)
+      deadline_ = Clock::now() + std::chrono::seconds(std::stoll(timeout));
+    else
+      deadline_ = Clock::now() + std::chrono::hours(24 * 365);
+    std::string send_initial = request.param("sendInitialEvents");
+    std::string rv_text = request.param("resourceVersion");
+    // Called with state.mu held (see open_watch).
+    if (rv_text.empty() || rv_text == "0" || send_initial == "true") {
+      // Start with the current state as ADDED events, as kube-apiserver does.
+      for (const auto& obj : state_.store.list(rr_.type->key(), rr_.ns))
+        if (matches(*obj)) pending_.push_back(render("ADDED", *obj));
+      if (send_initial == "true") initial_end_bookmark_ = true;
+      last_rv_ = state_.store.current_rv();
+    } else {
+      if (rv_text.find_first_not_of("0123456789") != std::string::npos || rv_text.size() > 19)
+        throw bad_request("invalid resource version: " + rv_text);
+      last_rv_ = std::stoull(rv_text);
+      if (last_rv_ < state_.store.oldest_available_rv()) {
+        pending_.push_back(event_line("ERROR", expired_status(last_rv_, state_.store.oldest_available_rv())));
+        finished_after_pending_ = true;
+      }
+    }
+    if (initial_end_bookmark_) pending_.push_back(bookmark(true));
+  }
+
+  bool next(std::string& chunk) override {
+    std::unique_lock lock(state_.mu);
+    auto last_bookmark = Clock::now();
+    while (pending_.empty()) {
+      if (finished_after_pending_ || state_.stopping || Clock::now() >= deadline_) return false;
+      std::vector<WatchEvent> events;
+      if (!state_.store.events_since(last_rv_, rr_.type->key(), events)) {
+        pending_.push_back(event_line("ERROR", expired_status(last_rv_, state_.store.oldest_available_rv())));
+        finished_after_pending_ = true;
+        break;
+      }
+      for (const auto& e : events) {
+        last_rv_ = e.resource_version;
+        if (!rr_.ns.empty() && e.ns != rr_.ns) continue;
+        if (!matches(*e.object)) continue;
+        pending_.push_back(render(e.type.c_str(), *e.object));
+      }
+      if (!pending_.empty()) break;
+      auto wake = std::min(deadline_, last_bookmark + std::chrono::seconds(kBookmarkSeconds));
+      state_.store.changed.wait_until(lock, wake);
+      if (bookmarks_ && Clock::now() >= last_bookmark + std::chrono::seconds(kBookmarkSeconds)) {
+        last_rv_ = std::max(last_rv_, state_.store.current_rv());
+        pending_.push_back(bookmark(false));
+      }
+    }
+    chunk = std::move(pending_.front());
+    pending_.pop_front();
+    return true;
+  }
+
+ private:
+  static constexpr int kBookmarkSeconds = 5;
+
+  bool matches(const Json& obj) const {
+    return labels_.matches(at_path(obj, {"metadata", "labels"})) && fields_.matches(obj);
+  }
+
+  std::string render(const char* type, const Json& obj) {
+    if (table_) {
+      // Column definitions go with the first event only, as kube-apiserver sends them.
+      auto rows = render_table(*rr_.type, *rr_.version, {clone(obj)}, "", "", !sent_columns_);
+      sent_columns_ = true;
+      return event_line(type, rows);
+    }
+    return event_line(type, render_object(obj, rr_.api_version()));
+  }
+
+  std::string bookmark(bool initial_end) {
+    std::string rv = std::to_string(std::max(last_rv_, state_.store.current_rv()));
+    std::string annotations = initial_end ? ",\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}" : "";
+    return event_line("BOOKMARK", "{\"kind\":\"" + rr_.type->kind + "\",\"apiVersion\":\"" + rr_.api_version() +
+                                      "\",\"metadata\":{\"resourceVersion\":\"" + rv + "\"" + annotations + "}}");
+  }
+
+  ServerState& state_;
+  ResourceRequest rr_;
+  LabelSelector labels_;
+  FieldSelector fields_;
+  bool table_ = false;
+  bool sent_columns_ = false;
+  bool bookmarks_ = false;
+  bool initial_end_bookmark_ = false;
+  bool finished_after_pending_ = false;
+  uint64_t last_rv_ = 0;
+  Clock::time_point deadline_;
+  std::deque<std::string> pending_;
+};
+
+}  // namespace
+
+std::shared_ptr<ResponseStream> open_watch(ServerState& state, const ResourceRequest& rr, const HttpRequest& request) {
+  return std::make_shared<WatchStream>(state, rr, request);
+}
+
+}  // namespace dha::testing::apiserver

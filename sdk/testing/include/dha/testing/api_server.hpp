@@ -1,0 +1,86 @@
+#pragma once
+// An embedded Kubernetes API server for tests: real HTTP(S) on loopback, real Kubernetes
+// semantics (resourceVersion, 409, generation, finalizers, subresources, patches, watch,
+// CRD schema validation, admission webhooks), so kubectl and our kube client can drive it.
+// See sdk/testing/README.md for what is faithful and what is not.
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace dha::testing {
+
+struct Identity {
+  std::string username;
+  std::vector<std::string> groups;
+  std::string uid;
+};
+
+struct ApiServerOptions {
+  std::string listen = "127.0.0.1:0";    // port 0 = pick a free port
+  bool tls = false;                       // self-signed CA generated at start (OpenSSL)
+  std::map<std::string, Identity> tokens; // bearer token -> identity; empty = anonymous admin
+  std::vector<std::string> crd_dirs;      // YAML/JSON CRD files (or directories of them) to register
+
+  // SubjectAccessReview answers "allowed" for users in group system:masters and for these users.
+  std::set<std::string> sar_allowed_users;
+  // Admission webhooks configured with clientConfig.service are dialled on 127.0.0.1:<port>
+  // found here under "namespace/name" (TLS is still verified against "<name>.<namespace>.svc").
+  std::map<std::string, uint16_t> webhook_services;
+  // How many watch events are kept; a watch from an older resourceVersion gets 410 Gone.
+  std::size_t watch_history = 1000;
+  // Request bodies larger than this get 413 (kube-apiserver: 3 MiB).
+  std::size_t max_body_bytes = 3 * 1024 * 1024;
+};
+
+// One request served, as recorded for tests ("no PATCH was sent", "who wrote what").
+struct AuditEntry {
+  std::string method;       // GET, POST, PUT, PATCH, DELETE
+  std::string path;         // e.g. /apis/apps.cozystack.io/v1alpha1/namespaces/t/postgreses/db
+  std::string query;        // raw query string without '?'
+  std::string username;     // "" when unauthenticated
+  std::string content_type; // of the request
+  int status = 0;           // HTTP status code returned
+  std::string body;         // request body for writes (POST/PUT/PATCH/DELETE), else ""
+};
+
+class ApiServer {
+ public:
+  explicit ApiServer(ApiServerOptions options = {});
+  ~ApiServer();  // stops
+  ApiServer(const ApiServer&) = delete;
+  ApiServer& operator=(const ApiServer&) = delete;
+
+  void start();  // returns once listening; throws std::runtime_error on bad options/CRDs
+  void stop();   // idempotent; closes every connection, ends every watch
+
+  std::string url() const;  // e.g. "https://127.0.0.1:41234"
+  uint16_t port() const;
+  std::string ca_pem() const;  // PEM of the serving CA ("" without TLS)
+
+  // Writes a kubeconfig usable by kubectl and by our kube client (token may be "").
+  void write_kubeconfig(const std::string& path, const std::string& token = "") const;
+
+  std::vector<AuditEntry> audit() const;
+  void clear_audit();
+
+  // Fault injection for chaos tests: the next `count` requests whose method matches `method`
+  // ("*" = any) and whose path matches the ECMAScript regex `path_regex` get a Kubernetes
+  // Status error with HTTP `status` instead of being served. Nothing is stored for them.
+  void inject_fault(const std::string& method, const std::string& path_regex, int status, int count = 1);
+  void clear_faults();
+
+  // Registers a CRD from YAML or JSON text, as if created with kubectl (throws on invalid CRDs).
+  void register_crd(const std::string& yaml_or_json);
+
+  class Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace dha::testing
