@@ -18,10 +18,10 @@ class PostgresAdapter final : public sdk::EngineAdapter {
       .vendor = "db-autoscaler",
       .description = "Reads CloudNativePG topology and read load for cozystack Postgres Applications and "
                      "postgresql.cnpg.io Clusters",
-      .config_schema = R"({"keys": [
+      .config_schema = R"json({"keys": [
         {"name": "defaultResourcesPreset", "type": "string", "default": "t1.micro", "required": false,
          "description": "Preset assumed for quota checks when the Application sets neither resources nor resourcesPreset"}
-      ]})"};
+      ]})json"};
 
   PostgresAdapter(const sdk::Host& host, const sdk::json::Value& config);
 

@@ -1,0 +1,82 @@
+#include "mariadb_adapter.hpp"
+
+#include <optional>
+#include <string>
+
+namespace dha::plugins {
+namespace {
+
+namespace json = sdk::json;
+namespace values = sdk::values;
+
+// One mysqld_exporter Deployment (job R-metrics) probes every instance; instances are told apart
+// by the `target` label, and replicas are the targets that export slave status.
+constexpr std::string_view kJob = R"(namespace="${namespace}", job="mariadb-${name}-metrics")";
+
+std::string selector(std::string_view metric) { return std::string(metric) + "{" + std::string(kJob) + "}"; }
+
+std::optional<sdk::Resources> explicit_resources(const json::Value& spec) {
+  const json::Value* cpu = json::find_path(spec, "resources.cpu");
+  const json::Value* memory = json::find_path(spec, "resources.memory");
+  if (cpu == nullptr || memory == nullptr || !cpu->IsString() || !memory->IsString()) return std::nullopt;
+  if (cpu->GetStringLength() == 0 || memory->GetStringLength() == 0) return std::nullopt;
+  return sdk::Resources{std::string(json::view(*cpu)), std::string(json::view(*memory))};
+}
+
+}  // namespace
+
+MariadbAdapter::MariadbAdapter(const sdk::Host&, const json::Value& config)
+    : allow_scaling_(json::bool_or(config, "allowScaling", false, "mariadb configuration")),
+      default_preset_(json::string_or(config, "defaultResourcesPreset", "t1.nano", "mariadb configuration")) {}
+
+std::vector<sdk::TargetKind> MariadbAdapter::targets() const {
+  return {{"apps.cozystack.io", "v1alpha1", "MariaDB", "mariadbs", "builtin.merge-patch"}};
+}
+
+sdk::Topology MariadbAdapter::topology(const sdk::ObjectView& target) const {
+  const std::string name(target.name());
+  if (name.empty()) throw sdk::Error(DHA_INVALID_ARGUMENT, "mariadb: the target has no metadata.name");
+  if (target.kind() != "MariaDB" || !target.api_version().starts_with("apps.cozystack.io/")) {
+    throw sdk::Error(DHA_INVALID_ARGUMENT, "mariadb: cannot read a target of kind " + std::string(target.kind()) +
+                                               " (" + std::string(target.api_version()) + ")");
+  }
+  const json::Value& spec = target.spec();
+  sdk::Topology t;
+  t.primary_count = 1;
+  t.quorum_floor = 1;
+  t.replicas_path = "spec.replicas";
+  t.current_replicas = values::read_replicas(target.json(), t.replicas_path);
+  t.release_name = "mariadb-" + name;
+  t.health = sdk::HealthSource::workload_monitor(t.release_name);
+  t.resources = explicit_resources(spec);
+  t.resources_preset = std::string(values::read_string(spec, "resourcesPreset", ""));
+  if (t.resources_preset.empty()) t.resources_preset = default_preset_;
+  if (!allow_scaling_) {
+    t.scalable = false;
+    t.reason = kNotScalableReason;
+  } else if (!t.current_replicas) {
+    t.scalable = false;
+    t.reason = "target has no replicas value";
+  }
+  return t;
+}
+
+sdk::Queries MariadbAdapter::queries(const sdk::QueryRequest& request) const {
+  const std::string replica_filter = " and on(target) " + selector("mysql_slave_status_slave_io_running");
+  sdk::Queries q;
+  for (const std::string& type : request.metric_types) {
+    if (type == "ReadConnections") {
+      q.driver[type] = "sum( " + selector("mysql_global_status_threads_connected") + replica_filter + " )";
+    } else if (type == "ReadCPUUtilization") {
+      q.driver[type] =
+          R"(sum( rate(container_cpu_usage_seconds_total{namespace="${namespace}", container="mariadb"}[5m]) * on(namespace,pod) group_left() kube_pod_labels{namespace="${namespace}", label_app_kubernetes_io_instance="mariadb-${name}", label_k8s_mariadb_com_role="replica"} ) * 1000)";
+    }
+  }
+  q.lag_query = "max( " + selector("mysql_slave_status_seconds_behind_master") + " )";
+  q.lag_unit = "seconds";
+  q.write_activity = "sum( rate(" + selector("mysql_global_status_queries") + "[5m]) unless on(target) " +
+                     selector("mysql_slave_status_slave_io_running") + " )";
+  return q;
+}
+
+}  // namespace dha::plugins

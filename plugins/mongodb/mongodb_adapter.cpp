@@ -1,0 +1,92 @@
+#include "mongodb_adapter.hpp"
+
+#include <optional>
+#include <string>
+
+namespace dha::plugins {
+namespace {
+
+namespace json = sdk::json;
+namespace values = sdk::values;
+
+constexpr std::string_view kPodJoin =
+    R"(* on(namespace,pod) group_left() kube_pod_labels{namespace="${namespace}", label_app_kubernetes_io_instance="mongodb-${name}"})";
+
+// PromQL precedence makes `X and on(..) (state == S) * join` read as `X and ((state == S) * join)`:
+// X restricted to this application's members in replica-set state S (1 primary, 2 secondary).
+std::string in_state(int state) {
+  return R"( and on(namespace,pod) (mongodb_mongod_replset_my_state{namespace="${namespace}"} == )" +
+         std::to_string(state) + ") " + std::string(kPodJoin);
+}
+
+std::optional<sdk::Resources> explicit_resources(const json::Value& spec) {
+  const json::Value* cpu = json::find_path(spec, "resources.cpu");
+  const json::Value* memory = json::find_path(spec, "resources.memory");
+  if (cpu == nullptr || memory == nullptr || !cpu->IsString() || !memory->IsString()) return std::nullopt;
+  if (cpu->GetStringLength() == 0 || memory->GetStringLength() == 0) return std::nullopt;
+  return sdk::Resources{std::string(json::view(*cpu)), std::string(json::view(*memory))};
+}
+
+}  // namespace
+
+MongodbAdapter::MongodbAdapter(const sdk::Host&, const json::Value& config)
+    : allow_scaling_(json::bool_or(config, "allowScaling", false, "mongodb configuration")),
+      default_preset_(json::string_or(config, "defaultResourcesPreset", "t1.small", "mongodb configuration")) {}
+
+std::vector<sdk::TargetKind> MongodbAdapter::targets() const {
+  return {{"apps.cozystack.io", "v1alpha1", "MongoDB", "mongodbs", "builtin.merge-patch"}};
+}
+
+sdk::Topology MongodbAdapter::topology(const sdk::ObjectView& target) const {
+  const std::string name(target.name());
+  if (name.empty()) throw sdk::Error(DHA_INVALID_ARGUMENT, "mongodb: the target has no metadata.name");
+  if (target.kind() != "MongoDB" || !target.api_version().starts_with("apps.cozystack.io/")) {
+    throw sdk::Error(DHA_INVALID_ARGUMENT, "mongodb: cannot read a target of kind " + std::string(target.kind()) +
+                                               " (" + std::string(target.api_version()) + ")");
+  }
+  const json::Value& spec = target.spec();
+  sdk::Topology t;
+  t.primary_count = 1;
+  t.quorum_floor = 1;  // as the reference: the election majority is not derived
+  t.replicas_path = "spec.replicas";
+  t.current_replicas = values::read_replicas(target.json(), t.replicas_path);
+  t.release_name = "mongodb-" + name;
+  t.health = sdk::HealthSource::workload_monitor(t.release_name);
+  t.resources = explicit_resources(spec);
+  t.resources_preset = std::string(values::read_string(spec, "resourcesPreset", ""));
+  if (t.resources_preset.empty()) t.resources_preset = default_preset_;
+  if (values::read_bool(spec, "sharding", false)) {
+    t.scalable = false;
+    t.reason = kShardedReason;
+  } else if (!allow_scaling_) {
+    t.scalable = false;
+    t.reason = kNotEnabledReason;
+  } else if (!t.current_replicas) {
+    t.scalable = false;
+    t.reason = "target has no replicas value";
+  }
+  return t;
+}
+
+sdk::Queries MongodbAdapter::queries(const sdk::QueryRequest& request) const {
+  const std::string secondaries = in_state(2);
+  sdk::Queries q;
+  for (const std::string& type : request.metric_types) {
+    if (type == "ReadConnections") {
+      q.driver[type] = R"(sum( mongodb_ss_connections{namespace="${namespace}", conn_type="current"})" + secondaries + " )";
+    } else if (type == "ReadCPUUtilization") {
+      q.driver[type] =
+          R"(sum( rate(container_cpu_usage_seconds_total{namespace="${namespace}", container="mongod"}[5m]))" +
+          secondaries + " ) * 1000";
+    }
+  }
+  q.lag_query = R"(max( mongodb_mongod_replset_member_replication_lag{namespace="${namespace}"} )" +
+                std::string(kPodJoin) + " )";
+  q.lag_unit = "seconds";
+  q.write_activity =
+      R"(sum( rate(mongodb_ss_opcounters{namespace="${namespace}", legacy_op_type=~"insert|update|delete"}[5m]))" +
+      in_state(1) + " )";
+  return q;
+}
+
+}  // namespace dha::plugins
