@@ -3,6 +3,8 @@ package charttest
 import (
 	"strings"
 	"testing"
+
+	"dha.local/charttest/helmrender"
 )
 
 const webhookConfigName = "db-autoscaler-replicas-ownership"
@@ -112,4 +114,28 @@ func TestCertificateChain(t *testing.T) {
 	expectEqual(t, "cert-manager CA injection", inject["cert-manager.io/inject-ca-from"], releaseNamespace+"/db-autoscaler")
 	d := only(t, r, "Deployment", "db-autoscaler")
 	expectEqual(t, "pod mounts the serving secret", at(d, "spec.template.spec.volumes[0].secret.secretName"), at(serving, "spec.secretName"))
+}
+
+// trafficDistribution exists from Kubernetes 1.31; older apiservers would reject the field.
+func TestTrafficDistributionFollowsKubeVersion(t *testing.T) {
+	cases := []struct {
+		kube string
+		want interface{}
+	}{
+		{"v1.28.9", nil},
+		{"v1.30.2", nil},
+		{"v1.31.0", "PreferClose"},
+		{"v1.32.0", "PreferClose"},
+	}
+	for _, tc := range cases {
+		r, err := helmrender.Render(chartDir(t), helmrender.Options{
+			ReleaseName: releaseName, Namespace: releaseNamespace, KubeVersion: tc.kube})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.kube, err)
+		}
+		expectEqual(t, "trafficDistribution on "+tc.kube, at(only(t, r, "Service", "db-autoscaler"), "spec.trafficDistribution"), tc.want)
+	}
+	if _, err := helmrender.Render(chartDir(t), helmrender.Options{KubeVersion: "v1.27.0"}); err == nil {
+		t.Error("Kubernetes 1.27 must be refused by the chart's kubeVersion")
+	}
 }
