@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# check_template.sh BUILD_DIR SOURCE_DIR DB_AUTOSCALER
+# Installs the SDK from BUILD_DIR into a scratch prefix, builds sdk/template out of tree against
+# it (as a third party would, with nothing from the source tree on its include path), runs the
+# template's own tests, and has the host accept the resulting plugin.
+set -euo pipefail
+build_dir=$1; source_dir=$2; host=$3
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+
+cmake --install "$build_dir" --prefix "$work/prefix" >/dev/null
+cp -r "$source_dir/sdk/template" "$work/acmedb"   # outside the repository, like a real copy
+cmake -S "$work/acmedb" -B "$work/build" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$work/build" >/dev/null
+ctest --test-dir "$work/build" --output-on-failure
+
+exports=$(nm -D --defined-only "$work/build/acmedb.so" | awk '{print $3}' | sort -u | tr '\n' ' ')
+if [[ "$exports" != "dha_plugin_entry_v1 " ]]; then
+  echo "acmedb.so must export only dha_plugin_entry_v1, exports: $exports"; exit 1
+fi
+version=$(PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" pkg-config --modversion dha-sdk)
+[[ "$version" == "1.0.0" ]] || { echo "pkg-config reports dha-sdk $version, expected 1.0.0"; exit 1; }
+
+"$host" plugin check "$work/build/acmedb.so"
+if rejected=$("$host" plugin check "$work/build/acmedb.so" --config '{"minQuorum": 0}' 2>&1) \
+   || [[ "$rejected" != *"minQuorum must be at least 1"* ]]; then
+  echo "a configuration the adapter rejects must fail plugin check with its message, got: $rejected"; exit 1
+fi
+echo "template built out of tree against the installed SDK and accepted by the host"
