@@ -2,6 +2,8 @@ package charttest
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -170,4 +172,24 @@ func findVolume(t *testing.T, deploy map[string]interface{}, name string) map[st
 	}
 	t.Fatalf("no volume %s", name)
 	return nil
+}
+
+// The bundled plugins the chart enables by default, and every name the README offers, are
+// plugins this repository builds as <name>.so (the host loads <name>.so from each --plugin-dir).
+func TestBundledPluginsExistInTheTree(t *testing.T) {
+	r := renderChart(t, nil)
+	names := map[string]bool{"postgres": true, "redis": true, "mariadb": true, "mongodb": true, "metrics-vm": true}
+	for _, n := range r.Values["plugins"].(map[string]interface{})["enabled"].([]interface{}) {
+		names[n.(string)] = true
+	}
+	for name := range names {
+		cmake, err := os.ReadFile(filepath.Join(sourceDir(t), "plugins", name, "CMakeLists.txt"))
+		if err != nil {
+			t.Errorf("plugin %s: %v", name, err)
+			continue
+		}
+		if !strings.Contains(string(cmake), "dha_add_plugin("+name+" ") {
+			t.Errorf("plugins/%s/CMakeLists.txt does not build %s.so with dha_add_plugin", name, name)
+		}
+	}
 }
