@@ -1,0 +1,85 @@
+#pragma once
+
+// The operator's HTTPS/HTTP server: Boost.Asio + Beast + OpenSSL behind a pimpl.
+//
+// What it guarantees:
+//  - TLS 1.2 or newer, ALPN offers http/1.1 only (no HTTP/2: Rapid-Reset mitigation);
+//  - HTTP/1.1 keep-alive; header and body size limits (431 / 413); handshake, read, write
+//    and idle timeouts; at most `max_connections` open connections (more wait in the backlog);
+//  - tls.crt / tls.key re-read from `cert_dir` when they change on disk (cert-manager
+//    rotation): new connections get the new pair, open ones keep theirs, nothing is dropped;
+//    a half-written or mismatched pair is ignored until a valid one appears;
+//  - graceful stop: no new connections, idle keep-alive connections closed, in-flight requests
+//    answered (with `Connection: close`) until the grace period ends.
+
+#include <dha/server/http.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace dha::server {
+
+using namespace std::chrono_literals;
+
+struct TlsOptions {
+  std::filesystem::path cert_dir;               // --cert-dir
+  std::string cert_file = "tls.crt";             // inside cert_dir
+  std::string key_file = "tls.key";              // inside cert_dir
+  std::chrono::milliseconds reload_interval = 1s; // how often the files are checked
+};
+
+struct ServerOptions {
+  std::string name = "server";          // used in log lines and errors
+  std::string host = "0.0.0.0";         // IPv4 or IPv6 literal
+  std::uint16_t port = 0;               // 0 picks a free port; see Server::port()
+  std::optional<TlsOptions> tls;        // empty = plain HTTP (health probes)
+  std::size_t max_header_bytes = 16 * 1024;
+  std::size_t max_body_bytes = 7 * 1024 * 1024; // controller-runtime's webhook limit
+  std::chrono::milliseconds handshake_timeout = 10s;
+  std::chrono::milliseconds read_timeout = 10s;  // first request: headers + body
+  std::chrono::milliseconds write_timeout = 10s;
+  std::chrono::milliseconds idle_timeout = 90s;  // keep-alive wait for the next request
+  std::size_t max_connections = 1024;
+  unsigned threads = 2;
+  Authorizer authorizer;                // empty = every request is routed
+};
+
+// A bind address as the flags spell it: ":8443", "127.0.0.1:9443", "[::1]:8081".
+// "0" (and "") mean "disabled" and give std::nullopt; anything else malformed throws
+// std::invalid_argument.
+struct BindAddress {
+  std::string host;
+  std::uint16_t port = 0;
+};
+std::optional<BindAddress> parse_bind_address(std::string_view text);
+
+class Server {
+public:
+  Server(ServerOptions options, Router router);
+  ~Server(); // stops with no grace period if still running
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Loads the certificate (TLS mode), binds and starts serving. Throws std::runtime_error with
+  // the address or the certificate path in the message when that fails.
+  void start();
+  // The bound port (useful with port 0). Valid after start().
+  std::uint16_t port() const;
+  // Graceful stop; idempotent. Returns when every connection is closed.
+  void stop(std::chrono::milliseconds grace = 5s);
+
+  std::size_t active_connections() const;
+  // Successful certificate reloads since start (the first load not counted).
+  std::uint64_t certificate_reloads() const;
+
+private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace dha::server

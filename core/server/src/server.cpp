@@ -1,0 +1,435 @@
+// The only translation unit that includes Beast: keep it that way, it is the slowest header
+// set in the build.
+
+#include "tls_context.hpp"
+
+#include <dha/server/server.hpp>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+#include <spdlog/spdlog.h>
+
+#include <array>
+#include <atomic>
+#include <type_traits>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+namespace dha::server {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+using boost::system::error_code;
+
+namespace {
+
+auto awaitable_ec(error_code& ec) { return asio::redirect_error(asio::use_awaitable, ec); }
+
+// Counts a running coroutine for as long as the guard lives in its frame.
+class TaskGuard {
+public:
+  explicit TaskGuard(std::atomic<std::size_t>& counter) : counter_(&counter) { counter_->fetch_add(1); }
+  ~TaskGuard() { counter_->fetch_sub(1); }
+  TaskGuard(const TaskGuard&) = delete;
+  TaskGuard& operator=(const TaskGuard&) = delete;
+
+private:
+  std::atomic<std::size_t>* counter_;
+};
+
+Request to_request(http::request<http::string_body>&& in, std::string remote, bool secure) {
+  Request out;
+  out.method = std::string(in.method_string());
+  out.target = std::string(in.target());
+  auto q = out.target.find('?');
+  out.path = out.target.substr(0, q);
+  if (q != std::string::npos) out.query = out.target.substr(q + 1);
+  for (const auto& field : in) out.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
+  out.body = std::move(in.body());
+  out.remote_address = std::move(remote);
+  out.secure = secure;
+  return out;
+}
+
+http::response<http::string_body> to_beast(Response&& in, unsigned version, bool keep_alive) {
+  // A handler's out-of-range status must not make Beast throw mid-connection.
+  const int status = in.status >= 100 && in.status <= 599 ? in.status : 500;
+  http::response<http::string_body> out{static_cast<http::status>(status), version};
+  out.set(http::field::content_type, in.content_type);
+  for (auto& [name, value] : in.headers) out.set(name, value);
+  out.body() = std::move(in.body);
+  out.keep_alive(keep_alive);
+  out.prepare_payload();
+  return out;
+}
+
+} // namespace
+
+class Server::Impl {
+public:
+  Impl(ServerOptions options, Router router) : options_(std::move(options)), router_(std::move(router)) {}
+  ~Impl() { stop(0ms); }
+
+  void start();
+  void stop(std::chrono::milliseconds grace);
+
+  ServerOptions options_;
+  Router router_;
+  asio::io_context ioc_{static_cast<int>(options_.threads == 0 ? 1 : options_.threads)};
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_;
+  asio::strand<asio::io_context::executor_type> control_{asio::make_strand(ioc_)}; // acceptor, reload timer
+  tcp::acceptor acceptor_{control_};
+  asio::steady_timer reload_timer_{control_};
+  std::vector<std::thread> threads_;
+  std::uint16_t port_ = 0;
+
+  std::atomic<bool> started_{false};
+  std::atomic<bool> stopping_{false};
+  std::atomic<bool> stopped_{false};
+  std::atomic<std::size_t> connections_{0};
+  std::atomic<std::size_t> tasks_{0};
+  std::atomic<std::uint64_t> reloads_{0};
+
+  // The TLS context for new connections; open ones hold their own shared_ptr.
+  mutable std::mutex tls_mutex_;
+  std::shared_ptr<asio::ssl::context> tls_;
+  detail::PemPair loaded_pem_;
+  std::string last_read_error_;  // logged once, not every interval
+  detail::PemPair rejected_pem_; // last pair that failed to load, not retried until it changes
+
+  // How stop() reaches open connections: `idle` says whether it is between requests.
+  struct ConnectionControl {
+    std::function<void()> cancel; // posts a cancel onto the connection's strand
+    std::atomic<bool> idle{true};
+  };
+  std::mutex connections_mutex_;
+  std::unordered_map<std::uint64_t, std::shared_ptr<ConnectionControl>> open_;
+  std::uint64_t next_id_ = 0;
+
+  std::shared_ptr<asio::ssl::context> current_tls() const {
+    std::lock_guard lock(tls_mutex_);
+    return tls_;
+  }
+
+  void load_certificate(bool initial);
+  asio::awaitable<void> accept_loop();
+  asio::awaitable<void> reload_loop();
+  asio::awaitable<void> run_connection(tcp::socket socket);
+  template <class Stream>
+  asio::awaitable<void> serve(Stream& stream, ConnectionControl& control, std::string remote, bool secure);
+  template <class Stream>
+  asio::awaitable<void> drain(Stream& stream);
+  Response respond(Request&& request) const;
+};
+
+void Server::Impl::load_certificate(bool initial) {
+  const auto& tls = *options_.tls;
+  const auto cert_path = tls.cert_dir / tls.cert_file;
+  const auto key_path = tls.cert_dir / tls.key_file;
+  std::string error;
+  auto pem = detail::read_pem_pair(cert_path, key_path, error);
+  if (!pem) {
+    if (initial) throw std::runtime_error(options_.name + ": cannot load TLS certificate: " + error);
+    if (error != last_read_error_) spdlog::warn("{}: keeping the current certificate: {}", options_.name, error);
+    last_read_error_ = error;
+    return;
+  }
+  last_read_error_.clear();
+  if (!initial && (*pem == loaded_pem_ || *pem == rejected_pem_)) return;
+  try {
+    auto ctx = detail::make_tls_context(pem->cert, pem->key);
+    std::lock_guard lock(tls_mutex_);
+    tls_ = std::move(ctx);
+    loaded_pem_ = std::move(*pem);
+  } catch (const std::exception& e) {
+    if (initial)
+      throw std::runtime_error(options_.name + ": cannot load TLS certificate from " + tls.cert_dir.string() + ": " +
+                               e.what());
+    // cert-manager writes the two files one after the other; a mismatch is usually transient.
+    rejected_pem_ = std::move(*pem);
+    spdlog::warn("{}: ignoring the certificate in {} for now: {}", options_.name, tls.cert_dir.string(), e.what());
+    return;
+  }
+  if (!initial) {
+    reloads_.fetch_add(1);
+    spdlog::info("{}: reloaded the TLS certificate from {}", options_.name, tls.cert_dir.string());
+  }
+}
+
+void Server::Impl::start() {
+  if (started_.exchange(true)) throw std::runtime_error(options_.name + ": already started");
+  if (options_.tls) load_certificate(true);
+
+  error_code ec;
+  auto address = asio::ip::make_address(options_.host, ec);
+  if (ec) throw std::runtime_error(options_.name + ": invalid listen host \"" + options_.host + "\": " + ec.message());
+  tcp::endpoint endpoint{address, options_.port};
+  const std::string where = options_.host + ":" + std::to_string(options_.port);
+  acceptor_.open(endpoint.protocol(), ec);
+  if (!ec) acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor_.bind(endpoint, ec);
+  if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) throw std::runtime_error(options_.name + ": cannot listen on " + where + ": " + ec.message());
+  port_ = acceptor_.local_endpoint().port();
+
+  work_.emplace(ioc_.get_executor());
+  asio::co_spawn(control_, accept_loop(), asio::detached);
+  if (options_.tls) asio::co_spawn(control_, reload_loop(), asio::detached);
+  for (unsigned i = 0; i < std::max(1u, options_.threads); ++i) threads_.emplace_back([this] { ioc_.run(); });
+}
+
+asio::awaitable<void> Server::Impl::accept_loop() {
+  TaskGuard task(tasks_);
+  asio::steady_timer wait(control_);
+  while (!stopping_) {
+    // At the limit, stop accepting: further clients queue in the kernel backlog instead of
+    // being refused (like Go's netutil.LimitListener).
+    if (connections_.load() >= options_.max_connections) {
+      wait.expires_after(1ms);
+      error_code ignored;
+      co_await wait.async_wait(awaitable_ec(ignored));
+      continue;
+    }
+    error_code ec;
+    tcp::socket socket = co_await acceptor_.async_accept(asio::make_strand(ioc_), awaitable_ec(ec));
+    if (stopping_ || ec == asio::error::operation_aborted) break;
+    if (ec) {
+      // EMFILE and friends: back off briefly rather than spin.
+      spdlog::warn("{}: accept failed: {}", options_.name, ec.message());
+      wait.expires_after(10ms);
+      error_code ignored;
+      co_await wait.async_wait(awaitable_ec(ignored));
+      continue;
+    }
+    socket.set_option(tcp::no_delay(true), ec);
+    connections_.fetch_add(1);
+    auto executor = socket.get_executor();
+    asio::co_spawn(executor, run_connection(std::move(socket)), asio::detached);
+  }
+}
+
+asio::awaitable<void> Server::Impl::reload_loop() {
+  TaskGuard task(tasks_);
+  while (!stopping_) {
+    reload_timer_.expires_after(options_.tls->reload_interval);
+    error_code ec;
+    co_await reload_timer_.async_wait(awaitable_ec(ec));
+    if (stopping_) break;
+    load_certificate(false);
+  }
+}
+
+asio::awaitable<void> Server::Impl::run_connection(tcp::socket socket) {
+  TaskGuard task(tasks_);
+  struct Release {
+    Impl* self;
+    std::uint64_t id = 0;
+    ~Release() {
+      {
+        std::lock_guard lock(self->connections_mutex_);
+        self->open_.erase(id);
+      }
+      self->connections_.fetch_sub(1);
+    }
+  } release{this};
+
+  error_code ec;
+  auto peer = socket.remote_endpoint(ec);
+  std::string remote = ec ? "unknown" : peer.address().to_string() + ":" + std::to_string(peer.port());
+  auto executor = socket.get_executor();
+  auto control = std::make_shared<ConnectionControl>();
+
+  if (!options_.tls) {
+    auto stream = std::make_shared<beast::tcp_stream>(std::move(socket));
+    control->cancel = [executor, weak = std::weak_ptr(stream)] {
+      asio::post(executor, [weak] {
+        if (auto s = weak.lock()) {
+          error_code ignored;
+          s->socket().cancel(ignored);
+        }
+      });
+    };
+    {
+      std::lock_guard lock(connections_mutex_);
+      release.id = ++next_id_;
+      open_.emplace(release.id, control);
+    }
+    co_await serve(*stream, *control, std::move(remote), false);
+    stream->socket().shutdown(tcp::socket::shutdown_send, ec);
+    co_return;
+  }
+
+  auto tls = current_tls(); // held for the connection's life: rotation never affects it
+  auto stream = std::make_shared<beast::ssl_stream<beast::tcp_stream>>(std::move(socket), *tls);
+  control->cancel = [executor, weak = std::weak_ptr(stream)] {
+    asio::post(executor, [weak] {
+      if (auto s = weak.lock()) {
+          error_code ignored;
+          beast::get_lowest_layer(*s).socket().cancel(ignored);
+        }
+    });
+  };
+  {
+    std::lock_guard lock(connections_mutex_);
+    release.id = ++next_id_;
+    open_.emplace(release.id, control);
+  }
+  beast::get_lowest_layer(*stream).expires_after(options_.handshake_timeout);
+  co_await stream->async_handshake(asio::ssl::stream_base::server, awaitable_ec(ec));
+  if (ec) co_return;
+  co_await serve(*stream, *control, std::move(remote), true);
+  beast::get_lowest_layer(*stream).expires_after(1s);
+  co_await stream->async_shutdown(awaitable_ec(ec));
+}
+
+template <class Stream>
+asio::awaitable<void> Server::Impl::serve(Stream& stream, ConnectionControl& control, std::string remote, bool secure) {
+  beast::flat_buffer buffer;
+  bool first = true;
+  for (;;) {
+    http::request_parser<http::string_body> parser;
+    parser.header_limit(static_cast<std::uint32_t>(std::min<std::size_t>(options_.max_header_bytes, UINT32_MAX)));
+    parser.body_limit(options_.max_body_bytes);
+
+    control.idle = true;
+    if (stopping_) co_return;
+    error_code ec;
+    beast::get_lowest_layer(stream).expires_after(first ? options_.read_timeout : options_.idle_timeout);
+    co_await http::async_read_header(stream, buffer, parser, awaitable_ec(ec));
+    control.idle = false;
+
+    std::optional<Response> refusal;
+    if (ec == http::error::header_limit) {
+      refusal = Response::text(431, "request header fields too large\n");
+    } else if (ec == http::error::body_limit) {
+      // Beast compares Content-Length with the limit as soon as the header is complete.
+      refusal = Response::text(413, "request body too large; limit is " + std::to_string(options_.max_body_bytes) +
+                                        " bytes\n");
+    } else if (ec) {
+      co_return; // closed, timed out, cancelled by stop(), or not HTTP/1.x
+    } else if (parser.content_length() && *parser.content_length() > options_.max_body_bytes) {
+      refusal = Response::text(413, "request body too large; limit is " + std::to_string(options_.max_body_bytes) +
+                                        " bytes\n");
+    } else {
+      if (beast::iequals(parser.get()[http::field::expect], "100-continue")) {
+        http::response<http::empty_body> cont{http::status::continue_, 11};
+        beast::get_lowest_layer(stream).expires_after(options_.write_timeout);
+        co_await http::async_write(stream, cont, awaitable_ec(ec));
+        if (ec) co_return;
+      }
+      beast::get_lowest_layer(stream).expires_after(options_.read_timeout);
+      co_await http::async_read(stream, buffer, parser, awaitable_ec(ec));
+      if (ec == http::error::body_limit) {
+        refusal = Response::text(413, "request body too large; limit is " + std::to_string(options_.max_body_bytes) +
+                                          " bytes\n");
+      } else if (ec) {
+        co_return;
+      }
+    }
+
+    const unsigned version = parser.get().version() == 10 ? 10 : 11;
+    const bool client_keep_alive = parser.get().keep_alive();
+    Response response = refusal ? std::move(*refusal) : respond(to_request(parser.release(), remote, secure));
+    // After a refused request the rest of its bytes are unread: the connection cannot be
+    // reused. Decided after the handler ran, so a stop() during it is seen.
+    const bool keep_alive = !refusal && client_keep_alive && !stopping_;
+    auto out = to_beast(std::move(response), version, keep_alive);
+    beast::get_lowest_layer(stream).expires_after(options_.write_timeout);
+    co_await http::async_write(stream, out, awaitable_ec(ec));
+    if (ec) co_return;
+    if (refusal) co_await drain(stream);
+    if (!keep_alive) co_return;
+    first = false;
+  }
+}
+
+// Closing a socket with unread bytes makes the kernel send a reset, and a client still
+// uploading then loses the 413/431 we just wrote. Read and discard briefly first (what Go's
+// server does with closeWriteAndWait).
+template <class Stream>
+asio::awaitable<void> Server::Impl::drain(Stream& stream) {
+  error_code ec;
+  if constexpr (std::is_same_v<Stream, beast::tcp_stream>) stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+  beast::get_lowest_layer(stream).expires_after(500ms);
+  std::array<char, 8192> discard;
+  std::size_t total = 0;
+  while (total < 4 * 1024 * 1024) {
+    total += co_await stream.async_read_some(asio::buffer(discard), awaitable_ec(ec));
+    if (ec) break;
+  }
+}
+
+Response Server::Impl::respond(Request&& request) const {
+  if (options_.authorizer) {
+    AuthorizationResult verdict;
+    try {
+      verdict = options_.authorizer(request);
+    } catch (const std::exception& e) {
+      return Response::text(500, std::string("authorization failed: ") + e.what() + "\n");
+    }
+    if (!verdict.allowed) {
+      int status = verdict.status == 401 ? 401 : 403;
+      return Response::text(status, (verdict.message.empty() ? (status == 401 ? "Unauthorized" : "Forbidden")
+                                                             : verdict.message) +
+                                        "\n");
+    }
+  }
+  return router_.dispatch(request);
+}
+
+void Server::Impl::stop(std::chrono::milliseconds grace) {
+  if (!started_ || stopped_.exchange(true)) return;
+  stopping_ = true;
+  asio::post(control_, [this] {
+    error_code ignored;
+    acceptor_.close(ignored);
+    reload_timer_.cancel();
+  });
+
+  auto cancel_where = [this](bool only_idle) {
+    std::lock_guard lock(connections_mutex_);
+    for (auto& [id, control] : open_)
+      if (!only_idle || control->idle) control->cancel();
+  };
+  // Idle keep-alive connections go at once; busy ones finish their request (answered with
+  // Connection: close) or are cut at the deadline.
+  const auto deadline = std::chrono::steady_clock::now() + grace;
+  while (connections_.load() > 0 && std::chrono::steady_clock::now() < deadline) {
+    cancel_where(true);
+    std::this_thread::sleep_for(5ms);
+  }
+  const auto hard_deadline = std::chrono::steady_clock::now() + 2s;
+  while (tasks_.load() > 0 && std::chrono::steady_clock::now() < hard_deadline) {
+    cancel_where(false);
+    std::this_thread::sleep_for(5ms);
+  }
+  work_.reset();
+  if (tasks_.load() > 0) ioc_.stop(); // a stuck task must not hang shutdown
+  for (auto& thread : threads_) thread.join();
+  threads_.clear();
+}
+
+Server::Server(ServerOptions options, Router router)
+    : impl_(std::make_unique<Impl>(std::move(options), std::move(router))) {}
+Server::~Server() = default;
+void Server::start() { impl_->start(); }
+std::uint16_t Server::port() const { return impl_->port_; }
+void Server::stop(std::chrono::milliseconds grace) { impl_->stop(grace); }
+std::size_t Server::active_connections() const { return impl_->connections_.load(); }
+std::uint64_t Server::certificate_reloads() const { return impl_->reloads_.load(); }
+
+} // namespace dha::server

@@ -1,0 +1,24 @@
+#include <dha/server/standard_routes.hpp>
+#include <dha/telemetry/registry.hpp>
+
+namespace dha::server {
+
+void mount_health_probes(Router& router, std::function<bool()> ready) {
+  router.handle("/healthz", [](const Request&) { return Response::text(200, "ok"); });
+  router.handle("/readyz", [ready = std::move(ready)](const Request&) {
+    if (!ready || ready()) return Response::text(200, "ok");
+    return Response::text(503, "not ready");
+  });
+}
+
+void mount_metrics(Router& router, const telemetry::Registry& registry, std::string path) {
+  router.handle(std::move(path), [&registry](const Request& request) {
+    if (request.method != "GET" && request.method != "HEAD") return Response::text(405, "method not allowed\n");
+    Response response;
+    response.content_type = std::string(telemetry::Registry::content_type);
+    response.body = registry.expose();
+    return response;
+  });
+}
+
+} // namespace dha::server

@@ -1,0 +1,169 @@
+// TLS behaviour: protocol floor, ALPN, certificate rotation without dropped connections.
+
+#include "test_clients.hpp"
+#include "test_pki.hpp"
+
+#include <dha/server/server.hpp>
+
+#include <gtest/gtest.h>
+#include <openssl/ssl.h>
+
+#include <thread>
+
+namespace dha::server {
+namespace {
+
+using namespace std::chrono_literals;
+using testing_clients::HttpClient;
+using testing_clients::probe_tls;
+using testing_pki::make_pki;
+using testing_pki::TempDir;
+using testing_pki::write_cert_dir;
+
+struct TlsServer {
+  TempDir dir;
+  testing_pki::Pki pki = make_pki("first");
+  std::unique_ptr<Server> server;
+
+  explicit TlsServer(std::chrono::milliseconds reload = 50ms) {
+    write_cert_dir(dir.path(), pki.serving);
+    ServerOptions options;
+    options.host = "127.0.0.1";
+    options.tls = TlsOptions{dir.path(), "tls.crt", "tls.key", reload};
+    Router router;
+    router.handle("/ping", [](const Request& r) { return Response::text(200, r.secure ? "secure" : "plain"); });
+    server = std::make_unique<Server>(options, std::move(router));
+    server->start();
+  }
+  std::string url() const { return "https://localhost:" + std::to_string(server->port()) + "/ping"; }
+
+  bool wait_for_reloads(std::uint64_t n) {
+    const auto deadline = std::chrono::steady_clock::now() + 5s;
+    while (server->certificate_reloads() < n && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(10ms);
+    return server->certificate_reloads() >= n;
+  }
+};
+
+TEST(TlsServer, ServesHttpsVerifiedAgainstTheCa) {
+  TlsServer s;
+  HttpClient client(s.pki.ca.cert);
+  auto r = client.request("GET", s.url());
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "secure");
+  EXPECT_NE(r.peer_subject.find("first"), std::string::npos) << r.peer_subject;
+  EXPECT_EQ(client.request("GET", s.url()).new_connections, 0) << "TLS keep-alive not reused";
+}
+
+TEST(TlsServer, UntrustedClientFailsVerification) {
+  TlsServer s;
+  HttpClient client(make_pki("other").ca.cert);
+  EXPECT_NE(client.request("GET", s.url()).error, "");
+}
+
+TEST(TlsServer, RefusesProtocolsOlderThanTls12) {
+  TlsServer s;
+  EXPECT_FALSE(probe_tls(s.server->port(), TLS1_1_VERSION, "").handshake_ok);
+  EXPECT_FALSE(probe_tls(s.server->port(), TLS1_VERSION, "").handshake_ok);
+  auto tls12 = probe_tls(s.server->port(), TLS1_2_VERSION, "");
+  EXPECT_TRUE(tls12.handshake_ok);
+  EXPECT_EQ(tls12.protocol, "TLSv1.2");
+  EXPECT_TRUE(probe_tls(s.server->port(), 0, "").handshake_ok);
+}
+
+TEST(TlsServer, AlpnNeverSelectsHttp2) {
+  TlsServer s;
+  const std::string h2("\x02h2", 3);
+  const std::string http11("\x08http/1.1", 9);
+  EXPECT_EQ(probe_tls(s.server->port(), 0, h2 + http11).alpn, "http/1.1");
+  auto only_h2 = probe_tls(s.server->port(), 0, h2);
+  EXPECT_TRUE(only_h2.handshake_ok);
+  EXPECT_EQ(only_h2.alpn, "");
+  EXPECT_EQ(probe_tls(s.server->port(), 0, "").alpn, "");
+}
+
+TEST(TlsServer, PlainHttpOnTheTlsPortIsClosed) {
+  TlsServer s;
+  testing_clients::RawConnection raw(s.server->port());
+  raw.send_all("GET /ping HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_TRUE(raw.closed_within(3s));
+}
+
+TEST(TlsServer, RotatedCertificateServesNewConnectionsWithoutDroppingOpenOnes) {
+  TlsServer s;
+  HttpClient old_client(s.pki.ca.cert);
+  auto before = old_client.request("GET", s.url());
+  ASSERT_EQ(before.status, 200) << before.error;
+  EXPECT_NE(before.peer_subject.find("first"), std::string::npos);
+
+  write_cert_dir(s.dir.path(), testing_pki::issue_serving(s.pki.ca, "second"));
+  ASSERT_TRUE(s.wait_for_reloads(1));
+
+  HttpClient new_client(s.pki.ca.cert);
+  auto fresh = new_client.request("GET", s.url());
+  EXPECT_EQ(fresh.status, 200) << fresh.error;
+  EXPECT_NE(fresh.peer_subject.find("second"), std::string::npos) << fresh.peer_subject;
+
+  auto kept = old_client.request("GET", s.url());
+  EXPECT_EQ(kept.status, 200) << kept.error;
+  EXPECT_EQ(kept.new_connections, 0) << "the open connection was dropped by the rotation";
+}
+
+TEST(TlsServer, MismatchedOrMissingPairIsIgnoredUntilAValidOneAppears) {
+  TlsServer s;
+  auto next = testing_pki::issue_serving(s.pki.ca, "third");
+  // Half-way through a rotation: new certificate, old key.
+  testing_pki::write_file(s.dir.path() / "tls.crt", next.cert);
+  std::this_thread::sleep_for(300ms);
+  EXPECT_EQ(s.server->certificate_reloads(), 0u);
+  HttpClient client(s.pki.ca.cert);
+  auto during = client.request("GET", s.url());
+  EXPECT_EQ(during.status, 200) << during.error;
+  EXPECT_NE(during.peer_subject.find("first"), std::string::npos);
+
+  std::filesystem::remove(s.dir.path() / "tls.key");
+  std::this_thread::sleep_for(200ms);
+  HttpClient client2(s.pki.ca.cert);
+  EXPECT_EQ(client2.request("GET", s.url()).status, 200);
+
+  testing_pki::write_file(s.dir.path() / "tls.key", next.key);
+  ASSERT_TRUE(s.wait_for_reloads(1));
+  HttpClient client3(s.pki.ca.cert);
+  EXPECT_NE(client3.request("GET", s.url()).peer_subject.find("third"), std::string::npos);
+}
+
+TEST(TlsServer, StartFailsClearlyWithoutACertificate) {
+  TempDir empty;
+  ServerOptions options;
+  options.host = "127.0.0.1";
+  options.tls = TlsOptions{empty.path() / "missing"};
+  Server server(options, Router{});
+  try {
+    server.start();
+    FAIL() << "started without a certificate";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("tls.crt"), std::string::npos) << e.what();
+  }
+}
+
+TEST(TlsServer, StartFailsClearlyWithAMismatchedKey) {
+  TempDir dir;
+  auto a = make_pki("a");
+  auto b = make_pki("b");
+  testing_pki::write_file(dir.path() / "tls.crt", a.serving.cert);
+  testing_pki::write_file(dir.path() / "tls.key", b.serving.key);
+  ServerOptions options;
+  options.host = "127.0.0.1";
+  options.tls = TlsOptions{dir.path()};
+  Server server(options, Router{});
+  try {
+    server.start();
+    FAIL() << "started with a mismatched key";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("does not match"), std::string::npos) << e.what();
+  }
+}
+
+} // namespace
+} // namespace dha::server
