@@ -193,3 +193,11 @@ func TestBundledPluginsExistInTheTree(t *testing.T) {
 		}
 	}
 }
+
+// NOTES.txt tells the installer which plugins were loaded.
+func TestNotesNameTheLoadedPlugins(t *testing.T) {
+	notes := renderChart(t, []string{"plugins-extra.yaml"}).Notes
+	if !strings.Contains(notes, "Plugins: postgres,redis,metrics-vm,backup-window-gate,acme-engine") {
+		t.Errorf("NOTES.txt does not list the plugins:\n%s", notes)
+	}
+}

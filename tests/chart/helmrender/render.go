@@ -45,6 +45,7 @@ type Result struct {
 	Values    Values
 	Manifests []Manifest // from templates/, in file-name order
 	CRDs      []Manifest // from crds/, installed by Helm before the templates
+	Notes     string     // templates/NOTES.txt, rendered
 }
 
 // Render renders the chart in chartDir.
@@ -100,7 +101,7 @@ func Render(chartDir string, opts Options) (*Result, error) {
 		"Capabilities": newCapabilities(opts.KubeVersion),
 		"Files":        files,
 	}
-	manifests, err := renderTemplates(chartDir, str(chart["Name"]), top)
+	manifests, notes, err := renderTemplates(chartDir, str(chart["Name"]), top)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +109,7 @@ func Render(chartDir string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Values: values, Manifests: manifests, CRDs: crds}, nil
+	return &Result{Values: values, Manifests: manifests, CRDs: crds, Notes: notes}, nil
 }
 
 // loadChart reads Chart.yaml into the capitalised fields templates use (.Chart.Name, ...).
@@ -166,7 +167,7 @@ func checkKubeVersion(chart map[string]interface{}, kubeVersion string) error {
 
 // renderTemplates parses every file under templates/ into one template set (so partials from
 // _*.tpl are visible everywhere) and executes the non-partial ones, as Helm's engine does.
-func renderTemplates(chartDir, chartName string, top map[string]interface{}) ([]Manifest, error) {
+func renderTemplates(chartDir, chartName string, top map[string]interface{}) ([]Manifest, string, error) {
 	root := template.New("gotpl").Option("missingkey=zero")
 	root.Funcs(funcMap(root))
 	var toRender []string
@@ -184,18 +185,18 @@ func renderTemplates(chartDir, chartName string, top map[string]interface{}) ([]
 		if _, err := root.New(name).Parse(string(body)); err != nil {
 			return fmt.Errorf("parse %s: %w", rel, err)
 		}
-		base := filepath.Base(path)
-		if !strings.HasPrefix(base, "_") && base != "NOTES.txt" {
+		if !strings.HasPrefix(filepath.Base(path), "_") {
 			toRender = append(toRender, name)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	sort.Strings(toRender)
 
 	var out []Manifest
+	var notes string
 	for _, name := range toRender {
 		data := make(map[string]interface{}, len(top)+1)
 		for k, v := range top {
@@ -204,16 +205,20 @@ func renderTemplates(chartDir, chartName string, top map[string]interface{}) ([]
 		data["Template"] = map[string]interface{}{"Name": name, "BasePath": chartName + "/templates"}
 		var buf bytes.Buffer
 		if err := root.ExecuteTemplate(&buf, name, data); err != nil {
-			return nil, fmt.Errorf("render %s: %w", name, err)
+			return nil, "", fmt.Errorf("render %s: %w", name, err)
 		}
 		rendered := strings.ReplaceAll(buf.String(), "<no value>", "")
+		if filepath.Base(name) == "NOTES.txt" {
+			notes = rendered // shown to the user, not applied
+			continue
+		}
 		docs, err := splitDocuments(strings.TrimPrefix(name, chartName+"/"), rendered)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		out = append(out, docs...)
 	}
-	return out, nil
+	return out, notes, nil
 }
 
 func loadCRDs(chartDir string) ([]Manifest, error) {
