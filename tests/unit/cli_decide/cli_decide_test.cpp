@@ -1,0 +1,310 @@
+// Runs the built db-autoscaler binary on the shipped examples and on bad input: the public
+// interface of `decide` and `simulate`, exit codes included.
+
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/dha-cli-decide-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    ASSERT_TRUE(fs::exists(DHA_BINARY)) << "db-autoscaler binary missing at " << DHA_BINARY;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  fs::path write(const std::string& name, const std::string& content) {
+    const fs::path p = dir_ / name;
+    std::ofstream(p, std::ios::binary) << content;
+    return p;
+  }
+
+  // Runs `db-autoscaler <args>` with stdin from `stdin_file` (or /dev/null).
+  Result run(const std::string& args, const std::string& stdin_file = "/dev/null") {
+    const fs::path out = dir_ / "out", err = dir_ / "err";
+    const std::string cmd = std::string("'") + DHA_BINARY + "' " + args + " < '" + stdin_file + "' > '" +
+                            out.string() + "' 2> '" + err.string() + "'";
+    const int status = std::system(cmd.c_str());
+    Result r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+  }
+
+  static std::string example(const std::string& rel) { return std::string(DHA_EXAMPLES_DIR) + "/" + rel; }
+
+  fs::path dir_;
+};
+
+struct ExampleRow {
+  const char* file;
+  const char* kind;
+  int desired;
+  const char* reason;
+};
+
+class DecideExamples : public Cli, public ::testing::WithParamInterface<ExampleRow> {};
+
+TEST_P(DecideExamples, ProduceTheDocumentedDecision) {
+  const auto r = run("decide '" + example(std::string("decide/") + GetParam().file) + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  rapidjson::Document d;
+  d.Parse(r.out.c_str());
+  ASSERT_FALSE(d.HasParseError()) << r.out;
+  EXPECT_STREQ(d["kind"].GetString(), GetParam().kind);
+  EXPECT_EQ(d["desiredReplicas"].GetInt(), GetParam().desired);
+  EXPECT_STREQ(d["reason"].GetString(), GetParam().reason);
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, DecideExamples,
+                         ::testing::Values(ExampleRow{"scale-up.json", "Scale", 4, "Ready"},
+                                           ExampleRow{"metric-unavailable.json", "Freeze", 4, "MetricUnavailable"},
+                                           ExampleRow{"rollback.json", "Rollback", 4, "StuckScaling"},
+                                           ExampleRow{"backoff-hold.json", "Freeze", 4, "StuckScaling"},
+                                           ExampleRow{"lag-brake.json", "Freeze", 3, "ReplicationLag"},
+                                           ExampleRow{"ownership-conflict.json", "NoChange", 2, "OwnershipConflict"},
+                                           ExampleRow{"dry-run.json", "Scale", 4, "Ready"},
+                                           ExampleRow{"not-converged.json", "Freeze", 4, "NotConverged"}),
+                         [](const auto& info) {
+                           std::string n = info.param.file;
+                           n = n.substr(0, n.find('.'));
+                           for (auto& c : n)
+                             if (c == '-') c = '_';
+                           return n;
+                         });
+
+TEST_F(Cli, DecideOutputHasEveryDocumentedField) {
+  const auto r = run("decide", example("decide/scale-up.json"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  rapidjson::Document d;
+  d.Parse(r.out.c_str());
+  ASSERT_TRUE(d.IsObject());
+  for (const char* key : {"kind", "reason", "message"}) EXPECT_TRUE(d[key].IsString()) << key;
+  for (const char* key : {"desiredReplicas", "rawDesiredReplicas"}) EXPECT_TRUE(d[key].IsInt()) << key;
+  for (const char* key : {"ableToScale", "limited"}) EXPECT_TRUE(d[key].IsBool()) << key;
+  ASSERT_EQ(d["conditions"].Size(), 2u);
+  EXPECT_STREQ(d["conditions"][0]["type"].GetString(), "AbleToScale");
+  EXPECT_STREQ(d["conditions"][1]["type"].GetString(), "ScalingLimited");
+  ASSERT_EQ(d["trace"].Size(), 11u);
+  for (const auto& e : d["trace"].GetArray())
+    for (const char* key : {"gate", "in", "out", "reason", "message"}) EXPECT_TRUE(e.HasMember(key)) << key;
+  const auto& s = d["state"];
+  for (const char* key :
+       {"recommendations", "inFlightSince", "lastAppliedReplicas", "lastConvergedReplicas", "backoff", "lastScaleTime"})
+    EXPECT_TRUE(s.HasMember(key)) << key;
+  EXPECT_EQ(s["inFlightSince"].GetInt64(), 10000);
+  EXPECT_EQ(s["lastAppliedReplicas"].GetInt(), 4);
+}
+
+TEST_F(Cli, DecideReadsStdinWithDashAndPrettyPrints) {
+  const auto compact = run("decide -", example("decide/rollback.json"));
+  const auto pretty = run("decide --pretty " + example("decide/rollback.json"));
+  ASSERT_EQ(compact.code, 0);
+  ASSERT_EQ(pretty.code, 0);
+  EXPECT_NE(pretty.out.find("\n  \"kind\": \"Rollback\""), std::string::npos);
+  rapidjson::Document a, b;
+  a.Parse(compact.out.c_str());
+  b.Parse(pretty.out.c_str());
+  EXPECT_TRUE(a == b);
+}
+
+TEST_F(Cli, DecideOutputStateFeedsTheNextCall) {
+  // Call decide twice, passing the first output's state into the second, as a caller would.
+  const auto first = run("decide", example("decide/scale-up.json"));
+  rapidjson::Document out;
+  out.Parse(first.out.c_str());
+  rapidjson::Document in;
+  in.Parse(slurp(example("decide/scale-up.json")).c_str());
+  in["now"].SetInt(10060);
+  in["observation"]["availableReplicas"].SetInt(3);
+  in["observation"]["currentReplicas"].SetInt(4);
+  in["state"].CopyFrom(out["state"], in.GetAllocator());
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  in.Accept(w);
+  const auto second = run("decide", write("second.json", buf.GetString()).string());
+  ASSERT_EQ(second.code, 0) << second.err;
+  rapidjson::Document d;
+  d.Parse(second.out.c_str());
+  EXPECT_STREQ(d["reason"].GetString(), "ScaleInFlight");
+}
+
+struct BadRow {
+  const char* name;
+  const char* input;
+  const char* error;
+};
+
+class DecideBadInput : public Cli, public ::testing::WithParamInterface<BadRow> {};
+
+TEST_P(DecideBadInput, ExitsTwoNamingTheField) {
+  const auto r = run("decide " + write("in.json", GetParam().input).string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_EQ(r.err, std::string("db-autoscaler: ") + GetParam().error + "\n");
+  EXPECT_TRUE(r.out.empty());
+}
+
+#define SPEC R"("spec":{"minReplicas":2,"maxReplicas":6,"metrics":[{"type":"ReadConnections","target":{"averageValue":"150"}}]})"
+#define OBS R"("observation":{"currentReplicas":3,"metrics":[{"type":"ReadConnections","value":420}]})"
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, DecideBadInput,
+    ::testing::Values(
+        BadRow{"empty", "", "input: not valid JSON at offset 0: The document is empty."},
+        BadRow{"truncated", "{\"now\":", "input: not valid JSON at offset 7: Invalid value."},
+        BadRow{"array", "[]", "input: must be an object"},
+        BadRow{"no_now", "{" SPEC "," OBS "}", "now: required"},
+        BadRow{"now_fraction", "{\"now\":1.5," SPEC "," OBS "}", "now: must be an integer"},
+        BadRow{"now_negative", "{\"now\":-1," SPEC "," OBS "}", "now: out of range [0, 253402300799]"},
+        BadRow{"no_spec", "{\"now\":1," OBS "}", "spec: required"},
+        BadRow{"bad_quantity",
+               R"({"now":1,"spec":{"minReplicas":2,"maxReplicas":6,"metrics":[{"type":"ReadConnections","target":{"averageValue":"1.2.3"}}]},)" OBS "}",
+               "spec.metrics[0].target.averageValue: not a quantity (\"1.2.3\": unknown suffix \".3\")"},
+        BadRow{"no_observation", "{\"now\":1," SPEC "}", "observation: required"},
+        BadRow{"no_current", "{\"now\":1," SPEC ",\"observation\":{}}", "observation.currentReplicas: required"},
+        BadRow{"bad_state", "{\"now\":1," SPEC "," OBS ",\"state\":{\"backoff\":{\"replicas\":3}}}",
+               "state.backoff.until: required"},
+        BadRow{"bad_recommendation", "{\"now\":1," SPEC "," OBS ",\"state\":{\"recommendations\":[{\"time\":\"x\",\"replicas\":3}]}}",
+               "state.recommendations[0].time: must be an integer"}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+#undef SPEC
+#undef OBS
+
+TEST_F(Cli, DecideMissingFileIsBadInput) {
+  const auto r = run("decide /nonexistent/input.json");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "db-autoscaler: decide: cannot read /nonexistent/input.json\n");
+}
+
+TEST_F(Cli, DecideNonPositiveTargetIsADecisionNotBadInput) {
+  const auto r = run("decide " +
+                     write("in.json", R"({"now":1,"spec":{"minReplicas":2,"maxReplicas":6,"metrics":[{"type":"ReadConnections","target":{"averageValue":"0"}}]},"observation":{"currentReplicas":3}})")
+                         .string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"reason\":\"InvalidMetricTarget\""), std::string::npos);
+}
+
+class SimulateExamples : public Cli, public ::testing::WithParamInterface<const char*> {};
+
+TEST_P(SimulateExamples, RunAndWriteJsonAndSvg) {
+  const fs::path json = dir_ / "timeline.json", svg = dir_ / "plot.svg";
+  const auto r = run("simulate --dha " + example("dha-postgres.yaml") + " --load " +
+                     example(std::string("load/") + GetParam() + ".csv") + " --provision-seconds 180 --json " +
+                     json.string() + " --svg " + svg.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("replica-seconds:"), std::string::npos);
+  EXPECT_NE(r.out.find("seconds above target:"), std::string::npos);
+  EXPECT_NE(r.out.find("scale actions:"), std::string::npos);
+  EXPECT_NE(r.out.find("freezes by reason:"), std::string::npos);
+  rapidjson::Document d;
+  d.Parse(slurp(json).c_str());
+  ASSERT_FALSE(d.HasParseError());
+  EXPECT_GT(d["steps"].Size(), 100u);
+  EXPECT_GT(d["summary"]["scaleActions"].GetInt(), 0);
+  const std::string plot = slurp(svg);
+  EXPECT_EQ(plot.rfind("<svg", 0), 0u);
+  EXPECT_NE(plot.find("</svg>"), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(Traces, SimulateExamples,
+                         ::testing::Values("diurnal", "spike", "slow-ramp-lag", "metric-outage"),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           for (auto& c : n)
+                             if (c == '-') c = '_';
+                           return n;
+                         });
+
+TEST_F(Cli, SimulateShowsTheLagBrakeAndTheOutageFreeze) {
+  auto r = run("simulate --summary-only --dha " + example("dha-postgres.yaml") + " --load " +
+               example("load/slow-ramp-lag.csv"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("ReplicationLag"), std::string::npos) << r.out;
+  r = run("simulate --summary-only --dha " + example("dha-postgres.yaml") + " --load " +
+          example("load/metric-outage.csv"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("MetricUnavailable"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, SimulateAcceptsABareJsonSpec) {
+  const auto dha = write("spec.json", R"({"minReplicas":2,"maxReplicas":4,
+      "metrics":[{"type":"ReadConnections","target":{"averageValue":100}}]})");
+  const auto load = write("load.csv", "time,ReadConnections\n0,100\n600,500\n3600,500\n");
+  const auto r = run("simulate --summary-only --interval 30 --initial-replicas 3 --dha " + dha.string() +
+                     " --load " + load.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("replicas range:         2..4"), std::string::npos) << r.out;
+}
+
+struct SimBadRow {
+  const char* name;
+  const char* dha;
+  const char* csv;
+  const char* error;
+};
+
+class SimulateBadInput : public Cli, public ::testing::WithParamInterface<SimBadRow> {};
+
+TEST_P(SimulateBadInput, ExitsTwoWithAClearMessage) {
+  const auto dha = write("dha.yaml", GetParam().dha);
+  const auto load = write("load.csv", GetParam().csv);
+  const auto r = run("simulate --dha " + dha.string() + " --load " + load.string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.err.find(GetParam().error), std::string::npos) << r.err;
+}
+
+#define GOOD_DHA "spec: {minReplicas: 2, maxReplicas: 4, metrics: [{type: ReadConnections, target: {averageValue: 100}}]}"
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, SimulateBadInput,
+    ::testing::Values(
+        SimBadRow{"bad_yaml", "spec: [", "time,ReadConnections\n0,1\n", "dha.yaml: not valid YAML"},
+        SimBadRow{"bad_spec", "spec: {minReplicas: 2, maxReplicas: 1, metrics: []}", "time,ReadConnections\n0,1\n",
+                  "spec.maxReplicas: maxReplicas must be greater than or equal to minReplicas"},
+        SimBadRow{"csv_bad_cell", GOOD_DHA, "time,ReadConnections\n0,1\n60,x\n",
+                  "load.csv line 3: column ReadConnections: \"x\" is not a number"},
+        SimBadRow{"csv_missing_metric", GOOD_DHA, "time,ReadCPUUtilization\n0,1\n",
+                  "load: no column for metric ReadConnections of the DHA spec"}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+#undef GOOD_DHA
+
+TEST_F(Cli, SimulateRequiresItsFlags) {
+  const auto r = run("simulate --load x.csv");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--dha"), std::string::npos) << r.err;
+  const auto missing = run("simulate --dha /nonexistent.yaml --load /nonexistent.csv");
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.err.find("--dha: cannot read /nonexistent.yaml"), std::string::npos) << missing.err;
+}
+
+}  // namespace
