@@ -288,7 +288,7 @@ INSTANTIATE_TEST_SUITE_P(
     Cases, SimulateBadInput,
     ::testing::Values(
         SimBadRow{"bad_yaml", "spec: [", "time,ReadConnections\n0,1\n", "dha.yaml: not valid YAML"},
-        SimBadRow{"bad_spec", "spec: {minReplicas: 2, maxReplicas: 1, metrics: []}", "time,ReadConnections\n0,1\n",
+        SimBadRow{"bad_spec", "spec: {minReplicas: 4, maxReplicas: 3, metrics: []}", "time,ReadConnections\n0,1\n",
                   "spec.maxReplicas: maxReplicas must be greater than or equal to minReplicas"},
         SimBadRow{"csv_bad_cell", GOOD_DHA, "time,ReadConnections\n0,1\n60,x\n",
                   "load.csv line 3: column ReadConnections: \"x\" is not a number"},
