@@ -1,0 +1,128 @@
+// The Postgres adapter's queries against a real VictoriaMetrics holding series in the label sets
+// CloudNativePG's exporter, cAdvisor and kube-state-metrics really use: each query must see the
+// target's replicas only — never the primary (for read load), another namespace, or another
+// application in the same namespace.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <string>
+
+#include "dha/testing/victoria_metrics.hpp"
+#include "postgres_adapter.hpp"
+
+namespace dha::plugins {
+namespace {
+
+int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+struct Pod {
+  std::string ns, app, pod, role;
+};
+
+// One CNPG pod's series: kube_pod_labels, CNPG exporter, cAdvisor. `scale` makes a pod's load
+// distinctive so a leak shows up in the sum.
+std::string pod_series(const Pod& p, double backends_active, double lag, double cpu_per_s, double sent_per_s,
+                       int64_t t1, int64_t t0) {
+  const std::string id = "namespace=\"" + p.ns + "\",pod=\"" + p.pod + "\"";
+  const std::string cluster = "postgres-" + p.app;
+  auto at = [](double v, int64_t t) { return " " + std::to_string(v) + " " + std::to_string(t) + "\n"; };
+  std::string s;
+  s += "kube_pod_labels{job=\"kube-state-metrics\"," + id + ",uid=\"uid-" + p.pod +
+       "\",label_apps_cozystack_io_application_name=\"" + p.app +
+       "\",label_apps_cozystack_io_application_kind=\"Postgres\",label_cnpg_io_cluster=\"" + cluster +
+       "\",label_cnpg_io_instance_role=\"" + p.role + "\",label_role=\"" + p.role + "\"}" + at(1, t1);
+  // CNPG reports backends per (datname, usename, application_name, backend_type, state).
+  s += "cnpg_backends_total{" + id + ",job=\"" + cluster +
+       "\",datname=\"app\",usename=\"app\",application_name=\"psql\",backend_type=\"client backend\",state=\"active\"}" +
+       at(backends_active - 1, t1);
+  s += "cnpg_backends_total{" + id + ",job=\"" + cluster +
+       "\",datname=\"postgres\",usename=\"postgres\",application_name=\"\",backend_type=\"client backend\",state=\"active\"}" +
+       at(1, t1);
+  s += "cnpg_backends_total{" + id + ",job=\"" + cluster +
+       "\",datname=\"app\",usename=\"app\",application_name=\"pool\",backend_type=\"client backend\",state=\"idle\"}" +
+       at(500, t1);
+  s += "cnpg_pg_replication_lag{" + id + ",job=\"" + cluster + "\"}" + at(lag, t1);
+  const std::string cadvisor = "container_cpu_usage_seconds_total{job=\"kubelet\",metrics_path=\"/metrics/cadvisor\"," + id +
+                               ",cpu=\"total\",image=\"ghcr.io/cloudnative-pg/postgresql:16\",name=\"x\",container=\"";
+  s += cadvisor + "postgres\"}" + at(1000, t0) + cadvisor + "postgres\"}" + at(1000 + 60 * cpu_per_s, t1);
+  s += cadvisor + "bootstrap-controller\"}" + at(0, t0) + cadvisor + "bootstrap-controller\"}" + at(6000, t1);
+  const std::string sent = "cnpg_pg_stat_replication_sent_diff_bytes{" + id + ",job=\"" + cluster +
+                           "\",application_name=\"standby\",client_addr=\"10.0.0.9\",usename=\"streaming_replica\"}";
+  s += sent + at(0, t0) + sent + at(60 * sent_per_s, t1);
+  return s;
+}
+
+class PostgresQueriesOnVictoriaMetrics : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    vm_ = new dha::testing::VictoriaMetrics();
+    const int64_t t1 = now_ms() - 1000;
+    const int64_t t0 = t1 - 60000;
+    std::string data;
+    // The target: tenant-a/db, primary db-1, replicas db-2 and db-3.
+    data += pod_series({"tenant-a", "db", "postgres-db-1", "primary"}, 900, 0, 3.0, 100, t1, t0);
+    data += pod_series({"tenant-a", "db", "postgres-db-2", "replica"}, 30, 3, 0.1, 7000, t1, t0);
+    data += pod_series({"tenant-a", "db", "postgres-db-3", "replica"}, 12, 7, 0.2, 9000, t1, t0);
+    // Same names in another tenant, and another application in the same tenant.
+    data += pod_series({"tenant-b", "db", "postgres-db-1", "primary"}, 5000, 0, 9.0, 50000, t1, t0);
+    data += pod_series({"tenant-b", "db", "postgres-db-2", "replica"}, 5000, 900, 9.0, 50000, t1, t0);
+    data += pod_series({"tenant-a", "db2", "postgres-db2-1", "primary"}, 7000, 0, 9.0, 70000, t1, t0);
+    data += pod_series({"tenant-a", "db2", "postgres-db2-2", "replica"}, 7000, 800, 9.0, 70000, t1, t0);
+    vm_->import_prometheus(data);
+  }
+  static void TearDownTestSuite() {
+    delete vm_;
+    vm_ = nullptr;
+  }
+
+  static double value(const std::string& tmpl, const std::string& name = "db") {
+    const std::string q = dha::testing::fill_query_placeholders(tmpl, "tenant-a", name, "postgres-" + name);
+    const auto v = vm_->query_vector(q);
+    EXPECT_EQ(v.size(), 1u) << q;
+    return v.empty() ? NAN : v[0].value;
+  }
+
+  static dha::testing::VictoriaMetrics* vm_;
+};
+dha::testing::VictoriaMetrics* PostgresQueriesOnVictoriaMetrics::vm_ = nullptr;
+
+sdk::Queries app_queries() {
+  const sdk::json::Document config = sdk::json::parse("{}", "config");
+  return PostgresAdapter(sdk::Host(), config)
+      .queries({"tenant-a", "db", "postgres-db", "apps.cozystack.io", "Postgres", {"ReadConnections", "ReadCPUUtilization"}});
+}
+
+TEST_F(PostgresQueriesOnVictoriaMetrics, ReadConnectionsCountActiveBackendsOnReplicasOnly) {
+  EXPECT_DOUBLE_EQ(value(app_queries().driver.at("ReadConnections")), 30 + 12);
+}
+
+TEST_F(PostgresQueriesOnVictoriaMetrics, ReadCpuIsMillicoresOfThePostgresContainerOnReplicas) {
+  EXPECT_NEAR(value(app_queries().driver.at("ReadCPUUtilization")), (0.1 + 0.2) * 1000, 1);
+}
+
+TEST_F(PostgresQueriesOnVictoriaMetrics, LagIsTheWorstReplica) {
+  EXPECT_DOUBLE_EQ(value(app_queries().lag_query), 7);
+}
+
+TEST_F(PostgresQueriesOnVictoriaMetrics, WriteActivityIsThePrimarysOnly) {
+  EXPECT_NEAR(value(app_queries().write_activity), 100, 0.5);
+}
+
+TEST_F(PostgresQueriesOnVictoriaMetrics, TheOtherApplicationSeesItsOwnReplicas) {
+  EXPECT_DOUBLE_EQ(value(app_queries().driver.at("ReadConnections"), "db2"), 7000);
+}
+
+TEST_F(PostgresQueriesOnVictoriaMetrics, CnpgClusterTargetJoinsOnTheClusterLabel) {
+  const sdk::json::Document config = sdk::json::parse("{}", "config");
+  const sdk::Queries q = PostgresAdapter(sdk::Host(), config)
+                             .queries({"tenant-a", "postgres-db", "postgres-db", "postgresql.cnpg.io", "Cluster", {"ReadConnections"}});
+  EXPECT_DOUBLE_EQ(value(q.driver.at("ReadConnections"), "postgres-db"), 30 + 12);
+  EXPECT_DOUBLE_EQ(value(q.lag_query, "postgres-db"), 7);
+}
+
+}  // namespace
+}  // namespace dha::plugins

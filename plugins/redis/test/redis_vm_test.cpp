@@ -1,0 +1,90 @@
+// The Redis adapter's queries against a real VictoriaMetrics holding series in redis_exporter's
+// and kube-state-metrics' label sets (spotahome pods rfr-<failover>-N with
+// redisfailovers-role=master|slave): read load from slaves only, write activity from the master.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <string>
+
+#include "dha/testing/victoria_metrics.hpp"
+#include "redis_adapter.hpp"
+
+namespace dha::plugins {
+namespace {
+
+int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string pod_series(const std::string& ns, const std::string& app, const std::string& pod, const std::string& role,
+                       double clients, double cpu_per_s, double offset_per_s, int64_t t1, int64_t t0) {
+  const std::string id = "namespace=\"" + ns + "\",pod=\"" + pod + "\"";
+  auto at = [](double v, int64_t t) { return " " + std::to_string(v) + " " + std::to_string(t) + "\n"; };
+  std::string s;
+  s += "kube_pod_labels{job=\"kube-state-metrics\"," + id + ",uid=\"u-" + pod +
+       "\",label_app_kubernetes_io_component=\"redis\",label_app_kubernetes_io_instance=\"redis-" + app +
+       "\",label_app_kubernetes_io_name=\"" + app + "\",label_app_kubernetes_io_part_of=\"redis-failover\"" +
+       ",label_redisfailovers_role=\"" + role + "\"}" + at(1, t1);
+  // redis_exporter sidecar: instance is the exporter's own address.
+  const std::string exporter = "job=\"redis-" + app + "\",instance=\"10.1.0.1:9121\"," + id;
+  s += "redis_connected_clients{" + exporter + "}" + at(clients, t1);
+  s += "redis_master_repl_offset{" + exporter + "}" + at(5000, t0) + "redis_master_repl_offset{" + exporter + "}" +
+       at(5000 + 60 * offset_per_s, t1);
+  const std::string cadvisor = "container_cpu_usage_seconds_total{job=\"kubelet\"," + id + ",cpu=\"total\",container=\"";
+  s += cadvisor + "redis\"}" + at(10, t0) + cadvisor + "redis\"}" + at(10 + 60 * cpu_per_s, t1);
+  s += cadvisor + "redis-exporter\"}" + at(0, t0) + cadvisor + "redis-exporter\"}" + at(600, t1);
+  return s;
+}
+
+class RedisQueriesOnVictoriaMetrics : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    vm_ = new dha::testing::VictoriaMetrics();
+    const int64_t t1 = now_ms() - 1000;
+    const int64_t t0 = t1 - 60000;
+    std::string d;
+    d += pod_series("tenant-a", "cache", "rfr-redis-cache-0", "master", 400, 2.0, 50, t1, t0);
+    d += pod_series("tenant-a", "cache", "rfr-redis-cache-1", "slave", 11, 0.05, 50, t1, t0);
+    d += pod_series("tenant-a", "cache", "rfr-redis-cache-2", "slave", 13, 0.15, 50, t1, t0);
+    d += pod_series("tenant-b", "cache", "rfr-redis-cache-1", "slave", 9000, 5.0, 5000, t1, t0);
+    d += pod_series("tenant-a", "cache2", "rfr-redis-cache2-1", "slave", 8000, 5.0, 5000, t1, t0);
+    // Sentinels are pods of the same instance but carry no redisfailovers-role.
+    d += "kube_pod_labels{namespace=\"tenant-a\",pod=\"rfs-redis-cache-0\",label_app_kubernetes_io_instance=\"redis-cache\",label_app_kubernetes_io_component=\"sentinel\"} 1 " +
+         std::to_string(t1) + "\n";
+    vm_->import_prometheus(d);
+  }
+  static void TearDownTestSuite() {
+    delete vm_;
+    vm_ = nullptr;
+  }
+  static double value(const std::string& tmpl) {
+    const std::string q = dha::testing::fill_query_placeholders(tmpl, "tenant-a", "cache", "redis-cache");
+    const auto v = vm_->query_vector(q);
+    EXPECT_EQ(v.size(), 1u) << q;
+    return v.empty() ? NAN : v[0].value;
+  }
+  static sdk::Queries queries() {
+    const sdk::json::Document config = sdk::json::parse("{}", "config");
+    return RedisAdapter(sdk::Host(), config)
+        .queries({"tenant-a", "cache", "redis-cache", "apps.cozystack.io", "Redis", {"ReadConnections", "ReadCPUUtilization"}});
+  }
+  static dha::testing::VictoriaMetrics* vm_;
+};
+dha::testing::VictoriaMetrics* RedisQueriesOnVictoriaMetrics::vm_ = nullptr;
+
+TEST_F(RedisQueriesOnVictoriaMetrics, ReadConnectionsFromSlavesOnly) {
+  EXPECT_DOUBLE_EQ(value(queries().driver.at("ReadConnections")), 11 + 13);
+}
+
+TEST_F(RedisQueriesOnVictoriaMetrics, ReadCpuFromTheRedisContainerOfSlaves) {
+  EXPECT_NEAR(value(queries().driver.at("ReadCPUUtilization")), (0.05 + 0.15) * 1000, 1);
+}
+
+TEST_F(RedisQueriesOnVictoriaMetrics, WriteActivityFromTheMaster) {
+  EXPECT_NEAR(value(queries().write_activity), 50, 0.5);
+}
+
+}  // namespace
+}  // namespace dha::plugins
