@@ -1,0 +1,162 @@
+#include "dha/testing/world/kube_rest.hpp"
+
+#include <curl/curl.h>
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <stdexcept>
+
+namespace dha::testing::world {
+namespace {
+
+std::string base64_decode(const std::string& in, const std::string& what) {
+  static constexpr std::string_view kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  uint32_t buffer = 0;
+  int bits = 0;
+  for (char c : in) {
+    if (c == '=' || c == '\n' || c == '\r' || c == ' ') continue;
+    const auto index = kAlphabet.find(c);
+    if (index == std::string_view::npos) throw std::invalid_argument(what + " is not valid base64");
+    buffer = (buffer << 6) | static_cast<uint32_t>(index);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((buffer >> bits) & 0xFF);
+    }
+  }
+  return out;
+}
+
+std::string read_text_file(const std::string& path, const std::string& what) {
+  std::ifstream in(path);
+  if (!in) throw std::invalid_argument("cannot read " + what + " " + path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+YAML::Node named_entry(const YAML::Node& list, const std::string& name, const std::string& kind,
+                       const std::string& path) {
+  if (list.IsSequence()) {
+    for (const auto& entry : list)
+      if (entry["name"] && entry["name"].as<std::string>() == name) return entry[kind];
+  }
+  throw std::invalid_argument(path + ": no " + kind + " named \"" + name + "\"");
+}
+
+// Inline "-data" (base64) or a file path; "" when neither is set.
+std::string pem_field(const YAML::Node& node, const std::string& key, const std::string& path) {
+  if (node[key + "-data"]) return base64_decode(node[key + "-data"].as<std::string>(), path + ": " + key + "-data");
+  if (node[key]) return read_text_file(node[key].as<std::string>(), key);
+  return {};
+}
+
+size_t append_body(char* data, size_t size, size_t count, void* user) {
+  static_cast<std::string*>(user)->append(data, size * count);
+  return size * count;
+}
+
+void set_blob(CURL* curl, CURLoption option, const std::string& pem) {
+  curl_blob blob{const_cast<char*>(pem.data()), pem.size(), CURL_BLOB_COPY};
+  curl_easy_setopt(curl, option, &blob);
+}
+
+}  // namespace
+
+KubeEndpoint KubeEndpoint::from_kubeconfig(const std::string& path) {
+  YAML::Node config;
+  try {
+    config = YAML::LoadFile(path);
+  } catch (const YAML::Exception& e) {
+    throw std::invalid_argument("cannot read kubeconfig " + path + ": " + e.what());
+  }
+  try {
+    const auto context_name = config["current-context"] ? config["current-context"].as<std::string>() : "";
+    if (context_name.empty()) throw std::invalid_argument(path + ": no current-context");
+    const YAML::Node context = named_entry(config["contexts"], context_name, "context", path);
+    const YAML::Node cluster = named_entry(config["clusters"], context["cluster"].as<std::string>(""), "cluster", path);
+    KubeEndpoint e;
+    e.server = cluster["server"].as<std::string>("");
+    if (e.server.empty()) throw std::invalid_argument(path + ": the cluster has no server");
+    e.ca_pem = pem_field(cluster, "certificate-authority", path);
+    e.insecure_skip_tls_verify = cluster["insecure-skip-tls-verify"].as<bool>(false);
+    if (context["user"]) {
+      const YAML::Node user = named_entry(config["users"], context["user"].as<std::string>(), "user", path);
+      if (user["token"]) e.token = user["token"].as<std::string>();
+      else if (user["tokenFile"]) e.token = read_text_file(user["tokenFile"].as<std::string>(), "token file");
+      while (!e.token.empty() && (e.token.back() == '\n' || e.token.back() == '\r')) e.token.pop_back();
+      e.client_certificate_pem = pem_field(user, "client-certificate", path);
+      e.client_key_pem = pem_field(user, "client-key", path);
+    }
+    return e;
+  } catch (const YAML::Exception& e) {
+    throw std::invalid_argument("malformed kubeconfig " + path + ": " + e.what());
+  }
+}
+
+KubeRest::KubeRest(KubeEndpoint endpoint, std::chrono::milliseconds timeout)
+    : endpoint_(std::move(endpoint)), timeout_(timeout) {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+  curl_ = curl_easy_init();
+  if (curl_ == nullptr) throw std::runtime_error("curl_easy_init failed");
+}
+
+KubeRest::~KubeRest() { curl_easy_cleanup(static_cast<CURL*>(curl_)); }
+
+KubeRest::Response KubeRest::get(const std::string& path) { return send("GET", path, {}, nullptr); }
+
+KubeRest::Response KubeRest::create(const std::string& path, std::string_view json) {
+  return send("POST", path, json, "application/json");
+}
+
+KubeRest::Response KubeRest::merge_patch(const std::string& path, std::string_view json) {
+  return send("PATCH", path, json, "application/merge-patch+json");
+}
+
+KubeRest::Response KubeRest::send(const char* method, const std::string& path, std::string_view body,
+                                  const char* content_type) {
+  CURL* curl = static_cast<CURL*>(curl_);
+  curl_easy_reset(curl);
+  const std::string url = endpoint_.server + path;
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method);
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout_.count()));
+  if (body.data() != nullptr && content_type != nullptr) {
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.data());
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+  }
+  curl_slist* headers = curl_slist_append(nullptr, "Accept: application/json");
+  if (content_type != nullptr) headers = curl_slist_append(headers, (std::string("Content-Type: ") + content_type).c_str());
+  if (!endpoint_.token.empty())
+    headers = curl_slist_append(headers, ("Authorization: Bearer " + endpoint_.token).c_str());
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  if (!endpoint_.ca_pem.empty()) set_blob(curl, CURLOPT_CAINFO_BLOB, endpoint_.ca_pem);
+  if (!endpoint_.client_certificate_pem.empty()) {
+    set_blob(curl, CURLOPT_SSLCERT_BLOB, endpoint_.client_certificate_pem);
+    curl_easy_setopt(curl, CURLOPT_SSLCERTTYPE, "PEM");
+  }
+  if (!endpoint_.client_key_pem.empty()) {
+    set_blob(curl, CURLOPT_SSLKEY_BLOB, endpoint_.client_key_pem);
+    curl_easy_setopt(curl, CURLOPT_SSLKEYTYPE, "PEM");
+  }
+  if (endpoint_.insecure_skip_tls_verify) {
+    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 0L);
+    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 0L);
+  }
+  Response response;
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, &append_body);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response.body);
+  const CURLcode rc = curl_easy_perform(curl);
+  curl_slist_free_all(headers);
+  if (rc != CURLE_OK)
+    throw std::runtime_error(std::string(method) + " " + url + " failed: " + curl_easy_strerror(rc));
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &response.status);
+  return response;
+}
+
+}  // namespace dha::testing::world
