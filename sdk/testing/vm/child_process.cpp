@@ -1,4 +1,4 @@
-#include "child_process.hpp"
+#include "dha/testing/child_process.hpp"
 
 #include <fcntl.h>
 #include <signal.h>

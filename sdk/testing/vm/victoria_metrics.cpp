@@ -13,7 +13,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "child_process.hpp"
+#include "dha/testing/child_process.hpp"
 
 namespace dha::testing {
 

@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "child_process.hpp"
+#include "dha/testing/child_process.hpp"
 #include "dha/testing/victoria_metrics.hpp"
 
 namespace dha::testing {

@@ -23,7 +23,7 @@ namespace dha::testing {
 // A loopback port nobody listens on at the moment of the call.
 uint16_t free_loopback_port();
 
-class ChildProcess;
+class ChildProcess;  // dha/testing/child_process.hpp
 
 class VictoriaMetrics {
  public:

@@ -8,7 +8,7 @@
 
 namespace dha::testing {
 
-// A child program whose output goes to a log file. The destructor stops it: SIGTERM, then
+// Test kit: a child program (a database, an exporter) whose output goes to a log file. The destructor stops it: SIGTERM, then
 // SIGKILL if it has not exited within the grace period. Only this child is ever signalled.
 class ChildProcess {
  public:
