@@ -4,6 +4,9 @@
 
 #include "test_support.hpp"
 
+#include <sys/resource.h>
+
+#include <future>
 #include <thread>
 
 namespace dha::testing::test {
@@ -37,6 +40,7 @@ class SemanticsTest : public ApiServerTest {
  protected:
   void configure(ApiServerOptions& options) override {
     options.watch_history = 8;
+    options.watch_bookmark_interval = std::chrono::milliseconds(300);
     options.tokens["admin-token"] = Identity{"admin", {"system:masters"}, "1"};
     options.tokens["tenant-token"] = Identity{"tenant-a", {"tenants"}, "2"};
     options.sar_allowed_users = {"metrics-reader"};
@@ -102,13 +106,40 @@ TEST_F(SemanticsTest, WatchFromCompactedResourceVersionGets410Expired) {
 TEST_F(SemanticsTest, WatchSendsBookmarksWhenAllowed) {
   auto created = as_admin("POST", kPgs, pg("a", 1));
   HttpCall watch;
-  watch.url = server->url() + kPgs + "?watch=true&allowWatchBookmarks=true&timeoutSeconds=6&resourceVersion=" + rv_of(created);
+  watch.url = server->url() + kPgs + "?watch=true&allowWatchBookmarks=true&timeoutSeconds=1&resourceVersion=" + rv_of(created);
   watch.token = "admin-token";
   watch.ca_pem = server->ca_pem();
   auto events = lines(http(watch).body);
-  ASSERT_FALSE(events.empty());
+  ASSERT_GE(events.size(), 2u) << "a quiet second with a 300 ms interval yields several bookmarks";
   EXPECT_NE(events[0].find("\"type\":\"BOOKMARK\""), std::string::npos) << events[0];
   EXPECT_NE(events[0].find("\"resourceVersion\":\"" + rv_of(created) + "\""), std::string::npos) << events[0];
+}
+
+double process_cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+}
+
+TEST_F(SemanticsTest, IdleWatchesDoNotSpin) {
+  // Regression: a quiet watch once busy-looped after its first wait slice.
+  std::vector<std::future<HttpResult>> watches;
+  for (int i = 0; i < 3; ++i) {
+    watches.push_back(std::async(std::launch::async, [this] {
+      HttpCall watch;
+      watch.url = server->url() + kPgs + "?watch=true&timeoutSeconds=3";
+      watch.token = "admin-token";
+      watch.ca_pem = server->ca_pem();
+      return http(watch);
+    }));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  double before = process_cpu_seconds();
+  std::this_thread::sleep_for(std::chrono::milliseconds(2000));
+  double used = process_cpu_seconds() - before;
+  for (auto& w : watches) EXPECT_EQ(w.get().status, 200);
+  EXPECT_LT(used, 0.5) << "three idle watches used " << used << " s of CPU in 2 s";
 }
 
 TEST_F(SemanticsTest, WatchFiltersByNamespaceLabelAndField) {

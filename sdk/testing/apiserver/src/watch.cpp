@@ -31,6 +31,7 @@ class WatchStream : public ResponseStream {
         labels_(LabelSelector::parse(request.param("labelSelector"))),
         fields_(FieldSelector::parse(request.param("fieldSelector"))),
         table_(wants_table(request)) {
+    bookmark_interval_ = state_.options.watch_bookmark_interval;
     std::string bookmarks = request.param("allowWatchBookmarks");
     bookmarks_ = bookmarks == "true" || bookmarks == "1";
     std::string timeout = request.param("timeoutSeconds");
@@ -77,9 +78,10 @@ class WatchStream : public ResponseStream {
         pending_.push_back(render(e.type.c_str(), *e.object));
       }
       if (!pending_.empty()) break;
-      auto wake = std::min(deadline_, last_bookmark + std::chrono::seconds(kBookmarkSeconds));
+      // Without bookmarks only an event, the deadline or stop() wakes us (all notify or time out).
+      auto wake = bookmarks_ ? std::min(deadline_, last_bookmark + bookmark_interval_) : deadline_;
       state_.store.changed.wait_until(lock, wake);
-      if (bookmarks_ && Clock::now() >= last_bookmark + std::chrono::seconds(kBookmarkSeconds)) {
+      if (bookmarks_ && Clock::now() >= last_bookmark + bookmark_interval_) {
         last_rv_ = std::max(last_rv_, state_.store.current_rv());
         pending_.push_back(bookmark(false));
       }
@@ -90,7 +92,6 @@ class WatchStream : public ResponseStream {
   }
 
  private:
-  static constexpr int kBookmarkSeconds = 5;
 
   bool matches(const Json& obj) const {
     return labels_.matches(at_path(obj, {"metadata", "labels"})) && fields_.matches(obj);
@@ -124,6 +125,7 @@ class WatchStream : public ResponseStream {
   bool finished_after_pending_ = false;
   uint64_t last_rv_ = 0;
   Clock::time_point deadline_;
+  std::chrono::milliseconds bookmark_interval_{5000};
   std::deque<std::string> pending_;
 };
 

@@ -33,6 +33,8 @@ struct ApiServerOptions {
   std::map<std::string, uint16_t> webhook_services;
   // How many watch events are kept; a watch from an older resourceVersion gets 410 Gone.
   std::size_t watch_history = 1000;
+  // How often a quiet watch with allowWatchBookmarks=true gets a BOOKMARK (kube: ~1 min).
+  std::chrono::milliseconds watch_bookmark_interval{5000};
   // Request bodies larger than this get 413 (kube-apiserver: 3 MiB).
   std::size_t max_body_bytes = 3 * 1024 * 1024;
 };
