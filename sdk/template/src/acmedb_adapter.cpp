@@ -13,6 +13,8 @@ std::vector<dha::sdk::TargetKind> AcmeDbAdapter::targets() const {
 }
 
 dha::sdk::Topology AcmeDbAdapter::topology(const dha::sdk::ObjectView& target) const {
+  // Refuse what is not an object of ours rather than guess (dha-plugin-check probes this).
+  if (target.name().empty()) throw dha::sdk::Error(DHA_INVALID_ARGUMENT, "target object has no metadata.name");
   dha::sdk::Topology t;
   t.primary_count = 1;
   t.quorum_floor = std::max<int64_t>(min_quorum_, dha::sdk::values::read_int(target.spec(), "quorum", 1));

@@ -25,4 +25,6 @@ if rejected=$("$host" plugin check "$work/build/acmedb.so" --config '{"minQuorum
    || [[ "$rejected" != *"minQuorum must be at least 1"* ]]; then
   echo "a configuration the adapter rejects must fail plugin check with its message, got: $rejected"; exit 1
 fi
+# The conformance runner installed with the SDK passes the template, as a vendor's CI would run it.
+"$work/prefix/bin/dha-plugin-check" "$work/build/acmedb.so"
 echo "template built out of tree against the installed SDK and accepted by the host"

@@ -1,0 +1,390 @@
+#include "checks.hpp"
+
+#include <memory>
+#include <regex>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "dha/sdk/sdk.hpp"
+#include "plugin_host/load_error.hpp"
+#include "plugin_host/plugin_registry.hpp"
+#include "tenancy/query_template.hpp"
+
+namespace dha::plugin_check {
+
+namespace {
+
+using plugin_host::CallResult;
+using plugin_host::PluginInstance;
+using plugin_host::PluginRegistry;
+
+// Thrown inside a check to fail it with a message.
+struct Failure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+template <class... Args>
+[[noreturn]] void fail(fmt::format_string<Args...> format, Args&&... args) {
+  throw Failure(fmt::format(format, std::forward<Args>(args)...));
+}
+
+// A tenant name built to break out of a label matcher if a plugin interpolated it itself.
+constexpr const char* kHostileName = R"(db"} or vector(1) or up{x=")";
+constexpr const char* kNamespace = "tenant-conformance";
+
+struct Loaded {
+  PluginRegistry registry;
+  std::vector<std::unique_ptr<PluginInstance>> instances;
+};
+
+std::unique_ptr<Loaded> load_all(const Options& options) {
+  auto loaded = std::make_unique<Loaded>();
+  loaded->registry.load_file(options.file);
+  for (const auto& info : loaded->registry.plugins()) {
+    loaded->instances.push_back(loaded->registry.create(info.id, options.config));
+  }
+  return loaded;
+}
+
+// Every call goes through here: an exception escaping the plugin is a failure wherever it happens.
+CallResult checked(const PluginInstance& p, const CallResult& result, std::string_view what) {
+  if (result.error.rfind("plugin let an exception escape", 0) == 0) {
+    fail("plugin \"{}\": {}: {}", p.info().id, what, result.error);
+  }
+  return result;
+}
+
+sdk::json::Document parse_or_fail(const PluginInstance& p, const std::string& text, std::string_view what) {
+  sdk::json::Document d;
+  if (d.Parse(text.c_str()).HasParseError()) fail("plugin \"{}\": {} did not return valid JSON: {}", p.info().id, what, text);
+  return d;
+}
+
+std::vector<sdk::TargetKind> targets_of(const PluginInstance& p) {
+  const CallResult r = checked(p, p.call(p.engine()->targets), "targets");
+  if (!r.ok()) fail("plugin \"{}\": targets failed with status {}: {}", p.info().id, r.status, r.error);
+  auto doc = parse_or_fail(p, r.output, "targets");
+  try {
+    return sdk::targets_from_json(doc);
+  } catch (const std::exception& e) {
+    fail("plugin \"{}\": targets: {}", p.info().id, e.what());
+  }
+}
+
+// A target object of the given kind with a replica count wherever adapters usually keep it.
+std::string sample_target(const sdk::TargetKind& kind, bool with_replicas) {
+  const std::string spec = with_replicas ? R"({"replicas": 3, "instances": 3})" : "{}";
+  return fmt::format(R"({{"apiVersion": "{}/{}", "kind": "{}", "metadata": {{"name": "db", "namespace": "{}",
+      "uid": "00000000-0000-0000-0000-000000000001", "resourceVersion": "1", "generation": 1}}, "spec": {}}})",
+                     kind.api_group, kind.version, kind.kind, kNamespace, spec);
+}
+
+sdk::Topology topology_of(const PluginInstance& p, const std::string& target) {
+  const CallResult r = checked(p, p.call(p.engine()->topology, target), "topology");
+  if (!r.ok()) fail("plugin \"{}\": topology failed with status {}: {}", p.info().id, r.status, r.error);
+  auto doc = parse_or_fail(p, r.output, "topology");
+  try {
+    return sdk::Topology::from_json(doc);
+  } catch (const std::exception& e) {
+    fail("plugin \"{}\": topology: {}", p.info().id, e.what());
+  }
+}
+
+template <class Body>
+CheckOutcome for_each_instance(const Options& options, const char* capability, Body&& body) {
+  auto loaded = load_all(options);
+  int exercised = 0;
+  for (const auto& p : loaded->instances) {
+    if (!p->info().has_capability(capability)) continue;
+    body(*p);
+    ++exercised;
+  }
+  if (exercised == 0) return {true, fmt::format("no plugin offers {}", capability)};
+  return {true, fmt::format("{} plugin(s) exercised", exercised)};
+}
+
+CheckOutcome check_handshake(const Options& options) {
+  PluginRegistry registry;
+  registry.load_file(options.file);
+  const auto& plugins = registry.plugins();
+  return {true, fmt::format("{} plugin(s), ABI {}.{}", plugins.size(), plugins.front().abi_major, plugins.front().abi_minor)};
+}
+
+CheckOutcome check_descriptors(const Options& options) {
+  PluginRegistry registry;
+  registry.load_file(options.file);
+  static const std::regex semver(R"(\d+\.\d+\.\d+([-+].*)?)");
+  static const std::set<std::string> known{DHA_EXT_ENGINE, DHA_EXT_METRICS, DHA_EXT_GATE, DHA_EXT_ACTUATOR};
+  static const std::set<std::string> types{"string", "integer", "number", "boolean", "object", "array"};
+  for (const auto& info : registry.plugins()) {
+    if (info.name.empty() || info.vendor.empty() || info.description.empty()) {
+      fail("plugin \"{}\": name, vendor and description must not be empty", info.id);
+    }
+    if (!std::regex_match(info.version, semver)) fail("plugin \"{}\": version \"{}\" is not semantic (x.y.z)", info.id, info.version);
+    if (info.capabilities.empty()) fail("plugin \"{}\": declares no capability", info.id);
+    for (const auto& cap : info.capabilities) {
+      if (!known.contains(cap)) fail("plugin \"{}\": unknown capability \"{}\" (typo?)", info.id, cap);
+    }
+    if (info.config_schema.empty()) continue;
+    sdk::json::Document schema;
+    schema.Parse(info.config_schema.c_str());
+    if (!schema.HasMember("keys") || !schema["keys"].IsArray()) fail("plugin \"{}\": config_schema has no \"keys\" array", info.id);
+    for (const auto& key : schema["keys"].GetArray()) {
+      const std::string name = key.HasMember("name") && key["name"].IsString() ? key["name"].GetString() : "";
+      const std::string type = key.HasMember("type") && key["type"].IsString() ? key["type"].GetString() : "";
+      if (name.empty()) fail("plugin \"{}\": a config key has no name", info.id);
+      if (!types.contains(type)) fail("plugin \"{}\": config key \"{}\" has unknown type \"{}\"", info.id, name, type);
+      if (!key.HasMember("description") || !key["description"].IsString() || key["description"].GetStringLength() == 0) {
+        fail("plugin \"{}\": config key \"{}\" has no description (operators read it in `plugin inspect`)", info.id, name);
+      }
+    }
+  }
+  return {true, fmt::format("{} descriptor(s)", registry.plugins().size())};
+}
+
+CheckOutcome check_create(const Options& options) {
+  PluginRegistry registry;
+  registry.load_file(options.file);
+  for (const auto& info : registry.plugins()) {
+    std::unique_ptr<PluginInstance> instance;
+    try {
+      instance = registry.create(info.id, options.config);
+    } catch (const plugin_host::PluginError& e) {
+      const std::string message = e.what();
+      if (message.ends_with(": no message")) fail("plugin \"{}\": refused to start without saying why", info.id);
+      fail("{}", message);
+    }
+    for (const auto& cap : info.capabilities) {
+      const bool offered = (cap == DHA_EXT_ENGINE && instance->engine()) || (cap == DHA_EXT_METRICS && instance->metrics()) ||
+                           (cap == DHA_EXT_GATE && instance->gate()) || (cap == DHA_EXT_ACTUATOR && instance->actuator());
+      if (!offered) fail("plugin \"{}\": declares {} but get_extension does not return a usable table", info.id, cap);
+    }
+  }
+  return {true, "every plugin created and offers what it declares"};
+}
+
+CheckOutcome check_engine_targets(const Options& options) {
+  return for_each_instance(options, DHA_EXT_ENGINE, [](const PluginInstance& p) {
+    const auto targets = targets_of(p);
+    if (targets.empty()) fail("plugin \"{}\": handles no target kind", p.info().id);
+    for (const auto& t : targets) {
+      if (t.api_group.empty() || t.version.empty() || t.kind.empty() || t.plural.empty() || t.actuator.empty()) {
+        fail("plugin \"{}\": target {}/{} has an empty apiGroup, version, kind, plural or actuator", p.info().id, t.api_group, t.kind);
+      }
+    }
+  });
+}
+
+CheckOutcome check_engine_topology(const Options& options) {
+  return for_each_instance(options, DHA_EXT_ENGINE, [](const PluginInstance& p) {
+    for (const auto& kind : targets_of(p)) {
+      const auto t = topology_of(p, sample_target(kind, true));
+      if (t.quorum_floor < 1) fail("plugin \"{}\": {}: quorumFloor {} is below 1", p.info().id, kind.kind, t.quorum_floor);
+      if (t.primary_count < 0) fail("plugin \"{}\": {}: negative primaryCount", p.info().id, kind.kind);
+      if (t.replicas_path.empty()) fail("plugin \"{}\": {}: empty replicasPath", p.info().id, kind.kind);
+      if (t.current_replicas != 3) {
+        fail("plugin \"{}\": {}: read currentReplicas {} from an object whose {} is 3", p.info().id, kind.kind,
+             t.current_replicas ? std::to_string(*t.current_replicas) : "null", t.replicas_path);
+      }
+      const CallResult bare = checked(p, p.call(p.engine()->topology, sample_target(kind, false)), "topology");
+      if (bare.ok()) {
+        auto doc = parse_or_fail(p, bare.output, "topology");
+        const auto missing = sdk::Topology::from_json(doc);
+        if (missing.current_replicas.has_value()) {
+          fail("plugin \"{}\": {}: an object without a replicas value must give currentReplicas null, not {}",
+               p.info().id, kind.kind, *missing.current_replicas);
+        }
+      } else if (bare.error.empty()) {
+        fail("plugin \"{}\": {}: refused an object without replicas but gave no message", p.info().id, kind.kind);
+      }
+    }
+  });
+}
+
+CheckOutcome check_engine_queries(const Options& options) {
+  return for_each_instance(options, DHA_EXT_ENGINE, [](const PluginInstance& p) {
+    for (const auto& kind : targets_of(p)) {
+      const auto topology = topology_of(p, sample_target(kind, true));
+      sdk::QueryRequest request{kNamespace, kHostileName, topology.release_name, kind.api_group, kind.kind,
+                                {"ReadConnections", "ReadCPUUtilization"}};
+      const CallResult r = checked(p, p.call(p.engine()->queries, request.to_json()), "queries");
+      if (!r.ok()) fail("plugin \"{}\": queries failed with status {}: {}", p.info().id, r.status, r.error);
+      auto doc = parse_or_fail(p, r.output, "queries");
+      sdk::Queries queries;
+      try {
+        queries = sdk::Queries::from_json(doc);
+      } catch (const std::exception& e) {
+        fail("plugin \"{}\": queries: {}", p.info().id, e.what());
+      }
+      if (queries.driver.empty()) fail("plugin \"{}\": {}: supports neither ReadConnections nor ReadCPUUtilization", p.info().id, kind.kind);
+      std::vector<std::pair<std::string, std::string>> all(queries.driver.begin(), queries.driver.end());
+      if (!queries.lag_query.empty()) all.emplace_back("lag", queries.lag_query);
+      if (!queries.write_activity.empty()) all.emplace_back("writeActivity", queries.write_activity);
+      const tenancy::TargetLabels labels{kNamespace, kHostileName, topology.release_name};
+      for (const auto& [which, query] : all) {
+        const auto scoped = tenancy::render_scoped_query(query, labels);
+        if (!scoped.ok()) fail("plugin \"{}\": {} query {} would be refused by the host: {}", p.info().id, kind.kind, which, scoped.refusal);
+      }
+    }
+  });
+}
+
+CheckOutcome check_engine_health(const Options& options) {
+  return for_each_instance(options, DHA_EXT_ENGINE, [](const PluginInstance& p) {
+    for (const auto& kind : targets_of(p)) {
+      const std::string target = sample_target(kind, true);
+      const auto topology = topology_of(p, target);
+      if (!topology.scalable) continue;  // health is never asked for a target the adapter refuses
+      // An object with no status does not tell health: the adapter must say so (the host then
+      // freezes with HealthUnknown) rather than report "operational".
+      const std::string object = topology.health.source == sdk::HealthSource::Source::kTarget
+                                     ? target
+                                     : fmt::format(R"({{"apiVersion": "{}/{}", "kind": "{}", "metadata": {{"name": "{}", "namespace": "{}"}}}})",
+                                                   topology.health.api_group, topology.health.version, topology.health.kind,
+                                                   topology.health.name, kNamespace);
+      const std::string request = fmt::format(R"({{"target": {}, "object": {}}})", target, object);
+      const CallResult r = checked(p, p.call(p.engine()->health, request), "health");
+      if (r.ok()) fail("plugin \"{}\": {}: reported health from an object without status: {}", p.info().id, kind.kind, r.output);
+      if (r.error.empty()) fail("plugin \"{}\": {}: refused a status-less health object without a message", p.info().id, kind.kind);
+    }
+  });
+}
+
+// Every function that reads a document refuses garbage with a status and a message.
+CheckOutcome check_malformed_input(const Options& options) {
+  auto loaded = load_all(options);
+  const std::vector<std::string> garbage{"", "{not json", "[]", "null", "42", R"({"unexpected": true})"};
+  int calls = 0;
+  for (const auto& p : loaded->instances) {
+    std::vector<std::pair<const char*, dha_status (*)(const dha_plugin*, dha_str, dha_sink, dha_sink)>> fns;
+    if (p->engine()) {
+      fns = {{"topology", p->engine()->topology}, {"queries", p->engine()->queries}, {"health", p->engine()->health}};
+    }
+    if (p->metrics()) fns.emplace_back("instant_query", p->metrics()->instant_query);
+    if (p->gate()) fns.emplace_back("evaluate", p->gate()->evaluate);
+    if (p->actuator()) fns.emplace_back("plan", p->actuator()->plan);
+    for (const auto& [name, fn] : fns) {
+      for (const auto& input : garbage) {
+        const CallResult r = checked(*p, p->call(fn, input), name);
+        ++calls;
+        if (r.ok()) fail("plugin \"{}\": {} accepted malformed input '{}' and returned: {}", p->info().id, name, input, r.output);
+        if (r.error.empty()) fail("plugin \"{}\": {} refused '{}' without a message", p->info().id, name, input);
+      }
+    }
+  }
+  return {true, fmt::format("{} malformed calls refused with a message", calls)};
+}
+
+// The sample calls of the engine, gate and actuator checks, as (function, input) pairs.
+std::vector<std::pair<std::string, CallResult>> sample_calls(const PluginInstance& p) {
+  std::vector<std::pair<std::string, CallResult>> out;
+  if (p.engine()) {
+    out.emplace_back("targets", p.call(p.engine()->targets));
+    for (const auto& kind : targets_of(p)) {
+      const std::string target = sample_target(kind, true);
+      out.emplace_back("topology", p.call(p.engine()->topology, target));
+      sdk::QueryRequest request{kNamespace, "db", "db", kind.api_group, kind.kind, {"ReadConnections", "ReadCPUUtilization"}};
+      out.emplace_back("queries", p.call(p.engine()->queries, request.to_json()));
+    }
+  }
+  const std::string gate_request = fmt::format(
+      R"({{"now": 10000, "dha": {{"namespace": "{}", "name": "db"}}, "spec": {{"minReplicas": 2, "maxReplicas": 6,
+        "metrics": [{{"type": "ReadConnections", "target": {{"averageValue": "150"}}}}]}},
+        "observation": {{"currentReplicas": 3}}, "state": {{}}, "proposal": {{"kind": "Scale", "currentReplicas": 3, "replicas": 4}}}})",
+      kNamespace);
+  if (p.gate()) out.emplace_back("evaluate", p.call(p.gate()->evaluate, gate_request));
+  const std::string plan_request = fmt::format(
+      R"({{"action": "scale", "dha": {{"namespace": "{0}", "name": "db"}}, "target": {{"apiVersion": "example.com/v1",
+        "kind": "Widget", "metadata": {{"name": "db", "namespace": "{0}"}}, "spec": {{"replicas": 3}}}},
+        "replicasPath": "spec.replicas", "currentReplicas": 3, "desiredReplicas": 4}})",
+      kNamespace);
+  if (p.actuator()) out.emplace_back("plan", p.call(p.actuator()->plan, plan_request));
+  for (const auto& [name, result] : out) checked(p, result, name);
+  return out;
+}
+
+CheckOutcome check_gate(const Options& options) {
+  return for_each_instance(options, DHA_EXT_GATE, [](const PluginInstance& p) {
+    for (const auto& [name, r] : sample_calls(p)) {
+      if (name != "evaluate") continue;
+      if (!r.ok()) fail("plugin \"{}\": evaluate failed with status {}: {}", p.info().id, r.status, r.error);
+      auto doc = parse_or_fail(p, r.output, "evaluate");
+      const std::string verdict = doc.IsObject() && doc.HasMember("verdict") && doc["verdict"].IsString() ? doc["verdict"].GetString() : "";
+      if (verdict == "clamp") {
+        if (!doc.HasMember("replicas") || !doc["replicas"].IsInt64()) fail("plugin \"{}\": a clamp needs an integer \"replicas\"", p.info().id);
+        const int64_t to = doc["replicas"].GetInt64();
+        if (to < 3 || to > 4) fail("plugin \"{}\": clamped 3 -> 4 to {}, which is not between current and proposal", p.info().id, to);
+      } else if (verdict != "pass" && verdict != "freeze") {
+        fail("plugin \"{}\": verdict must be pass, clamp or freeze, got: {}", p.info().id, r.output);
+      }
+      if (verdict != "pass" && (!doc.HasMember("reason") || !doc["reason"].IsString() || doc["reason"].GetStringLength() == 0)) {
+        fail("plugin \"{}\": a {} must carry a reason", p.info().id, verdict);
+      }
+    }
+  });
+}
+
+CheckOutcome check_actuator(const Options& options) {
+  return for_each_instance(options, DHA_EXT_ACTUATOR, [](const PluginInstance& p) {
+    for (const auto& [name, r] : sample_calls(p)) {
+      if (name != "plan") continue;
+      if (!r.ok()) fail("plugin \"{}\": plan failed with status {}: {}", p.info().id, r.status, r.error);
+      auto doc = parse_or_fail(p, r.output, "plan");
+      try {
+        const auto plan = sdk::ActuatorPlan::from_json(doc);
+        if (plan.requests.empty()) fail("plugin \"{}\": planned nothing for a 3 -> 4 scale", p.info().id);
+      } catch (const Failure&) {
+        throw;
+      } catch (const std::exception& e) {
+        fail("plugin \"{}\": plan: {}", p.info().id, e.what());
+      }
+    }
+  });
+}
+
+CheckOutcome check_deterministic(const Options& options) {
+  auto loaded = load_all(options);
+  for (const auto& p : loaded->instances) {
+    const auto first = sample_calls(*p);
+    const auto second = sample_calls(*p);
+    for (size_t i = 0; i < first.size(); ++i) {
+      if (first[i].second.output != second[i].second.output || first[i].second.status != second[i].second.status) {
+        fail("plugin \"{}\": {} returned different results for the same input:\n  {}\n  {}", p->info().id, first[i].first,
+             first[i].second.output, second[i].second.output);
+      }
+    }
+  }
+  return {true, "same input, same output"};
+}
+
+CheckOutcome check_repeated_calls(const Options& options) {
+  auto loaded = load_all(options);
+  long calls = 0;
+  for (int i = 0; i < options.iterations; ++i) {
+    for (const auto& p : loaded->instances) calls += static_cast<long>(sample_calls(*p).size());
+  }
+  return {true, fmt::format("{} calls; run under valgrind --leak-check=full or an ASan build to catch leaks", calls)};
+}
+
+}  // namespace
+
+const std::vector<Check>& all_checks() {
+  static const std::vector<Check> checks{
+      {"handshake", "the library loads: entry symbol, ABI versions, struct sizes, ids", check_handshake},
+      {"descriptor", "names, semantic version, known capabilities, documented config keys", check_descriptors},
+      {"create", "every plugin starts with the given (or default) configuration and offers what it declares", check_create},
+      {"engine.targets", "target kinds are complete", check_engine_targets},
+      {"engine.topology", "topology of sample objects; a missing replicas value is null, never 0", check_engine_topology},
+      {"engine.queries", "every query passes the host's namespace scoping, with a hostile target name", check_engine_queries},
+      {"engine.health", "an object without status does not pass as healthy", check_engine_health},
+      {"gate.evaluate", "a verdict is pass, freeze or a clamp toward current, with a reason", check_gate},
+      {"actuator.plan", "a scale produces well-formed requests", check_actuator},
+      {"malformed-input", "garbage input is refused with a status and a message, never accepted", check_malformed_input},
+      {"deterministic", "the same input gives the same output", check_deterministic},
+      {"repeated-calls", "many calls in a row succeed (run under valgrind/ASan for leaks)", check_repeated_calls},
+  };
+  return checks;
+}
+
+}  // namespace dha::plugin_check
