@@ -106,6 +106,13 @@ func startAPIServer(t *testing.T) *cluster {
 	return nil
 }
 
+// createNamespace applies a Namespace (kubectl create would send protobuf, which the embedded
+// server does not speak; apply sends JSON).
+func (c *cluster) createNamespace(name string) {
+	c.t.Helper()
+	c.mustKubectl("apiVersion: v1\nkind: Namespace\nmetadata: {name: "+name+"}\n", "apply", "-f", "-")
+}
+
 func sourceDir(t *testing.T) string {
 	dir := os.Getenv("DHA_SOURCE_DIR")
 	if dir == "" {
@@ -177,7 +184,7 @@ func TestRenderedManifestsApply(t *testing.T) {
 			t.Errorf("%s was not applied: the embedded server should serve it (served: %v)", want, served)
 		}
 	}
-	c.mustKubectl("", "create", "namespace", namespace)
+	c.createNamespace(namespace)
 	manifest := strings.Join(docs, "\n---\n")
 	out := c.mustKubectl(manifest, "apply", "-f", "-")
 	if strings.Contains(out, "Warning") {
@@ -228,7 +235,7 @@ func dhaWith(t *testing.T, edit func(spec map[string]interface{})) string {
 func TestDHAValidationAndDefaults(t *testing.T) {
 	c := startAPIServer(t)
 	installCRD(t, c)
-	c.mustKubectl("", "create", "namespace", "tenant-a")
+	c.createNamespace("tenant-a")
 	c.mustKubectl(validDHA, "apply", "-f", "-")
 
 	defaults := []struct{ path, want string }{
@@ -298,7 +305,7 @@ const fullStatus = `{"status": {
 func TestDHAStatusSchema(t *testing.T) {
 	c := startAPIServer(t)
 	installCRD(t, c)
-	c.mustKubectl("", "create", "namespace", "tenant-a")
+	c.createNamespace("tenant-a")
 	c.mustKubectl(validDHA, "apply", "-f", "-")
 	c.mustKubectl("", "-n", "tenant-a", "patch", "dha", "db", "--subresource=status", "--type=merge", "-p", fullStatus)
 	if got := c.mustKubectl("", "-n", "tenant-a", "get", "dha", "db", "-o", "jsonpath={.status.lastDecision.trace[0].gate}"); got != "backoff" {
