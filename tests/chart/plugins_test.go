@@ -63,7 +63,7 @@ func TestPluginConfigFile(t *testing.T) {
 			"url":            "http://vmselect-shortterm.tenant-root.svc:8481/select/0/prometheus",
 			"timeoutSeconds": 10,
 		},
-		"postgres": map[string]interface{}{"lagQuery": "default"},
+		"postgres": map[string]interface{}{"defaultResourcesPreset": "t1.small"},
 	})
 	d := only(t, r, "Deployment", "db-autoscaler")
 	mount := findMount(t, d, "db-autoscaler", "plugin-config")
