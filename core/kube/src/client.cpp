@@ -206,6 +206,7 @@ void Client::watch(const ResourceRef& collection, const WatchOptions& opts, cons
   const auto bound = std::chrono::milliseconds((opts.timeout_seconds > 0 ? opts.timeout_seconds : 1800) * 1000LL + 30000);
   HttpResponse resp = transport_.stream(req, on_data, stop, bound);
   if (callback_error) std::rethrow_exception(callback_error);
+  if (stop != nullptr && stop->load()) return;  // cut by us: not an error, whatever the status
   if (stream_error) throw *stream_error;
   if (resp.status < 200 || resp.status >= 300) throw error_from_response(resp.status, resp.body, resp.retry_after_seconds);
 }

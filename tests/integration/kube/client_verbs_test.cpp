@@ -146,6 +146,8 @@ TEST_F(ClientVerbs, ScaleSubresource) {
 }
 
 TEST_F(ClientVerbs, ListPaginatesAndSelects) {
+  ensure_namespace("pages");
+  ensure_namespace("elsewhere");
   for (int i = 0; i < 23; ++i) {
     const std::string labels = i % 2 == 0 ? R"({"parity":"even"})" : R"({"parity":"odd"})";
     client_->create(configmaps("pages"), configmap("cm-" + std::to_string(i), "pages", labels));

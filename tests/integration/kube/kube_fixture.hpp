@@ -88,6 +88,12 @@ class KubeTest : public ::testing::Test {
 
   virtual dha::testing::ApiServerOptions server_options() { return default_server_options(); }
 
+  // Like the real server, namespaced objects need their Namespace first.
+  void ensure_namespace(const std::string& ns) {
+    if (client_->get_if_exists(resources::namespaces().named(ns))) return;
+    client_->create(resources::namespaces(), parse_json(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")" + ns + R"("}})"));
+  }
+
   // Config as the operator would load it: kubeconfig written by the server, then Config::load.
   Config config_for(const std::string& token, double qps = 0) {
     const auto path = dir_.path() / ("kubeconfig-" + token);
