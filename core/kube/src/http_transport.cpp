@@ -130,6 +130,8 @@ std::unique_ptr<HttpTransport::Handle> HttpTransport::borrow() {
   curl_easy_setopt(c, CURLOPT_XFERINFODATA, h.get());
   curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
   curl_easy_setopt(c, CURLOPT_SSLVERSION, long(CURL_SSLVERSION_TLSv1_2));
+  // Wire-level debugging without a rebuild: DHA_KUBE_CURL_VERBOSE=1 prints curl's trace to stderr.
+  if (const char* v = std::getenv("DHA_KUBE_CURL_VERBOSE"); v != nullptr && v[0] == '1') curl_easy_setopt(c, CURLOPT_VERBOSE, 1L);
   if (!config_.ca_pem.empty()) {
     // Trust exactly the configured CA, not the system store as well.
     curl_blob ca{const_cast<char*>(config_.ca_pem.data()), config_.ca_pem.size(), CURL_BLOB_COPY};
