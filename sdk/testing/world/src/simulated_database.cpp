@@ -12,7 +12,7 @@ SimulatedDatabase::SimulatedDatabase(std::string pod_prefix, int replicas, Clock
 void SimulatedDatabase::set_replicas(int replicas, Clock::time_point now, Clock::duration provision) {
   const auto wanted = static_cast<size_t>(std::max(replicas, 0));
   while (instances_.size() > wanted) {
-    removed_.push_back(pod_name(instances_.back().serial));
+    if (instances_.back().ready_at <= now) removed_.push_back(pod_name(instances_.back().serial));
     instances_.pop_back();
   }
   while (instances_.size() < wanted) instances_.push_back(Member{next_serial_++, now + provision});

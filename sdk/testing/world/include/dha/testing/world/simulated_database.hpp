@@ -36,8 +36,9 @@ class SimulatedDatabase {
   int available(Clock::time_point now) const;
   // Every existing instance (the primary first), with availability at `now`.
   std::vector<Instance> instances(Clock::time_point now) const;
-  // Pods removed since the last call: the exporter sends their series one last time as zero so
-  // that a metric store's lookback does not keep counting them.
+  // Pods removed since the last call that had been available (and so had exporter series): the
+  // exporter sends their series one last time as zero so that a metric store's lookback does not
+  // keep counting them.
   std::vector<std::string> take_removed_pods();
 
  private:
