@@ -178,7 +178,6 @@ TEST_F(KubectlTest, DescribeAndNamespaces) {
   auto describe = kubectl("describe postgres db1");
   ASSERT_EQ(describe.exit_code, 0) << describe.output;
   EXPECT_NE(describe.output.find("Replicas:"), std::string::npos) << describe.output;
-  // `kubectl create namespace` sends protobuf, which the kit does not decode (see README).
   auto ns = kubectl("apply -f -", "apiVersion: v1\nkind: Namespace\nmetadata: {name: tenant-a}\n");
   ASSERT_EQ(ns.exit_code, 0) << ns.output;
   auto all = kubectl("get namespaces");
@@ -195,6 +194,45 @@ TEST_F(KubectlTest, EditThroughAnEditorScript) {
                        " --cache-dir " + dir + "/cache edit postgres db1");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(kubectl("get postgres db1 -o jsonpath={.spec.replicas}").output, "6");
+}
+
+TEST_F(KubectlTest, TypedGeneratorsSendingProtobufWork) {
+  // kubectl's `create <kind>` generators send application/vnd.kubernetes.protobuf.
+  auto ns = kubectl("create namespace tenant-b");
+  ASSERT_EQ(ns.exit_code, 0) << ns.output;
+  auto cm = kubectl("create configmap settings -n tenant-b --from-literal=mode=fast --from-literal=size=3");
+  ASSERT_EQ(cm.exit_code, 0) << cm.output;
+  EXPECT_EQ(kubectl("get configmap settings -n tenant-b -o jsonpath={.data.mode}/{.data.size}").output, "fast/3");
+  auto secret = kubectl("create secret generic creds -n tenant-b --from-literal=password=s3cret");
+  ASSERT_EQ(secret.exit_code, 0) << secret.output;
+  EXPECT_EQ(kubectl("get secret creds -n tenant-b -o jsonpath={.data.password}").output, "czNjcmV0");
+  auto quota = kubectl("create quota q -n tenant-b --hard=count/postgreses.apps.cozystack.io=4");
+  ASSERT_EQ(quota.exit_code, 0) << quota.output;
+  EXPECT_EQ(kubectl("get quota q -n tenant-b -o 'jsonpath={.status.hard.count/postgreses\\.apps\\.cozystack\\.io}'").output, "4");
+  auto labels = kubectl("get namespace tenant-b -o 'jsonpath={.metadata.labels.kubernetes\\.io/metadata\\.name}'");
+  EXPECT_EQ(labels.output, "tenant-b");
+}
+
+TEST_F(KubectlTest, ServerSideApplyCreatesThenMerges) {
+  auto first = kubectl("apply --server-side -f -", kPostgres);
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  EXPECT_NE(first.output.find("serverside-applied"), std::string::npos) << first.output;
+  std::string changed = kPostgres;
+  changed.replace(changed.find("replicas: 3"), 11, "replicas: 5");
+  auto second = kubectl("apply --server-side -f -", changed);
+  ASSERT_EQ(second.exit_code, 0) << second.output;
+  EXPECT_EQ(kubectl("get pg db1 -o jsonpath={.spec.replicas}/{.spec.quorum.maxSyncReplicas}").output, "5/1");
+}
+
+TEST_F(KubectlTest, GetWatchPrintsTableRows) {
+  ASSERT_EQ(kubectl("apply -f -", kPostgres).exit_code, 0);
+  auto watcher = std::async(std::launch::async, [this] { return kubectl("get postgres -w --request-timeout=3s"); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  ASSERT_EQ(kubectl("patch postgres db1 --type merge -p '{\"spec\":{\"replicas\":8}}'").exit_code, 0);
+  auto out = watcher.get().output;
+  EXPECT_NE(out.find("REPLICAS"), std::string::npos) << out;
+  EXPECT_NE(out.find("db1"), std::string::npos) << out;
+  EXPECT_NE(out.find("8"), std::string::npos) << out;
 }
 
 }  // namespace

@@ -98,7 +98,11 @@ void ApiServer::start() {
   auto colon = listen.rfind(':');
   if (colon == std::string::npos) throw std::runtime_error("--listen must be HOST:PORT, got " + listen);
   std::string host = listen.substr(0, colon);
-  int port = std::stoi(listen.substr(colon + 1));
+  std::string port_text = listen.substr(colon + 1);
+  if (port_text.empty() || port_text.size() > 5 || port_text.find_first_not_of("0123456789") != std::string::npos ||
+      std::stoi(port_text) > 65535)
+    throw std::runtime_error("--listen must be HOST:PORT with a port 0-65535, got " + listen);
+  int port = std::stoi(port_text);
   install_builtin_types(state);
   create_initial_namespaces(state);
   for (const auto& dir : state.options.crd_dirs)
@@ -187,7 +191,10 @@ void ApiServer::clear_faults() {
 }
 
 void ApiServer::register_crd(const std::string& yaml_or_json) {
-  if (impl_->state.types.empty()) install_builtin_types(impl_->state);
+  if (!impl_->started) {
+    std::lock_guard lock(impl_->state.mu);
+    if (impl_->state.types.empty()) install_builtin_types(impl_->state);
+  }
   register_crd_text(impl_->state, yaml_or_json, "register_crd()");
 }
 

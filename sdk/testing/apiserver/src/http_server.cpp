@@ -9,6 +9,7 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 
+#include <poll.h>
 #include <sys/socket.h>
 
 #include <atomic>
@@ -94,6 +95,13 @@ HttpRequest to_request(const http::request<http::string_body>& req) {
   return out;
 }
 
+// A watch client never sends anything after its request, so a readable socket means it
+// closed (EOF, or a TLS close_notify) or broke the protocol: either way the watch ends.
+bool peer_gone(int fd) {
+  pollfd p{fd, POLLIN, 0};
+  return ::poll(&p, 1, 0) != 0;
+}
+
 template <class Stream>
 bool write_response(Stream& stream, const HttpResponse& response, unsigned version, bool keep_alive) {
   beast::error_code ec;
@@ -106,7 +114,13 @@ bool write_response(Stream& stream, const HttpResponse& response, unsigned versi
     http::response_serializer<http::empty_body> serializer{res};
     http::write_header(stream, serializer, ec);
     std::string chunk;
-    while (!ec && response.stream->next(chunk)) net::write(stream, http::make_chunk(net::buffer(chunk)), ec);
+    while (!ec && response.stream->next(chunk)) {
+      if (chunk.empty()) {
+        if (peer_gone(beast::get_lowest_layer(stream).native_handle())) return false;
+        continue;
+      }
+      net::write(stream, http::make_chunk(net::buffer(chunk)), ec);
+    }
     if (!ec) net::write(stream, http::make_chunk_last(), ec);
     return false;  // a watch ends its connection
   }

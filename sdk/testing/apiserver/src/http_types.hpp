@@ -30,6 +30,8 @@ struct HttpRequest {
 
 // A long-lived streamed response (watch): next() blocks until a chunk is ready and returns
 // false when the stream is over (timeout, server stopping, or an error event was sent).
+// It returns true with an empty chunk at least every second while idle, so the server can
+// notice a client that went away.
 class ResponseStream {
  public:
   virtual ~ResponseStream() = default;

@@ -7,6 +7,7 @@
 #include <rapidjson/writer.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cerrno>
 #include <cstdlib>
@@ -15,7 +16,46 @@
 
 namespace dha::testing::apiserver {
 
+namespace {
+
+// Everything downstream (copy, validate, serialise, destroy) recurses per nesting level, so
+// absurd nesting is refused before parsing, as kube's decoder refuses it ("max depth").
+constexpr int kMaxJsonDepth = 1000;
+
+bool nesting_too_deep(std::string_view text) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > kMaxJsonDepth) return true;
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+  return false;
+}
+
+int depth_of(const Json& v) {
+  int deepest = 0;
+  if (v.IsObject())
+    for (auto it = v.MemberBegin(); it != v.MemberEnd(); ++it) deepest = std::max(deepest, depth_of(it->value));
+  else if (v.IsArray())
+    for (const auto& item : v.GetArray()) deepest = std::max(deepest, depth_of(item));
+  else
+    return 0;
+  return deepest + 1;
+}
+
+}  // namespace
+
 JsonDoc parse_json(std::string_view text) {
+  if (nesting_too_deep(text)) throw bad_request("couldn't get version/kind; json parse error: exceeded max depth");
   JsonDoc doc;
   doc.Parse(text.data(), text.size());
   if (doc.HasParseError()) {
@@ -103,7 +143,8 @@ std::vector<JsonDoc> parse_yaml_documents(std::string_view text) {
     for (const auto& node : YAML::LoadAll(std::string(text))) {
       if (!node.IsDefined() || node.IsNull()) continue;
       JsonDoc doc;
-      yaml_to_json(node, doc, doc.GetAllocator());
+      yaml_to_json(node, doc, doc.GetAllocator());  // yaml-cpp itself stops at its own depth limit
+      if (depth_of(doc) > kMaxJsonDepth) throw bad_request("error converting YAML to JSON: exceeded max depth");
       out.push_back(std::move(doc));
     }
   } catch (const YAML::Exception& e) {

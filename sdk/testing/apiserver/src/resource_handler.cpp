@@ -4,6 +4,7 @@
 #include "admission.hpp"
 #include "object_meta.hpp"
 #include "patch.hpp"
+#include "protobuf_decode.hpp"
 #include "selectors.hpp"
 #include "server_state.hpp"
 
@@ -28,6 +29,7 @@ JsonDoc read_object_body(const HttpRequest& request) {
   std::string mt = media_type(request.header("content-type"));
   if (mt == "application/json") return parse_json(request.body);
   if (is_yaml(mt)) return parse_yaml(request.body);
+  if (mt == "application/vnd.kubernetes.protobuf") return decode_kubernetes_protobuf(request.body);
   throw ApiError(415, "UnsupportedMediaType",
                  "the body of the request was in an unknown format - accepted media types include: application/json, "
                  "application/yaml");

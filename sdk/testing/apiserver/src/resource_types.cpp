@@ -40,12 +40,14 @@ std::vector<std::shared_ptr<const ResourceType>> builtin_types() {
   out.push_back(make("", "v1", "Namespace", "namespaces", false, {"ns"},
                      {{"Status", "string", ".status.phase", "", "", 0}, kAge}, true));
   out.push_back(make("", "v1", "ResourceQuota", "resourcequotas", true, {"quota"}, {}, true));
-  out.push_back(make("", "v1", "Event", "events", true, {"ev"},
+  auto core_event = make("", "v1", "Event", "events", true, {"ev"},
                      {{"Last Seen", "date", ".lastTimestamp", "", "", 0},
                       {"Type", "string", ".type", "", "", 0},
                       {"Reason", "string", ".reason", "", "", 0},
                       {"Object", "string", ".involvedObject.name", "", "", 0},
-                      {"Message", "string", ".message", "", "", 0}}));
+                      {"Message", "string", ".message", "", "", 0}});
+  core_event->name_column_priority = 1;
+  out.push_back(core_event);
   out.push_back(make("", "v1", "ConfigMap", "configmaps", true, {"cm"}));
   out.push_back(make("", "v1", "Secret", "secrets", true));
   out.push_back(make("", "v1", "ServiceAccount", "serviceaccounts", true, {"sa"}));

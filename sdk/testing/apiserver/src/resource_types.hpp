@@ -37,6 +37,7 @@ struct ResourceType {
   bool namespaced = true;
   bool is_crd = false;
   bool create_only = false;  // TokenReview/SubjectAccessReview: POST answers, nothing stored
+  int name_column_priority = 0;  // 1 hides NAME unless -o wide (Events, as in kube)
 
   std::string key() const { return group + "/" + plural; }
   std::string resource_with_group() const { return group.empty() ? plural : plural + "." + group; }

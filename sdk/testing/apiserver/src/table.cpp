@@ -157,7 +157,7 @@ std::string render_table(const ResourceType& type, const ResourceVersionInfo& ve
       w.Key("priority"); w.Int(priority);
       w.EndObject();
     };
-    column("Name", "string", "name", "Name must be unique within a namespace.", 0);
+    column("Name", "string", "name", "Name must be unique within a namespace.", type.name_column_priority);
     for (const auto& c : version.columns) column(c.name, c.type, c.format, c.description, c.priority);
     w.EndArray();
   }
@@ -182,7 +182,6 @@ std::string render_table(const ResourceType& type, const ResourceVersionInfo& ve
   }
   w.EndArray();
   w.EndObject();
-  (void)type;
   return buffer.GetString();
 }
 

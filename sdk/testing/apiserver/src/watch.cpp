@@ -80,7 +80,12 @@ class WatchStream : public ResponseStream {
       if (!pending_.empty()) break;
       // Without bookmarks only an event, the deadline or stop() wakes us (all notify or time out).
       auto wake = bookmarks_ ? std::min(deadline_, last_bookmark + bookmark_interval_) : deadline_;
-      state_.store.changed.wait_until(lock, wake);
+      if (state_.store.changed.wait_until(lock, std::min(wake, Clock::now() + std::chrono::seconds(1))) ==
+              std::cv_status::timeout &&
+          Clock::now() < wake) {
+        chunk.clear();  // idle: let the server check the connection
+        return true;
+      }
       if (bookmarks_ && Clock::now() >= last_bookmark + bookmark_interval_) {
         last_rv_ = std::max(last_rv_, state_.store.current_rv());
         pending_.push_back(bookmark(false));
