@@ -1,0 +1,138 @@
+#include <signal.h>
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "exit.hpp"
+#include "operator/logging.hpp"
+#include "operator/operator.hpp"
+
+namespace dha::cli {
+namespace {
+
+// Go-style durations as the chart writes them: "60s", "1m", "1m30s", "500ms", "2h". Whole
+// seconds at least 1 (the sync period is a requeue interval, not a busy loop).
+std::chrono::seconds parse_sync_period(const std::string& text) {
+  static const std::regex part("([0-9]+)(ms|s|m|h)");
+  if (text.empty()) throw Exit(kExitBadInput, "--sync-period: empty duration");
+  std::int64_t millis = 0;
+  auto it = std::sregex_iterator(text.begin(), text.end(), part);
+  std::size_t consumed = 0;
+  for (; it != std::sregex_iterator(); ++it) {
+    if (static_cast<std::size_t>(it->position()) != consumed) break;
+    const std::int64_t n = std::stoll((*it)[1].str());
+    const std::string unit = (*it)[2].str();
+    millis += unit == "ms" ? n : unit == "s" ? n * 1000 : unit == "m" ? n * 60000 : n * 3600000;
+    consumed += static_cast<std::size_t>(it->length());
+  }
+  if (consumed != text.size() || text.size() > 20)
+    throw Exit(kExitBadInput, "--sync-period: \"" + text + "\" is not a duration like 60s, 1m or 1m30s");
+  if (millis < 1000) throw Exit(kExitBadInput, "--sync-period: must be at least 1s, got \"" + text + "\"");
+  return std::chrono::seconds(millis / 1000);
+}
+
+struct RunFlags {
+  op::OperatorOptions options;
+  std::string sync_period = "60s";
+  std::string log_level = "info";
+  std::string log_format = "json";
+  std::vector<std::string> plugin_dirs;
+};
+
+// Blocks SIGTERM/SIGINT in every thread (the operator's threads inherit the mask) and waits
+// for one on the main thread, checking the operator for a fatal condition in between.
+int serve(op::Operator& op) {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  op.start();
+  int code = kExitOk;
+  const timespec poll{0, 200 * 1000 * 1000};
+  while (true) {
+    const int sig = sigtimedwait(&signals, nullptr, &poll);
+    if (sig == SIGTERM || sig == SIGINT) {
+      spdlog::info("received {}, shutting down", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+      break;
+    }
+    if (op.failed()) {
+      spdlog::error("stopping: {}", op.failure());
+      code = kExitFailure;
+      break;
+    }
+  }
+  op.stop();
+  spdlog::info("stopped");
+  return code;
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app) {
+  static RunFlags f;
+  auto& o = f.options;
+  auto* run = app.add_subcommand("run", "Run the operator: watch DHAs and scale their targets");
+  run->add_option("--kubeconfig", o.kubeconfig, "Path to a kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)");
+  run->add_flag("--leader-elect", o.leader_elect, "Hold the Lease " + o.leader_election_id + " before reconciling");
+  run->add_option("--leader-election-namespace", o.leader_election_namespace,
+                  "Namespace of the leader Lease (default: the pod's namespace)");
+  run->add_option("--plugin-dir", f.plugin_dirs, "Directory of plugin .so files; repeatable, searched in order")
+      ->default_str("/usr/lib/db-autoscaler/plugins");
+  run->add_option("--plugins", o.plugins, "Plugins to load, comma-separated (file <name>.so in a plugin dir)")
+      ->delimiter(',');
+  run->add_option("--plugin-config", o.plugin_config, "JSON file {\"<plugin>\": {configuration}, ...}");
+  run->add_option("--metrics-bind-address", o.metrics_bind_address, "Metrics address, e.g. :8443; \"0\" disables")
+      ->capture_default_str();
+  run->add_option("--metrics-secure", o.metrics_secure,
+                  "Serve metrics over HTTPS with TokenReview + SubjectAccessReview authorization")
+      ->capture_default_str();
+  run->add_option("--health-probe-bind-address", o.health_probe_bind_address,
+                  "Address of /healthz and /readyz (plain HTTP); \"0\" disables")
+      ->capture_default_str();
+  run->add_option("--webhook-port", o.webhook_port, "Port of the admission webhook (HTTPS)")->capture_default_str();
+  run->add_option("--cert-dir", o.cert_dir, "Directory with tls.crt and tls.key for the webhook and metrics")
+      ->capture_default_str();
+  run->add_option("--enable-webhook", o.enable_webhook, "Serve the replicas-ownership admission webhook")
+      ->capture_default_str();
+  run->add_option("--operator-username", o.operator_username, "Identity allowed to change managed replicas")
+      ->capture_default_str();
+  run->add_option("--apps-api-username", o.apps_api_username, "Apps API identity allowed to change managed replicas")
+      ->capture_default_str();
+  run->add_option("--sync-period", f.sync_period, "Requeue interval of every DHA, e.g. 60s, 1m30s")
+      ->capture_default_str();
+  run->add_option("--log-level", f.log_level, "trace, debug, info, warn or error")->capture_default_str();
+  run->add_option("--log-format", f.log_format, "json or text")->capture_default_str();
+  run->callback([] {
+    auto& o = f.options;
+    try {
+      op::install_logging(op::parse_log_format(f.log_format), op::parse_log_level(f.log_level));
+    } catch (const std::invalid_argument& e) {
+      throw Exit(kExitBadInput, e.what());
+    }
+    o.sync_period = parse_sync_period(f.sync_period);
+    if (!f.plugin_dirs.empty()) o.plugin_dirs = f.plugin_dirs;
+    // Block the shutdown signals before any thread exists, so that only sigtimedwait sees them.
+    sigset_t signals;
+    sigemptyset(&signals);
+    sigaddset(&signals, SIGTERM);
+    sigaddset(&signals, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+    op::Operator op(o);
+    int code = kExitOk;
+    try {
+      code = serve(op);
+    } catch (const std::exception& e) {
+      spdlog::error("cannot start: {}", e.what());
+      op.stop();
+      throw Exit(kExitFailure, e.what());
+    }
+    if (code != kExitOk) throw Exit(code, op.failure());
+  });
+}
+
+}  // namespace dha::cli

@@ -1,0 +1,103 @@
+#include "operator/builtin_actuators.hpp"
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include "dha/sdk/export.hpp"
+
+namespace dha::op {
+namespace {
+
+namespace json = sdk::json;
+
+// The marker value on the target, or "" when absent.
+std::string current_marker(const json::Value& target) {
+  // The key itself contains dots, so find_path can only reach the annotations object.
+  const json::Value* annotations = json::find_path(target, "metadata.annotations");
+  if (annotations == nullptr || !annotations->IsObject()) return {};
+  const json::Value* marker = json::find(*annotations, kManagedByAnnotation);
+  return marker != nullptr && marker->IsString() ? std::string(json::view(*marker)) : std::string();
+}
+
+// {"metadata":{"annotations":{"<marker>": <value or null>}}}, optionally with the replicas
+// field at `replicas_path` ("spec.replicas" → {"spec":{"replicas":N}}).
+std::string marker_patch(const std::string* marker_value, const std::string& replicas_path, const int64_t* replicas) {
+  rapidjson::StringBuffer buffer;
+  json::Writer w(buffer);
+  w.StartObject();
+  json::write_key(w, "metadata");
+  w.StartObject();
+  json::write_key(w, "annotations");
+  w.StartObject();
+  json::write_key(w, kManagedByAnnotation);
+  if (marker_value != nullptr) {
+    json::write_string(w, *marker_value);
+  } else {
+    w.Null();
+  }
+  w.EndObject();
+  w.EndObject();
+  if (replicas != nullptr) {
+    std::vector<std::string> parts;
+    std::size_t start = 0;
+    while (true) {
+      const std::size_t dot = replicas_path.find('.', start);
+      parts.push_back(replicas_path.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+      if (dot == std::string::npos) break;
+      start = dot + 1;
+    }
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      json::write_key(w, parts[i]);
+      if (i + 1 < parts.size()) w.StartObject();
+    }
+    w.Int64(*replicas);
+    for (std::size_t i = 0; i + 1 < parts.size(); ++i) w.EndObject();
+  }
+  w.EndObject();
+  return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+void check_path(const std::string& path) {
+  if (path.empty() || path.front() == '.' || path.back() == '.' || path.find("..") != std::string::npos)
+    throw sdk::Error(DHA_INVALID_ARGUMENT, "replicasPath \"" + path + "\" is not a dot path");
+  if (path.rfind("metadata.", 0) == 0 || path == "metadata" || path.rfind("status", 0) == 0)
+    throw sdk::Error(DHA_INVALID_ARGUMENT, "replicasPath \"" + path + "\" must point into the object's spec");
+}
+
+void check_desired(const sdk::ActuatorRequest& r) {
+  if (r.desired_replicas < 0) throw sdk::Error(DHA_INVALID_ARGUMENT, "desiredReplicas must be >= 0");
+}
+
+// Release: remove the marker only when it names this DHA (another DHA's claim is not ours).
+sdk::ActuatorPlan release_plan(const sdk::ActuatorRequest& r) {
+  sdk::ActuatorPlan plan;
+  if (r.target != nullptr && current_marker(*r.target) == r.dha.name)
+    plan.requests.emplace_back("", "merge", marker_patch(nullptr, "", nullptr));
+  return plan;
+}
+
+}  // namespace
+
+sdk::ActuatorPlan MergePatchActuator::plan(const sdk::ActuatorRequest& r) const {
+  if (r.action == sdk::ActuatorRequest::Action::kRelease) return release_plan(r);
+  check_path(r.replicas_path);
+  check_desired(r);
+  sdk::ActuatorPlan plan;
+  plan.requests.emplace_back("", "merge", marker_patch(&r.dha.name, r.replicas_path, &r.desired_replicas));
+  return plan;
+}
+
+sdk::ActuatorPlan ScaleSubresourceActuator::plan(const sdk::ActuatorRequest& r) const {
+  if (r.action == sdk::ActuatorRequest::Action::kRelease) return release_plan(r);
+  check_desired(r);
+  sdk::ActuatorPlan plan;
+  // The scale subresource always carries the count at spec.replicas, whatever the object calls it.
+  plan.requests.emplace_back("scale", "merge", "{\"spec\":{\"replicas\":" + std::to_string(r.desired_replicas) + "}}");
+  if (r.target == nullptr || current_marker(*r.target) != r.dha.name)
+    plan.requests.emplace_back("", "merge", marker_patch(&r.dha.name, "", nullptr));
+  return plan;
+}
+
+DHA_DEFINE_PLUGIN_ENTRY(builtin_actuators_entry, MergePatchActuator, ScaleSubresourceActuator)
+
+}  // namespace dha::op

@@ -1,0 +1,213 @@
+#include "operator/observer.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "dha/kube/json.hpp"
+#include "dha/sdk/metrics_types.hpp"
+#include "operator/api_calls.hpp"
+#include "operator/quota_ceiling.hpp"
+#include "tenancy/query_template.hpp"
+
+namespace dha::op {
+namespace {
+
+std::string query_result_label(dha_status status) {
+  switch (status) {
+    case DHA_NOT_FOUND: return "empty";
+    case DHA_UNAVAILABLE: return "unavailable";
+    case DHA_DEADLINE_EXCEEDED: return "timeout";
+    case DHA_DATA_LOSS: return "bad_response";
+    case DHA_OUT_OF_RANGE: return "non_finite";
+    case DHA_RESOURCE_EXHAUSTED: return "too_large";
+    default: return "error";
+  }
+}
+
+std::int32_t saturate_int32(std::int64_t v) {
+  return static_cast<std::int32_t>(std::clamp<std::int64_t>(v, INT32_MIN, INT32_MAX));
+}
+
+}  // namespace
+
+Observer::Observer(kube::Client& client, const PluginSet& plugins, SelfMetrics& metrics, ObserverOptions options)
+    : client_(client), plugins_(plugins), metrics_(metrics), options_(options) {}
+
+ObserveResult Observer::observe(const ObserveRequest& r) const {
+  ObserveResult out;
+  auto& obs = out.observation;
+  obs.current_replicas = saturate_int32(r.topology.current_replicas.value_or(0));
+  obs.primary_count = saturate_int32(r.topology.primary_count);
+  obs.quorum_floor = saturate_int32(r.topology.quorum_floor);
+  observe_health(r, out);
+  observe_quota(r, out);
+  observe_metrics(r, out);
+  return out;
+}
+
+// Part A 2: the health object fails closed. Missing, unreadable, or not (yet) telling health
+// all mean "unknown", which the Health gate turns into a HealthUnknown freeze.
+void Observer::observe_health(const ObserveRequest& r, ObserveResult& out) const {
+  auto& obs = out.observation;
+  obs.health_known = false;
+  obs.available_replicas = obs.current_replicas;
+  const sdk::HealthSource& source = r.topology.health;
+  std::optional<rapidjson::Document> object;
+  if (source.source == sdk::HealthSource::Source::kObject) {
+    kube::ResourceRef ref{source.api_group, source.version, source.plural, r.namespace_name, source.name};
+    out.health_object = ref;
+    try {
+      object = counted_api_call(metrics_, "get", [&] { return client_.get_if_exists(ref); });
+    } catch (const std::exception& e) {
+      out.problems.push_back("health object " + source.kind + " " + source.name + " unreadable: " + e.what());
+      return;
+    }
+    if (!object) {
+      out.problems.push_back("health object " + source.kind + " " + source.name + " not found");
+      return;
+    }
+  }
+  const rapidjson::Value& health_object = object ? static_cast<const rapidjson::Value&>(*object) : r.target;
+  const std::string request = sdk::HealthRequest{&r.target, &health_object}.to_json();
+  const auto* instance = r.engine.instance;
+  const auto result = instance->call(instance->engine()->health, request);
+  if (!result.ok()) {
+    out.problems.push_back("health unknown: " + result.error);
+    return;
+  }
+  try {
+    const auto health = sdk::Health::from_json(sdk::json::parse(result.output, "health"));
+    obs.health_known = true;
+    obs.operational = health.operational;
+    obs.available_replicas = saturate_int32(health.available_replicas);
+  } catch (const std::exception& e) {
+    out.problems.push_back(std::string("health answer of the engine adapter unreadable: ") + e.what());
+  }
+}
+
+// BEHAVIOUR §3.7: a list error or no quota means no ceiling.
+void Observer::observe_quota(const ObserveRequest& r, ObserveResult& out) const {
+  std::optional<std::string> cpu, memory;
+  if (r.topology.resources) {
+    cpu = r.topology.resources->cpu;
+    memory = r.topology.resources->memory;
+  }
+  const auto per_pod = per_pod_resources(cpu, memory, r.topology.resources_preset);
+  if (!per_pod) return;
+  kube::ListPage page;
+  try {
+    page = counted_api_call(metrics_, "list",
+                            [&] { return client_.list_all(kube::resources::resource_quotas(r.namespace_name)); });
+  } catch (const std::exception& e) {
+    out.problems.push_back(std::string("resource quotas unreadable (no ceiling applied): ") + e.what());
+    return;
+  }
+  std::vector<const rapidjson::Value*> quotas;
+  if (const auto* items = kube::find_path(page.list, {"items"}); items != nullptr && items->IsArray())
+    for (const auto& item : items->GetArray()) quotas.push_back(&item);
+  out.observation.quota_max_replicas =
+      max_replicas_within_quota(quotas, out.observation.current_replicas, *per_pod);
+}
+
+std::optional<std::string> Observer::monitoring_namespace(const std::string& ns, ObserveResult& out) const {
+  try {
+    auto object = counted_api_call(metrics_, "get",
+                                   [&] { return client_.get_if_exists(kube::resources::namespaces().named(ns)); });
+    if (!object) return std::nullopt;
+    const auto labels = kube::labels_of(*object);
+    auto it = labels.find(kMonitoringNamespaceLabel);
+    if (it == labels.end() || it->second.empty()) return std::nullopt;
+    return it->second;
+  } catch (const std::exception& e) {
+    out.problems.push_back("namespace " + ns + " unreadable: " + e.what());
+    return std::nullopt;
+  }
+}
+
+std::optional<double> Observer::query(const std::string& query_template, const ObserveRequest& r,
+                                      const std::optional<std::string>& monitoring_ns, bool take_max,
+                                      const std::string& what, ObserveResult& out) const {
+  const tenancy::TargetLabels target{r.namespace_name, kube::name_of(r.target), r.topology.release_name};
+  const auto scoped = tenancy::render_scoped_query(query_template, target);
+  if (!scoped.ok()) {
+    metrics_.count_metric_query("refused");
+    out.problems.push_back(what + " query refused: " + scoped.refusal);
+    return std::nullopt;
+  }
+  const auto* source = plugins_.metric_source();
+  sdk::InstantQuery request{scoped.query, r.namespace_name, monitoring_ns, options_.query_timeout_seconds};
+  const auto result = source->call(source->metrics()->instant_query, request.to_json());
+  if (!result.ok()) {
+    metrics_.count_metric_query(query_result_label(result.status));
+    out.problems.push_back(what + " query failed (" + query_result_label(result.status) + "): " + result.error);
+    return std::nullopt;
+  }
+  try {
+    const auto samples = sdk::Samples::from_json(sdk::json::parse(result.output, "samples"));
+    if (samples.samples.empty()) {
+      metrics_.count_metric_query("empty");
+      out.problems.push_back(what + " query returned no series");
+      return std::nullopt;
+    }
+    double value = take_max ? -INFINITY : 0;
+    for (const auto& s : samples.samples) value = take_max ? std::max(value, s.value) : value + s.value;
+    if (!std::isfinite(value)) {
+      // Part A 3: a non-finite reading is an outage, never a number to scale on.
+      metrics_.count_metric_query("non_finite");
+      out.problems.push_back(what + " query returned a non-finite value");
+      return std::nullopt;
+    }
+    metrics_.count_metric_query("ok");
+    return value;
+  } catch (const std::exception& e) {
+    metrics_.count_metric_query("bad_response");
+    out.problems.push_back(what + " answer unreadable: " + e.what());
+    return std::nullopt;
+  }
+}
+
+void Observer::observe_metrics(const ObserveRequest& r, ObserveResult& out) const {
+  auto& obs = out.observation;
+  for (const auto& m : r.spec.metrics) obs.metrics.push_back({std::string(model::to_string(m.type)), std::nullopt});
+  if (plugins_.metric_source() == nullptr) {
+    out.problems.push_back("no metric source plugin is loaded");
+    return;
+  }
+  sdk::QueryRequest request;
+  request.namespace_name = r.namespace_name;
+  request.name = kube::name_of(r.target);
+  request.release_name = r.topology.release_name;
+  request.api_group = r.engine.target.api_group;
+  request.kind = r.engine.target.kind;
+  for (const auto& m : obs.metrics)
+    if (std::find(request.metric_types.begin(), request.metric_types.end(), m.type) == request.metric_types.end())
+      request.metric_types.push_back(m.type);
+  const auto* engine = r.engine.instance;
+  const auto result = engine->call(engine->engine()->queries, request.to_json());
+  sdk::Queries queries;
+  try {
+    if (!result.ok()) throw std::runtime_error(result.error);
+    queries = sdk::Queries::from_json(sdk::json::parse(result.output, "queries"));
+  } catch (const std::exception& e) {
+    out.problems.push_back(std::string("engine adapter queries() failed: ") + e.what());
+    return;
+  }
+  const auto monitoring_ns = monitoring_namespace(r.namespace_name, out);
+  for (auto& m : obs.metrics) {
+    auto driver = queries.driver.find(m.type);
+    if (driver == queries.driver.end()) {
+      out.problems.push_back("the engine adapter has no query for metric " + m.type);
+      continue;
+    }
+    m.value = query(driver->second, r, monitoring_ns, false, m.type, out);
+  }
+  // The lag brake only understands seconds (a byte lag compared with a seconds threshold was
+  // the reference's Redis defect).
+  if (!queries.lag_query.empty() && queries.lag_unit == "seconds") {
+    obs.lag_seconds = query(queries.lag_query, r, monitoring_ns, true, "lag", out);
+    if (obs.lag_seconds && !queries.write_activity.empty())
+      obs.write_rate = query(queries.write_activity, r, monitoring_ns, false, "write activity", out);
+  }
+}
+
+}  // namespace dha::op

@@ -1,0 +1,236 @@
+#include "operator/operator.hpp"
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <random>
+
+#include "dha/admission/replicas_ownership_webhook.hpp"
+#include "dha/kube/client.hpp"
+#include "dha/kube/config.hpp"
+#include "dha/kube/controller.hpp"
+#include "dha/kube/event_recorder.hpp"
+#include "dha/kube/informer.hpp"
+#include "dha/kube/json.hpp"
+#include "dha/kube/leader_election.hpp"
+#include "dha/server/server.hpp"
+#include "dha/server/standard_routes.hpp"
+#include "dha/telemetry/registry.hpp"
+#include "operator/metrics_auth.hpp"
+#include "operator/plugin_set.hpp"
+#include "operator/reconciler.hpp"
+#include "operator/self_metrics.hpp"
+
+namespace dha::op {
+namespace {
+
+// Status-only updates (our own status writes) must not trigger a reconcile, or every write
+// would immediately cause the next one (controller-runtime's GenerationChangedPredicate, plus
+// the metadata that matters to us: deletion and finalizers).
+bool worth_reconciling(const rapidjson::Value& before, const rapidjson::Value& after) {
+  auto text = [](const rapidjson::Value& obj, std::initializer_list<std::string_view> path) {
+    const auto* v = kube::find_path(obj, path);
+    return v == nullptr ? std::string() : kube::to_json(*v);
+  };
+  for (auto path : {std::initializer_list<std::string_view>{"metadata", "generation"},
+                    std::initializer_list<std::string_view>{"metadata", "deletionTimestamp"},
+                    std::initializer_list<std::string_view>{"metadata", "finalizers"}})
+    if (text(before, path) != text(after, path)) return true;
+  return false;
+}
+
+std::string make_identity() {
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0 || host[0] == '\0') std::snprintf(host, sizeof host, "db-autoscaler");
+  std::random_device rd;
+  return std::string(host) + "_" + std::to_string(getpid()) + "_" + std::to_string(rd() % 100000);
+}
+
+std::unique_ptr<server::Server> make_server(const std::string& name, const server::BindAddress& bind,
+                                            std::optional<server::TlsOptions> tls, server::Router router,
+                                            server::Authorizer authorizer = {}) {
+  const bool secure = tls.has_value();
+  const std::string host = bind.host.empty() ? "0.0.0.0" : bind.host;
+  server::ServerOptions o;
+  o.name = name;
+  o.host = host;
+  o.port = bind.port;
+  o.tls = std::move(tls);
+  o.authorizer = std::move(authorizer);
+  auto s = std::make_unique<server::Server>(std::move(o), std::move(router));
+  s->start();
+  spdlog::info("{} server listening on {}:{}{}", name, host, s->port(), secure ? " (TLS)" : "");
+  return s;
+}
+
+}  // namespace
+
+struct Operator::Parts {
+  std::unique_ptr<PluginSet> plugins;
+  std::unique_ptr<kube::Client> client;
+  telemetry::Registry registry;
+  std::unique_ptr<SelfMetrics> metrics;
+  std::unique_ptr<kube::EventRecorder> events;
+  kube::OwnerIndex owners;
+  std::unique_ptr<Reconciler> reconciler;
+  std::unique_ptr<kube::Controller> controller;
+  std::unique_ptr<kube::Informer> dha_informer;
+  std::mutex watch_mu;
+  std::map<std::string, std::unique_ptr<kube::Informer>> secondary;
+  std::unique_ptr<kube::LeaderElector> elector;
+  std::unique_ptr<MetricsAuthorizer> metrics_auth;
+  std::unique_ptr<server::Server> probes;
+  std::unique_ptr<server::Server> metrics_server;
+  std::unique_ptr<server::Server> webhook;
+  kube::Config config;
+};
+
+Operator::Operator(OperatorOptions options) : options_(std::move(options)), parts_(std::make_unique<Parts>()) {}
+
+Operator::~Operator() { stop(); }
+
+std::string Operator::failure() const {
+  std::lock_guard lock(mu_);
+  return failure_;
+}
+
+void Operator::fail(const std::string& why) {
+  {
+    std::lock_guard lock(mu_);
+    if (failure_.empty()) failure_ = why;
+  }
+  failed_ = true;
+}
+
+std::uint16_t Operator::probe_port() const { return parts_->probes ? parts_->probes->port() : 0; }
+std::uint16_t Operator::metrics_port() const { return parts_->metrics_server ? parts_->metrics_server->port() : 0; }
+std::uint16_t Operator::webhook_port() const { return parts_->webhook ? parts_->webhook->port() : 0; }
+
+void Operator::ensure_watch(const kube::ResourceRef& collection) {
+  Parts& p = *parts_;
+  const std::string id = collection.plural + "." + collection.group + "/" + collection.version;
+  std::lock_guard lock(p.watch_mu);
+  if (stopping_ || p.secondary.count(id) != 0) return;
+  auto informer = std::make_unique<kube::Informer>(*p.client, collection);
+  const kube::ResourceRef resource = collection;
+  p.controller->watch_secondary(*informer, [&owners = p.owners, resource](const rapidjson::Value& obj) {
+    return owners.owners_of(kube::secondary_key(resource, obj));
+  });
+  informer->start();
+  spdlog::info("watching {} for changes to DHA targets", id);
+  p.secondary[id] = std::move(informer);
+}
+
+void Operator::start() {
+  Parts& p = *parts_;
+  PluginSetOptions plugin_options{options_.plugin_dirs, split_plugin_names(options_.plugins), options_.plugin_config};
+  p.plugins = PluginSet::load(plugin_options);
+  for (const auto& info : p.plugins->listing()) {
+    std::string caps;
+    for (const auto& c : info.capabilities) caps += (caps.empty() ? "" : ",") + c;
+    spdlog::info("plugin {} {} [{}] from {}", info.id, info.version, caps, info.origin);
+  }
+  spdlog::info("engine adapters handle: {}", p.plugins->handled_kinds());
+
+  kube::ConfigFlags flags;
+  flags.kubeconfig = options_.kubeconfig;
+  p.config = kube::Config::load(flags);
+  spdlog::info("API server {} ({})", p.config.server, p.config.source);
+  p.client = std::make_unique<kube::Client>(p.config);
+  p.metrics = std::make_unique<SelfMetrics>(p.registry);
+  p.events = std::make_unique<kube::EventRecorder>(*p.client, "db-autoscaler");
+
+  ReconcilerOptions ro;
+  ro.sync_period = options_.sync_period;
+  p.reconciler = std::make_unique<Reconciler>(*p.client, *p.plugins, *p.events, *p.metrics, p.owners, ro,
+                                              [this](const kube::ResourceRef& c) { ensure_watch(c); });
+  kube::ControllerOptions co;
+  co.workers = options_.workers;
+  p.controller = std::make_unique<kube::Controller>(
+      "dha", [&r = *p.reconciler](const std::string& key) { return r.reconcile(key); }, co);
+
+  p.dha_informer = std::make_unique<kube::Informer>(*p.client, kube::resources::dhas());
+  auto& queue = p.controller->queue();
+  p.dha_informer->add_handler({[&queue](const kube::ObjectPtr& o) { queue.add(kube::key_of(*o)); },
+                               [&queue](const kube::ObjectPtr& before, const kube::ObjectPtr& after) {
+                                 if (worth_reconciling(*before, *after)) queue.add(kube::key_of(*after));
+                               },
+                               [&queue](const kube::ObjectPtr& o) { queue.add(kube::key_of(*o)); }});
+
+  // Servers: probes (plain HTTP), metrics (TLS + TokenReview/SAR with --metrics-secure), webhook.
+  if (auto bind = server::parse_bind_address(options_.health_probe_bind_address)) {
+    server::Router router;
+    server::mount_health_probes(router, [&p] { return p.dha_informer && p.dha_informer->has_synced(); });
+    p.probes = make_server("probes", *bind, std::nullopt, std::move(router));
+  }
+  if (auto bind = server::parse_bind_address(options_.metrics_bind_address)) {
+    server::Router router;
+    server::mount_metrics(router, p.registry);
+    std::optional<server::TlsOptions> tls;
+    server::Authorizer authorizer;
+    if (options_.metrics_secure) {
+      tls = server::TlsOptions{options_.cert_dir};
+      p.metrics_auth = std::make_unique<MetricsAuthorizer>(*p.client);
+      authorizer = [auth = p.metrics_auth.get()](const server::Request& r) { return auth->authorize(r); };
+    }
+    p.metrics_server = make_server("metrics", *bind, tls, std::move(router), authorizer);
+  }
+  if (options_.enable_webhook) {
+    server::Router router;
+    admission::ReplicasOwnershipWebhookOptions wo;
+    wo.operator_username = options_.operator_username;
+    wo.apps_api_username = options_.apps_api_username;
+    admission::mount_replicas_ownership_webhook(router, wo, &p.registry);
+    if (options_.webhook_port < 0 || options_.webhook_port > 65535)
+      throw std::runtime_error("--webhook-port must be 0..65535");
+    p.webhook = make_server("webhook", server::BindAddress{"0.0.0.0", static_cast<std::uint16_t>(options_.webhook_port)},
+                            server::TlsOptions{options_.cert_dir}, std::move(router));
+  }
+
+  p.dha_informer->start();
+  if (!options_.leader_elect) {
+    p.metrics->set_leader(true);
+    p.controller->start();
+    spdlog::info("reconciling (leader election off), sync period {}s", options_.sync_period.count());
+    return;
+  }
+  kube::LeaderElectionConfig le;
+  le.lease_namespace =
+      options_.leader_election_namespace.empty() ? p.config.default_namespace : options_.leader_election_namespace;
+  le.lease_name = options_.leader_election_id;
+  le.identity = make_identity();
+  le.on_started_leading = [this, &p, id = le.identity] {
+    spdlog::info("became leader ({}); reconciling", id);
+    p.metrics->set_leader(true);
+    p.controller->start();
+  };
+  le.on_stopped_leading = [this, &p] {
+    p.metrics->set_leader(false);
+    if (stopping_) return;
+    // A controller cannot be resumed safely once another replica may have acted: exit, as
+    // controller-runtime does, and let the restart start over as a follower.
+    spdlog::error("leader election lost; exiting");
+    fail("leader election lost");
+  };
+  le.on_new_leader = [](const std::string& holder) { spdlog::info("leader is now {}", holder); };
+  p.elector = std::make_unique<kube::LeaderElector>(p.config, le);
+  spdlog::info("waiting for the Lease {}/{} as {}", le.lease_namespace, le.lease_name, le.identity);
+  p.elector->start();
+}
+
+void Operator::stop() {
+  if (stopping_.exchange(true)) return;
+  Parts& p = *parts_;
+  if (p.elector) p.elector->stop();       // releases the Lease: a follower takes over at once
+  if (p.controller) p.controller->stop();  // in-flight reconciles finish
+  if (p.dha_informer) p.dha_informer->stop();
+  {
+    std::lock_guard lock(p.watch_mu);
+    for (auto& [id, informer] : p.secondary) informer->stop();
+  }
+  for (auto* s : {p.webhook.get(), p.metrics_server.get(), p.probes.get()})
+    if (s != nullptr) s->stop(std::chrono::seconds(2));
+  if (p.metrics) p.metrics->set_leader(false);
+}
+
+}  // namespace dha::op

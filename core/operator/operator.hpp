@@ -1,0 +1,72 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "dha/kube/resource.hpp"
+
+// `db-autoscaler run`: the whole operator process. start() loads the plugins, connects to the
+// API server, serves probes / metrics / the webhook, watches DHAs (and, lazily, each target
+// kind and health-object kind a DHA references), and reconciles — only while holding the
+// leader Lease when leader election is on. stop() shuts down gracefully (the Lease is released).
+namespace dha::op {
+
+struct OperatorOptions {
+  std::string kubeconfig;
+  bool leader_elect = false;
+  std::string leader_election_namespace;  // "" = the kubeconfig's / pod's namespace
+  std::string leader_election_id = "db-autoscaler.autoscaling.cozystack.io";
+  std::vector<std::string> plugin_dirs{"/usr/lib/db-autoscaler/plugins"};
+  std::vector<std::string> plugins;
+  std::string plugin_config;
+  std::string metrics_bind_address = "0";
+  bool metrics_secure = true;
+  std::string health_probe_bind_address = ":8081";
+  int webhook_port = 9443;
+  std::string cert_dir = "/tmp/k8s-webhook-server/serving-certs";
+  std::string operator_username = "system:serviceaccount:cozy-db-autoscaler:db-autoscaler";
+  std::string apps_api_username = "system:serviceaccount:cozy-system:cozystack-api";
+  std::chrono::seconds sync_period{60};
+  bool enable_webhook = true;
+  int workers = 2;
+};
+
+class Operator {
+ public:
+  explicit Operator(OperatorOptions options);
+  ~Operator();
+  Operator(const Operator&) = delete;
+  Operator& operator=(const Operator&) = delete;
+
+  // Throws std::runtime_error (with the flag or file at fault) when something cannot start.
+  void start();
+  // Idempotent: releases the Lease, drains the reconcilers, stops watches and servers.
+  void stop();
+  // A fatal condition after start (leadership lost): the process should exit non-zero.
+  bool failed() const { return failed_.load(); }
+  std::string failure() const;
+
+  // Bound ports (0 when that server is off), for tests that pass port 0.
+  std::uint16_t probe_port() const;
+  std::uint16_t metrics_port() const;
+  std::uint16_t webhook_port() const;
+
+ private:
+  struct Parts;
+  void ensure_watch(const kube::ResourceRef& collection);
+  void fail(const std::string& why);
+
+  OperatorOptions options_;
+  std::unique_ptr<Parts> parts_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<bool> failed_{false};
+  mutable std::mutex mu_;
+  std::string failure_;
+};
+
+}  // namespace dha::op

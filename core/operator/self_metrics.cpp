@@ -1,0 +1,74 @@
+#include "operator/self_metrics.hpp"
+
+namespace dha::op {
+
+SelfMetrics::SelfMetrics(telemetry::Registry& r)
+    : current_(r.gauge("db_autoscaler_current_replicas", "Observed total instance count of the DHA's target.",
+                       {"namespace", "name"})),
+      desired_(r.gauge("db_autoscaler_desired_replicas", "The decision's instance count.", {"namespace", "name"})),
+      limited_(r.gauge("db_autoscaler_scaling_limited", "1 while clamped by a limit or in ownership conflict.",
+                       {"namespace", "name"})),
+      frozen_(r.gauge("db_autoscaler_frozen", "1 while AbleToScale is False (backoff hold included).",
+                      {"namespace", "name"})),
+      metric_value_(r.gauge("db_autoscaler_metric_value",
+                            "Per-read-replica average of the metric (connections; CPU in millicores).",
+                            {"namespace", "name", "type"})),
+      metric_target_(r.gauge("db_autoscaler_metric_target", "The DHA's target for the metric, same unit.",
+                             {"namespace", "name", "type"})),
+      decisions_(r.counter("db_autoscaler_decisions_total", "Decisions by kind and reason.",
+                           {"namespace", "name", "kind", "reason"})),
+      reconciles_(r.counter("db_autoscaler_reconcile_total", "Reconciles finished by this replica.", {"result"})),
+      reconcile_duration_(r.histogram("db_autoscaler_reconcile_duration_seconds", "Reconcile latency.", {})),
+      leader_(r.gauge("db_autoscaler_leader", "1 on the replica holding the leader Lease, else 0.")),
+      metric_queries_(r.counter("db_autoscaler_metric_queries_total", "Metric-source queries by result.",
+                                {"result"})),
+      api_requests_(r.counter("db_autoscaler_api_requests_total",
+                              "Kubernetes API requests of the reconciler by verb and result.", {"verb", "result"})) {
+  leader_.with({})->set(0);
+}
+
+void SelfMetrics::set_dha(const std::string& ns, const std::string& name, const DhaGauges& g) {
+  current_.with({ns, name})->set(g.current);
+  desired_.with({ns, name})->set(g.desired);
+  limited_.with({ns, name})->set(g.limited ? 1 : 0);
+  frozen_.with({ns, name})->set(g.frozen ? 1 : 0);
+}
+
+void SelfMetrics::set_metric(const std::string& ns, const std::string& name, const std::string& type, double value,
+                             double target) {
+  metric_value_.with({ns, name, type})->set(value);
+  metric_target_.with({ns, name, type})->set(target);
+}
+
+void SelfMetrics::clear_metrics(const std::string& ns, const std::string& name) {
+  const telemetry::LabelMatch match{{"namespace", ns}, {"name", name}};
+  metric_value_.remove_matching(match);
+  metric_target_.remove_matching(match);
+}
+
+void SelfMetrics::count_decision(const std::string& ns, const std::string& name, const std::string& kind,
+                                 const std::string& reason) {
+  decisions_.with({ns, name, kind, reason})->inc();
+}
+
+void SelfMetrics::forget(const std::string& ns, const std::string& name) {
+  const telemetry::LabelMatch match{{"namespace", ns}, {"name", name}};
+  for (auto* family : {&current_, &desired_, &limited_, &frozen_, &metric_value_, &metric_target_})
+    family->remove_matching(match);
+  decisions_.remove_matching(match);
+}
+
+void SelfMetrics::reconcile_finished(const std::string& result, double seconds) {
+  reconciles_.with({result})->inc();
+  reconcile_duration_.with({})->observe(seconds);
+}
+
+void SelfMetrics::set_leader(bool leader) { leader_.with({})->set(leader ? 1 : 0); }
+
+void SelfMetrics::count_metric_query(const std::string& result) { metric_queries_.with({result})->inc(); }
+
+void SelfMetrics::count_api_request(const std::string& verb, const std::string& result) {
+  api_requests_.with({verb, result})->inc();
+}
+
+}  // namespace dha::op

@@ -1,0 +1,56 @@
+#pragma once
+
+#include <string>
+
+#include "dha/telemetry/registry.hpp"
+
+// The operator's own series (BEHAVIOUR §7.1 with Part A 6, and the chart's metrics contract in
+// charts/db-autoscaler/README.md). Per-DHA gauges are refreshed on EVERY reconcile outcome and
+// deleted when the DHA goes away. Thread-safe.
+namespace dha::op {
+
+// What one reconcile outcome says about a DHA.
+struct DhaGauges {
+  std::int32_t current = 0;
+  std::int32_t desired = 0;
+  bool limited = false;  // ScalingLimited True or an ownership conflict
+  bool frozen = false;   // AbleToScale False (backoff hold included)
+};
+
+class SelfMetrics {
+ public:
+  explicit SelfMetrics(telemetry::Registry& registry);
+
+  void set_dha(const std::string& ns, const std::string& name, const DhaGauges& g);
+  void set_metric(const std::string& ns, const std::string& name, const std::string& type, double value,
+                  double target);
+  void clear_metrics(const std::string& ns, const std::string& name);
+  void count_decision(const std::string& ns, const std::string& name, const std::string& kind,
+                      const std::string& reason);
+  // Drops every per-DHA series (the DHA is gone or finalized).
+  void forget(const std::string& ns, const std::string& name);
+
+  // result: "success" | "requeue" | "error".
+  void reconcile_finished(const std::string& result, double seconds);
+  void set_leader(bool leader);
+  // result: "ok" | "unavailable" | "empty" | "timeout" | "bad_response" | "refused" | "error".
+  void count_metric_query(const std::string& result);
+  // verb: get | list | patch | update | create; result: "ok" or the error reason.
+  void count_api_request(const std::string& verb, const std::string& result);
+
+ private:
+  telemetry::GaugeFamily& current_;
+  telemetry::GaugeFamily& desired_;
+  telemetry::GaugeFamily& limited_;
+  telemetry::GaugeFamily& frozen_;
+  telemetry::GaugeFamily& metric_value_;
+  telemetry::GaugeFamily& metric_target_;
+  telemetry::CounterFamily& decisions_;
+  telemetry::CounterFamily& reconciles_;
+  telemetry::HistogramFamily& reconcile_duration_;
+  telemetry::GaugeFamily& leader_;
+  telemetry::CounterFamily& metric_queries_;
+  telemetry::CounterFamily& api_requests_;
+};
+
+}  // namespace dha::op

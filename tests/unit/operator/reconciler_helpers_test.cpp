@@ -1,0 +1,95 @@
+#include <gtest/gtest.h>
+
+#include "operator/reconciler.hpp"
+#include "operator/status_writer.hpp"
+
+namespace dha::op {
+namespace {
+
+using model::DecisionKind;
+
+decide::Decision decision(DecisionKind kind, int current, int desired, bool limited = false) {
+  decide::Decision d;
+  d.kind = kind;
+  d.current_replicas = current;
+  d.desired_replicas = desired;
+  d.limited = limited;
+  d.message = limited ? "held at maxReplicas 4" : "scale";
+  d.metrics.push_back({model::MetricType::ReadConnections, 210, 150, 4});
+  return d;
+}
+
+model::DhaStatus status_with_desired(int desired) {
+  model::DhaStatus s;
+  s.desired_replicas = desired;
+  s.last_decision = model::LastDecision{};
+  return s;
+}
+
+TEST(MetricsSummary, OneEntryPerMetricWithAverageAndTarget) {
+  auto d = decision(DecisionKind::Scale, 3, 4);
+  d.metrics.push_back({model::MetricType::ReadCPUUtilization, 250.5, 500, 3});
+  EXPECT_EQ(metrics_summary(d), "ReadConnections 210/150, ReadCPUUtilization 250.50/500");
+}
+
+TEST(DryRunEvent, Table) {
+  model::DhaSpec dry;
+  dry.dry_run = true;
+  model::DhaSpec live;
+  struct Case {
+    const char* name;
+    const model::DhaSpec& spec;
+    decide::Decision d;
+    model::DhaStatus previous;
+    std::string expected;
+  };
+  const Case cases[] = {
+      {"first would-be scale", dry, decision(DecisionKind::Scale, 3, 4), model::DhaStatus{},
+       "would scale 3 -> 4: ReadConnections 210/150"},
+      {"would-be count changed", dry, decision(DecisionKind::Scale, 3, 4), status_with_desired(3),
+       "would scale 3 -> 4: ReadConnections 210/150"},
+      {"same would-be count again: silent", dry, decision(DecisionKind::Scale, 3, 4), status_with_desired(4), ""},
+      {"limited says why", dry, decision(DecisionKind::Scale, 3, 4, true), status_with_desired(3),
+       "would scale 3 -> 4: held at maxReplicas 4"},
+      {"no change: silent", dry, decision(DecisionKind::NoChange, 3, 3), model::DhaStatus{}, ""},
+      {"freeze: silent", dry, decision(DecisionKind::Freeze, 3, 3), model::DhaStatus{}, ""},
+      {"not a dry run: silent", live, decision(DecisionKind::Scale, 3, 4), model::DhaStatus{}, ""},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(dry_run_event_message(c.spec, c.d, c.previous), c.expected);
+  }
+  auto rollback = decision(DecisionKind::Rollback, 4, 3);
+  rollback.message = "scale did not converge; rolling back to 3";
+  EXPECT_EQ(dry_run_event_message(dry, rollback, model::DhaStatus{}),
+            "would roll back 4 -> 3: scale did not converge; rolling back to 3");
+}
+
+TEST(ConflictLatch, OnlyAnActiveOwnershipConflictConditionCounts) {
+  model::DhaStatus s;
+  EXPECT_FALSE(conflict_already_reported(s));
+  s.conditions.push_back({"ScalingLimited", "True", "AtLimit", "held", 0, 1});
+  EXPECT_FALSE(conflict_already_reported(s));
+  s.conditions[0].reason = "OwnershipConflict";
+  EXPECT_TRUE(conflict_already_reported(s));
+  s.conditions[0].status = "False";
+  EXPECT_FALSE(conflict_already_reported(s));
+}
+
+TEST(KeepDecisionTime, UnchangedDecisionKeepsItsTimeAChangedOneTakesTheNewTime) {
+  model::DhaStatus previous;
+  previous.last_decision = model::LastDecision{100, DecisionKind::NoChange, 3, 3, "Ready", "no change", {}};
+  model::DhaStatus next = previous;
+  next.last_decision->time = 160;
+  keep_decision_time(previous, next);
+  EXPECT_EQ(next.last_decision->time, 100);
+  EXPECT_EQ(next, previous);  // so the status writer skips the write
+
+  next.last_decision->time = 160;
+  next.last_decision->desired_replicas = 4;
+  keep_decision_time(previous, next);
+  EXPECT_EQ(next.last_decision->time, 160);
+}
+
+}  // namespace
+}  // namespace dha::op
