@@ -10,7 +10,8 @@
 namespace dha::decide {
 
 std::int32_t read_replicas(std::int32_t current, std::int32_t primary_count) {
-  return std::max(saturating_add(current, -primary_count), 1);
+  const std::int64_t readers = static_cast<std::int64_t>(current) - primary_count;
+  return static_cast<std::int32_t>(std::clamp<std::int64_t>(readers, 1, INT32_MAX));
 }
 
 std::int32_t desired_for_metric(std::int32_t current, std::int32_t primary_count, double average,

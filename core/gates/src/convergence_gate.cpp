@@ -20,7 +20,7 @@ GateNote ConvergenceGate::apply(Proposal& p, const GateContext& ctx) const {
     return {reasons::kNotConverged, msg};
   }
 
-  const std::int64_t age = ctx.now - *ctx.state.in_flight_since;
+  const std::int64_t age = seconds_since(ctx.now, *ctx.state.in_flight_since);
   const std::int32_t deadline = ctx.spec.behavior.convergence_deadline_seconds;
   if (deadline <= 0 || age <= deadline) {
     std::string msg = "scale in flight; waiting for convergence";

@@ -17,7 +17,7 @@ GateNote StabilizationGate::apply(Proposal& p, const GateContext& ctx) const {
   const std::int64_t window = rules.stabilization_window_seconds;
   std::int32_t result = raw;
   for (const auto& r : ctx.state.recommendations) {
-    if (ctx.now - r.time > window) continue;
+    if (seconds_since(ctx.now, r.time) > window) continue;
     result = up ? std::min(result, r.replicas) : std::max(result, r.replicas);
   }
   result = up ? std::max(result, current) : std::min(result, current);

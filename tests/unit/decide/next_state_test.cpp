@@ -5,6 +5,8 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <limits>
+
 #include "decide_test_support.hpp"
 #include "dha/model/recommendation_history.hpp"
 
@@ -300,6 +302,40 @@ TEST(StoreInStatus, RendersCpuAsTruncatedMillicoresAndConnectionsRoundedHalfUp) 
   ASSERT_EQ(status.current_metrics.size(), 2u);
   EXPECT_EQ(status.current_metrics[0].average_value, "76");
   EXPECT_EQ(status.current_metrics[1].average_value, "250m");
+}
+
+}  // namespace
+}  // namespace dha::testing
+
+namespace dha::testing {
+namespace {
+
+// Times come from user input: extreme values must saturate, not overflow (UBSan checks this).
+TEST(ExtremeInput, TimesAtTheInt64EdgesDoNotOverflow) {
+  DecideCase c;
+  c.obs.available_replicas = 2;
+  c.state.in_flight_since = std::numeric_limits<std::int64_t>::min();
+  c.state.last_converged_replicas = 2;
+  c.state.recommendations = {{std::numeric_limits<std::int64_t>::min(), 9},
+                             {std::numeric_limits<std::int64_t>::max(), 1}};
+  c.state.backoff = model::Backoff{3, std::numeric_limits<std::int64_t>::max(), INT32_MAX};
+  const auto d = c.run();
+  EXPECT_EQ(d.kind, model::DecisionKind::Rollback);  // an ancient in-flight scale is past any deadline
+  EXPECT_EQ(d.next_state.backoff, (model::Backoff{3, c.now + 7200, INT32_MAX}));  // count saturates
+  // The recommendation from the far future stays (age is negative, inside every window).
+  EXPECT_EQ(d.next_state.recommendations.back().time, std::numeric_limits<std::int64_t>::max());
+}
+
+TEST(ExtremeInput, CountsAtTheInt32EdgesDoNotOverflow) {
+  DecideCase c;
+  c.spec.max_replicas = INT32_MAX;
+  c.spec.behavior.scale_up.step = INT32_MAX;
+  c.obs.primary_count = INT32_MAX;
+  c.obs.quorum_floor = INT32_MAX;
+  c.load(1e18);
+  const auto d = c.run();
+  EXPECT_EQ(d.desired_replicas, INT32_MAX);
+  EXPECT_EQ(d.kind, model::DecisionKind::Scale);
 }
 
 }  // namespace

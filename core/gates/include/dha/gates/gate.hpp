@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -26,6 +27,8 @@ class Gate {
 };
 
 // Helpers shared by the gates.
+// now - then, saturated: times come from user input and must not overflow.
+std::int64_t seconds_since(std::int64_t now, std::int64_t then);
 void freeze(Proposal& proposal, const GateContext& ctx, std::string reason, std::string message);
 void mark_limited(Proposal& proposal, std::string reason, std::string message);
 
