@@ -6,9 +6,9 @@
 namespace dha::kube::test {
 namespace {
 
-using ClientVerbs = KubeTest;
+using KubeClientVerbs = KubeTest;
 
-TEST_F(ClientVerbs, CreateGetUpdateDelete) {
+TEST_F(KubeClientVerbs, CreateGetUpdateDelete) {
   const auto created = client_->create(configmaps(), configmap("cm1"));
   EXPECT_EQ(name_of(created), "cm1");
   EXPECT_FALSE(resource_version_of(created).empty());
@@ -26,7 +26,7 @@ TEST_F(ClientVerbs, CreateGetUpdateDelete) {
   EXPECT_FALSE(client_->get_if_exists(configmaps().named("cm1")).has_value());
 }
 
-TEST_F(ClientVerbs, TypedErrors) {
+TEST_F(KubeClientVerbs, TypedErrors) {
   try {
     client_->get(configmaps().named("absent"));
     FAIL() << "no error";
@@ -60,7 +60,7 @@ TEST_F(ClientVerbs, TypedErrors) {
   EXPECT_THROW(client_->merge_patch(configmaps().named("dup"), "{not json"), JsonError);
 }
 
-TEST_F(ClientVerbs, StaleUpdateConflictsAndUpdateWithRetryRecovers) {
+TEST_F(KubeClientVerbs, StaleUpdateConflictsAndUpdateWithRetryRecovers) {
   client_->create(widgets(), widget("w", 1));
   auto stale = client_->get(widgets().named("w"));
   client_->merge_patch(widgets().named("w"), R"({"spec":{"color":"red"}})");
@@ -100,7 +100,7 @@ TEST_F(ClientVerbs, StaleUpdateConflictsAndUpdateWithRetryRecovers) {
   }, 3), ApiError);
 }
 
-TEST_F(ClientVerbs, MergePatchSendsFieldManagerAndDryRunStoresNothing) {
+TEST_F(KubeClientVerbs, MergePatchSendsFieldManagerAndDryRunStoresNothing) {
   client_->create(widgets(), widget("w", 1));
   server_->clear_audit();
   const auto patched = client_->merge_patch(widgets().named("w"), R"({"spec":{"replicas":3}})");
@@ -118,7 +118,7 @@ TEST_F(ClientVerbs, MergePatchSendsFieldManagerAndDryRunStoresNothing) {
   EXPECT_EQ(client_->get(widgets().named("w"))["spec"]["replicas"].GetInt(), 3);
 }
 
-TEST_F(ClientVerbs, StatusSubresourceOnlyChangesStatus) {
+TEST_F(KubeClientVerbs, StatusSubresourceOnlyChangesStatus) {
   client_->create(widgets(), widget("w", 2));
   auto obj = client_->get(widgets().named("w"));
   auto& a = obj.GetAllocator();
@@ -135,7 +135,7 @@ TEST_F(ClientVerbs, StatusSubresourceOnlyChangesStatus) {
   EXPECT_EQ(string_at(after_patch, {"status", "phase"}), "Ready");
 }
 
-TEST_F(ClientVerbs, ScaleSubresource) {
+TEST_F(KubeClientVerbs, ScaleSubresource) {
   client_->create(widgets(), widget("w", 2));
   const auto scale = client_->get_scale(widgets().named("w"));
   EXPECT_EQ(string_at(scale, {"kind"}), "Scale");
@@ -145,7 +145,7 @@ TEST_F(ClientVerbs, ScaleSubresource) {
   EXPECT_EQ(client_->get(widgets().named("w"))["spec"]["replicas"].GetInt(), 4);
 }
 
-TEST_F(ClientVerbs, ListPaginatesAndSelects) {
+TEST_F(KubeClientVerbs, ListPaginatesAndSelects) {
   ensure_namespace("pages");
   ensure_namespace("elsewhere");
   for (int i = 0; i < 23; ++i) {
@@ -190,7 +190,7 @@ TEST_F(ClientVerbs, ListPaginatesAndSelects) {
   EXPECT_EQ(client_->list_all(configmaps("")).list["items"].Size() >= 24u, true);
 }
 
-TEST_F(ClientVerbs, ConcurrentRequestsShareTheClient) {
+TEST_F(KubeClientVerbs, ConcurrentRequestsShareTheClient) {
   client_->create(configmaps(), configmap("shared"));
   std::vector<std::thread> threads;
   std::atomic<int> ok{0};

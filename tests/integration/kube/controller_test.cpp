@@ -8,9 +8,9 @@
 namespace dha::kube::test {
 namespace {
 
-using ControllerWiring = KubeTest;
+using KubeControllerWiring = KubeTest;
 
-TEST_F(ControllerWiring, SecondaryChangesReconcileTheOwner) {
+TEST_F(KubeControllerWiring, SecondaryChangesReconcileTheOwner) {
   OwnerIndex owners;
   std::mutex mu;
   std::vector<std::string> reconciled;

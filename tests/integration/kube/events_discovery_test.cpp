@@ -6,7 +6,7 @@
 namespace dha::kube::test {
 namespace {
 
-using EventsAndDiscovery = KubeTest;
+using KubeEventsAndDiscovery = KubeTest;
 
 std::vector<ObjectPtr> events_for(Client& c, const std::string& ns, const std::string& object_name) {
   std::vector<ObjectPtr> out;
@@ -16,7 +16,7 @@ std::vector<ObjectPtr> events_for(Client& c, const std::string& ns, const std::s
   return out;
 }
 
-TEST_F(EventsAndDiscovery, IdenticalEventsAggregateIntoACount) {
+TEST_F(KubeEventsAndDiscovery, IdenticalEventsAggregateIntoACount) {
   const auto w = client_->create(widgets(), widget("w", 1));
   EventRecorder events(*client_, "db-autoscaler", "pod-a");
   const auto ref = ObjectReference::of(w);
@@ -46,14 +46,14 @@ TEST_F(EventsAndDiscovery, IdenticalEventsAggregateIntoACount) {
   ASSERT_EQ(evs.size(), 2u);
 }
 
-TEST_F(EventsAndDiscovery, RecordingIntoAMissingServerIsReportedNotThrown) {
+TEST_F(KubeEventsAndDiscovery, RecordingIntoAMissingServerIsReportedNotThrown) {
   const auto w = client_->create(widgets(), widget("w", 1));
   EventRecorder events(*client_, "db-autoscaler");
   server_->stop();
   EXPECT_FALSE(events.record(ObjectReference::of(w), EventType::Normal, "X", "y"));
 }
 
-TEST_F(EventsAndDiscovery, ResolvesKindsToPluralsAndRefreshesOnMiss) {
+TEST_F(KubeEventsAndDiscovery, ResolvesKindsToPluralsAndRefreshesOnMiss) {
   Discovery d(*client_, Duration::zero());
   const auto cm = d.resolve("", "v1", "ConfigMap");
   EXPECT_EQ(cm.plural, "configmaps");
@@ -94,7 +94,7 @@ spec:
   EXPECT_THROW(d.resolve("nope.example.com", "v1", "Thing"), ApiError);
 }
 
-TEST_F(EventsAndDiscovery, MissRefreshIsRateLimitedPerGroupVersion) {
+TEST_F(KubeEventsAndDiscovery, MissRefreshIsRateLimitedPerGroupVersion) {
   FakeClock clock;
   Discovery d(*client_, std::chrono::seconds(10), clock);
   d.resolve("", "v1", "ConfigMap");

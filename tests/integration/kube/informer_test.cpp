@@ -34,7 +34,7 @@ class Recorder {
   std::vector<std::string> events_;
 };
 
-class Informers : public KubeTest {
+class KubeInformers : public KubeTest {
  protected:
   dha::testing::ApiServerOptions server_options() override {
     auto o = default_server_options();
@@ -55,7 +55,7 @@ class Informers : public KubeTest {
   }
 };
 
-TEST_F(Informers, ListThenWatchKeepsTheCacheAndTellsHandlers) {
+TEST_F(KubeInformers, ListThenWatchKeepsTheCacheAndTellsHandlers) {
   for (const char* n : {"a", "b", "c"}) client_->create(configmaps("w"), configmap(n, "w"));
   client_->create(configmaps("other"), configmap("not-mine", "other"));
   Informer inf(*client_, configmaps("w"), fast());
@@ -85,7 +85,7 @@ TEST_F(Informers, ListThenWatchKeepsTheCacheAndTellsHandlers) {
   inf.stop();
 }
 
-TEST_F(Informers, LabelSelectorLimitsTheCache) {
+TEST_F(KubeInformers, LabelSelectorLimitsTheCache) {
   client_->create(configmaps("w"), configmap("red", "w", R"({"color":"red"})"));
   client_->create(configmaps("w"), configmap("blue", "w", R"({"color":"blue"})"));
   InformerOptions o = fast();
@@ -103,7 +103,7 @@ TEST_F(Informers, LabelSelectorLimitsTheCache) {
                SelectorError);
 }
 
-TEST_F(Informers, WatchFromAnExpiredVersionIsGone) {
+TEST_F(KubeInformers, WatchFromAnExpiredVersionIsGone) {
   const auto first = client_->create(configmaps("g"), configmap("first", "g"));
   for (int i = 0; i < 15; ++i) client_->merge_patch(configmaps("g").named("first"), R"({"data":{"k":")" + std::to_string(i) + "\"}}");
   WatchOptions w;
@@ -117,7 +117,7 @@ TEST_F(Informers, WatchFromAnExpiredVersionIsGone) {
   }
 }
 
-TEST_F(Informers, GoneDuringWatchTriggersARelistThatCatchesUp) {
+TEST_F(KubeInformers, GoneDuringWatchTriggersARelistThatCatchesUp) {
   client_->create(configmaps("w"), configmap("a", "w"));
   Informer inf(*client_, configmaps("w"), fast());
   Recorder rec;
@@ -132,7 +132,7 @@ TEST_F(Informers, GoneDuringWatchTriggersARelistThatCatchesUp) {
   EXPECT_NE(inf.get("w/a"), nullptr);
 }
 
-TEST_F(Informers, ResumesFromItsResourceVersionAfterTheServerComesBack) {
+TEST_F(KubeInformers, ResumesFromItsResourceVersionAfterTheServerComesBack) {
   // The informer reaches the server through a relay that can cut every connection and refuse
   // new ones (the server "restarting"); the test's own client talks to the server directly.
   TcpProxy proxy(server_->port());

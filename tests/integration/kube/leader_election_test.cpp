@@ -17,7 +17,7 @@ struct Candidate {
   std::unique_ptr<LeaderElector> elector;
 };
 
-class LeaderElection : public KubeTest {
+class KubeLeaderElection : public KubeTest {
  protected:
   std::unique_ptr<Candidate> candidate(const std::string& identity, bool release_on_stop = true) {
     auto c = std::make_unique<Candidate>();
@@ -40,7 +40,7 @@ class LeaderElection : public KubeTest {
   }
 };
 
-TEST_F(LeaderElection, ExactlyOneLeaderThenHandoverWhenTheLeaderStopsRenewing) {
+TEST_F(KubeLeaderElection, ExactlyOneLeaderThenHandoverWhenTheLeaderStopsRenewing) {
   auto a = candidate("pod-a", /*release_on_stop=*/false);
   auto b = candidate("pod-b", false);
   a->elector->start();
@@ -73,7 +73,7 @@ TEST_F(LeaderElection, ExactlyOneLeaderThenHandoverWhenTheLeaderStopsRenewing) {
   follower.elector->stop();
 }
 
-TEST_F(LeaderElection, ReleaseOnStopHandsOverAtOnce) {
+TEST_F(KubeLeaderElection, ReleaseOnStopHandsOverAtOnce) {
   auto a = candidate("pod-a");
   a->elector->start();
   ASSERT_TRUE(eventually([&] { return a->elector->is_leader(); }, std::chrono::seconds(5)));
@@ -89,7 +89,7 @@ TEST_F(LeaderElection, ReleaseOnStopHandsOverAtOnce) {
   b->elector->stop();
 }
 
-TEST_F(LeaderElection, LeaderThatCannotRenewStopsLeadingWithinTheDeadline) {
+TEST_F(KubeLeaderElection, LeaderThatCannotRenewStopsLeadingWithinTheDeadline) {
   auto a = candidate("pod-a");
   a->elector->start();
   ASSERT_TRUE(eventually([&] { return a->elector->is_leader(); }, std::chrono::seconds(5)));

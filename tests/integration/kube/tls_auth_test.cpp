@@ -6,9 +6,9 @@
 namespace dha::kube::test {
 namespace {
 
-using TlsAuth = KubeTest;
+using KubeTlsAuth = KubeTest;
 
-TEST_F(TlsAuth, RightCaIsAcceptedWrongCaIsRefused) {
+TEST_F(KubeTlsAuth, RightCaIsAcceptedWrongCaIsRefused) {
   EXPECT_NO_THROW(client_->get_path("/version"));
 
   // A second server has its own self-signed CA; trusting only that one must refuse ours.
@@ -35,7 +35,7 @@ TEST_F(TlsAuth, RightCaIsAcceptedWrongCaIsRefused) {
   other.stop();
 }
 
-TEST_F(TlsAuth, InsecureKubeconfigIsRefusedUnlessAllowed) {
+TEST_F(KubeTlsAuth, InsecureKubeconfigIsRefusedUnlessAllowed) {
   const auto path = dir_.path() / "insecure";
   {
     std::ofstream out(path);
@@ -52,7 +52,7 @@ TEST_F(TlsAuth, InsecureKubeconfigIsRefusedUnlessAllowed) {
   EXPECT_NO_THROW(insecure.get_path("/version")) << "explicitly allowed: connects without verification";
 }
 
-TEST_F(TlsAuth, TokensCarryIdentities) {
+TEST_F(KubeTlsAuth, TokensCarryIdentities) {
   Client alice(config_for(kAliceToken));
   server_->clear_audit();
   client_->create(configmaps(), configmap("by-admin"));
@@ -77,7 +77,7 @@ TEST_F(TlsAuth, TokensCarryIdentities) {
   }
 }
 
-TEST_F(TlsAuth, RotatedTokenFileIsPickedUp) {
+TEST_F(KubeTlsAuth, RotatedTokenFileIsPickedUp) {
   const auto token_path = dir_.path() / "token";
   { std::ofstream(token_path) << "wrong-token"; }
   Config cfg = config_for(kAdminToken);
@@ -89,7 +89,7 @@ TEST_F(TlsAuth, RotatedTokenFileIsPickedUp) {
   EXPECT_NO_THROW(c.get_path("/api/v1/namespaces"));
 }
 
-TEST_F(TlsAuth, UnreachableServerIsATransportErrorWithinTheConnectTimeout) {
+TEST_F(KubeTlsAuth, UnreachableServerIsATransportErrorWithinTheConnectTimeout) {
   Config cfg = config_for(kAdminToken);
   server_->stop();
   cfg.connect_timeout = std::chrono::milliseconds(500);

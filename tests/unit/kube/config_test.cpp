@@ -127,16 +127,16 @@ struct B64Case {
   const char* in;
   const char* out;
 };
-class Base64 : public testing::TestWithParam<B64Case> {};
-TEST_P(Base64, Decodes) { EXPECT_EQ(base64_decode(GetParam().in), GetParam().out); }
-INSTANTIATE_TEST_SUITE_P(Table, Base64,
+class KubeBase64 : public testing::TestWithParam<B64Case> {};
+TEST_P(KubeBase64, Decodes) { EXPECT_EQ(base64_decode(GetParam().in), GetParam().out); }
+INSTANTIATE_TEST_SUITE_P(Table, KubeBase64,
                          testing::Values(B64Case{"", ""}, B64Case{"Zg==", "f"}, B64Case{"Zm8=", "fo"}, B64Case{"Zm9v", "foo"},
                                          B64Case{"Zm9v\nYmFy", "foobar"}));
-TEST(Base64, RejectsMalformed) {
+TEST(KubeBase64, RejectsMalformed) {
   for (const char* bad : {"Zg=", "Z===", "Zg==Zg==", "Zm9*", "=Zm9"}) EXPECT_THROW(base64_decode(bad), ConfigError) << bad;
 }
 
-TEST(InCluster, ReadsServiceAccountAndBracketsIpv6) {
+TEST(KubeInCluster, ReadsServiceAccountAndBracketsIpv6) {
   TempDir sa;
   sa.write("token", "tok-1\n");
   sa.write("ca.crt", "CLUSTER-CA");
@@ -149,7 +149,7 @@ TEST(InCluster, ReadsServiceAccountAndBracketsIpv6) {
   EXPECT_THROW(in_cluster_config(fake_env({}, sa.path())), ConfigError);
 }
 
-TEST(FileToken, RereadsWhenTheFileChanges) {
+TEST(KubeFileToken, RereadsWhenTheFileChanges) {
   TempDir dir;
   const auto path = dir.write("token", "first");
   FileToken token(path);
@@ -166,7 +166,7 @@ TEST(FileToken, RereadsWhenTheFileChanges) {
   EXPECT_THROW(FileToken(dir.path() / "empty"), ConfigError);
 }
 
-TEST(LoadConfig, SourceOrderAndFlagOverrides) {
+TEST(KubeLoadConfig, SourceOrderAndFlagOverrides) {
   TempDir home;
   home.write(".kube/config", kubeconfig("", "    token: from-home\n"));
   TempDir other;
@@ -206,7 +206,7 @@ TEST(LoadConfig, SourceOrderAndFlagOverrides) {
   EXPECT_EQ(c.default_namespace, "ns-x");
 }
 
-TEST(LoadConfig, NothingConfiguredIsAClearError) {
+TEST(KubeLoadConfig, NothingConfiguredIsAClearError) {
   try {
     load_config({}, fake_env({}));
     FAIL();

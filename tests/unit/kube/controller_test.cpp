@@ -9,7 +9,7 @@ namespace {
 
 using std::chrono::seconds;
 
-TEST(Controller, ProcessOneRoutesEveryResultThroughTheQueue) {
+TEST(KubeController, ProcessOneRoutesEveryResultThroughTheQueue) {
   FakeClock clock;
   std::map<std::string, ReconcileResult> script{{"ns/done", Done{}},
                                                {"ns/later", RequeueAfter{seconds(30)}},
@@ -45,7 +45,7 @@ TEST(Controller, ProcessOneRoutesEveryResultThroughTheQueue) {
   EXPECT_EQ(calls, (std::vector<std::string>{"ns/flaky", "ns/later", "ns/throws"}));
 }
 
-TEST(Controller, WorkersStopCleanly) {
+TEST(KubeController, WorkersStopCleanly) {
   std::atomic<int> n{0};
   Controller c("test", [&](const std::string&) -> ReconcileResult {
     ++n;
@@ -60,7 +60,7 @@ TEST(Controller, WorkersStopCleanly) {
                std::invalid_argument);
 }
 
-TEST(OwnerIndex, MapsSecondariesToOwnersAndForgetsOldReferences) {
+TEST(KubeOwnerIndex, MapsSecondariesToOwnersAndForgetsOldReferences) {
   OwnerIndex idx;
   const ResourceRef pg{"apps.cozystack.io", "v1alpha1", "postgreses", "", ""};
   const ResourceRef wm{"cozystack.io", "v1alpha1", "workloadmonitors", "", ""};

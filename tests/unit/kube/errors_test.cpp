@@ -13,9 +13,9 @@ struct ErrorCase {
   bool retryable;
 };
 
-class ErrorMapping : public testing::TestWithParam<ErrorCase> {};
+class KubeErrorMapping : public testing::TestWithParam<ErrorCase> {};
 
-TEST_P(ErrorMapping, ReasonFromStatusAndBody) {
+TEST_P(KubeErrorMapping, ReasonFromStatusAndBody) {
   const auto& c = GetParam();
   const ApiError e = error_from_response(c.status, c.body);
   EXPECT_EQ(e.reason(), c.want) << to_string(e.reason());
@@ -30,7 +30,7 @@ std::string status_body(int code, const char* reason, const char* message) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Table, ErrorMapping,
+    Table, KubeErrorMapping,
     testing::Values(
         ErrorCase{"not_found", 404, status_body(404, "NotFound", "pods \"x\" not found"), Reason::NotFound, false},
         ErrorCase{"already_exists_is_409_refined", 409, status_body(409, "AlreadyExists", "exists"), Reason::AlreadyExists, false},
@@ -51,7 +51,7 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"unknown_4xx", 418, "", Reason::Unknown, false}),
     [](const testing::TestParamInfo<ErrorCase>& info) { return std::string(info.param.name); });
 
-TEST(ErrorMapping, CausesAndRetryAfterAreKept) {
+TEST(KubeErrorMapping, CausesAndRetryAfterAreKept) {
   const std::string body = R"({"kind":"Status","code":422,"reason":"Invalid","message":"bad",
     "details":{"retryAfterSeconds":7,"causes":[{"reason":"FieldValueInvalid","field":"spec.maxReplicas","message":"must be >= minReplicas"}]}})";
   const ApiError e = error_from_response(422, body);
@@ -62,17 +62,17 @@ TEST(ErrorMapping, CausesAndRetryAfterAreKept) {
   EXPECT_EQ(e.message(), "bad");
 }
 
-TEST(ErrorMapping, HeaderRetryAfterWinsOverBody) {
+TEST(KubeErrorMapping, HeaderRetryAfterWinsOverBody) {
   const ApiError e = error_from_response(429, R"({"kind":"Status","details":{"retryAfterSeconds":9}})", 3);
   EXPECT_EQ(e.retry_after_seconds(), 3);
 }
 
-TEST(ErrorMapping, LongNonStatusBodyIsTruncatedInMessage) {
+TEST(KubeErrorMapping, LongNonStatusBodyIsTruncatedInMessage) {
   const ApiError e = error_from_response(500, std::string(10000, 'x'));
   EXPECT_LT(e.message().size(), 300u);
 }
 
-TEST(ErrorMapping, TransportErrorHasNoStatus) {
+TEST(KubeErrorMapping, TransportErrorHasNoStatus) {
   const ApiError e(Reason::Transport, 0, "connection refused");
   EXPECT_TRUE(e.retryable());
   EXPECT_EQ(std::string(e.what()), "Transport: connection refused");

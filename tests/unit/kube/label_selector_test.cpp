@@ -12,9 +12,9 @@ struct MatchCase {
   bool want;
 };
 
-class SelectorMatch : public testing::TestWithParam<MatchCase> {};
+class KubeSelectorMatch : public testing::TestWithParam<MatchCase> {};
 
-TEST_P(SelectorMatch, Matches) {
+TEST_P(KubeSelectorMatch, Matches) {
   const auto& c = GetParam();
   EXPECT_EQ(LabelSelector::parse(c.selector).matches(c.labels), c.want) << c.selector;
 }
@@ -22,7 +22,7 @@ TEST_P(SelectorMatch, Matches) {
 const Labels kPg{{"app", "pg"}, {"tier", "db"}, {"cozystack.io/managed", "true"}};
 
 INSTANTIATE_TEST_SUITE_P(
-    Table, SelectorMatch,
+    Table, KubeSelectorMatch,
     testing::Values(MatchCase{"empty_matches_all", "", kPg, true},
                     MatchCase{"equals", "app=pg", kPg, true},
                     MatchCase{"double_equals", "app==pg", kPg, true},
@@ -45,9 +45,9 @@ INSTANTIATE_TEST_SUITE_P(
                     MatchCase{"empty_value", "app=", Labels{{"app", ""}}, true}),
     [](const testing::TestParamInfo<MatchCase>& info) { return std::string(info.param.name); });
 
-class SelectorRejects : public testing::TestWithParam<const char*> {};
+class KubeSelectorRejects : public testing::TestWithParam<const char*> {};
 
-TEST_P(SelectorRejects, BadInputIsAClearError) {
+TEST_P(KubeSelectorRejects, BadInputIsAClearError) {
   try {
     LabelSelector::parse(GetParam());
     FAIL() << "accepted: " << GetParam();
@@ -56,19 +56,19 @@ TEST_P(SelectorRejects, BadInputIsAClearError) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Table, SelectorRejects,
+INSTANTIATE_TEST_SUITE_P(Table, KubeSelectorRejects,
                          testing::Values("app=pg,", ",app", "app in pg", "app in (pg", "app in ()", "app ~ pg",
                                          "app!pg", "-app=x", "app=-x", "a/b/c=x", "app=pg tier=db",
                                          "Bad_Prefix.io/x=y", "app=this-value-is-way-too-long-for-a-label-value-because-it-exceeds-63",
                                          "app notin (a,,b)", "!"));
 
-TEST(LabelSelector, CanonicalText) {
+TEST(KubeLabelSelector, CanonicalText) {
   EXPECT_EQ(LabelSelector::parse("tier=db, app in (b,a,b),!zone").to_string(), "app in (a,b),tier=db,!zone");
   EXPECT_EQ(LabelSelector::from_map({{"b", "2"}, {"a", "1"}}).to_string(), "a=1,b=2");
   EXPECT_TRUE(LabelSelector::parse("  ").empty());
 }
 
-TEST(LabelSelector, FromMapValidates) {
+TEST(KubeLabelSelector, FromMapValidates) {
   EXPECT_THROW(LabelSelector::from_map({{"bad key", "x"}}), SelectorError);
   EXPECT_THROW(LabelSelector::from_map({{"ok", "bad value"}}), SelectorError);
 }

@@ -17,9 +17,9 @@ struct LeaseCase {
   LeaseAction want;
 };
 
-class LeaseDecision : public testing::TestWithParam<LeaseCase> {};
+class KubeLeaseDecision : public testing::TestWithParam<LeaseCase> {};
 
-TEST_P(LeaseDecision, Decides) {
+TEST_P(KubeLeaseDecision, Decides) {
   const auto& c = GetParam();
   const TimePoint observed = TimePoint{} + std::chrono::hours(5);
   LeaseRecord r;
@@ -29,7 +29,7 @@ TEST_P(LeaseDecision, Decides) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Table, LeaseDecision,
+    Table, KubeLeaseDecision,
     testing::Values(LeaseCase{"no_lease_acquires", false, "", 15, seconds(0), LeaseAction::Acquire},
                     LeaseCase{"released_lease_acquires", true, "", 15, seconds(0), LeaseAction::Acquire},
                     LeaseCase{"own_lease_renews", true, "me", 15, seconds(100), LeaseAction::Renew},
@@ -40,18 +40,18 @@ INSTANTIATE_TEST_SUITE_P(
                     LeaseCase{"missing_duration_uses_fallback", true, "other", 0, seconds(14), LeaseAction::Wait}),
     [](const testing::TestParamInfo<LeaseCase>& info) { return std::string(info.param.name); });
 
-TEST(RenewDeadline, StopsAtTheDeadline) {
+TEST(KubeRenewDeadline, StopsAtTheDeadline) {
   const TimePoint t{};
   EXPECT_FALSE(renew_deadline_passed(t, t + seconds(9), seconds(10)));
   EXPECT_TRUE(renew_deadline_passed(t, t + seconds(10), seconds(10)));
 }
 
-TEST(MicroTime, Formats) {
+TEST(KubeMicroTime, Formats) {
   const auto t = std::chrono::system_clock::time_point{} + seconds(1764464553) + std::chrono::microseconds(42);
   EXPECT_EQ(format_micro_time(t), "2025-11-30T01:02:33.000042Z");
 }
 
-TEST(LeaderElectorConfig, RejectsInconsistentTimings) {
+TEST(KubeLeaderElectorConfig, RejectsInconsistentTimings) {
   Config cfg;
   cfg.server = "http://127.0.0.1:1";
   LeaderElectionConfig le;

@@ -7,7 +7,7 @@ namespace {
 
 using std::chrono::milliseconds;
 
-TEST(TokenBucket, BurstThenQps) {
+TEST(KubeTokenBucket, BurstThenQps) {
   FakeClock clock;
   TokenBucket bucket(10, 3, clock);  // 10/s = one token per 100ms
   for (int i = 0; i < 3; ++i) EXPECT_EQ(bucket.reserve(), Duration::zero()) << i;
@@ -18,7 +18,7 @@ TEST(TokenBucket, BurstThenQps) {
   EXPECT_GT(bucket.reserve(), Duration::zero());
 }
 
-TEST(TokenBucket, RefillIsCappedAtBurst) {
+TEST(KubeTokenBucket, RefillIsCappedAtBurst) {
   FakeClock clock;
   TokenBucket bucket(100, 2, clock);
   clock.advance(std::chrono::hours(1));
@@ -27,7 +27,7 @@ TEST(TokenBucket, RefillIsCappedAtBurst) {
   EXPECT_GT(bucket.reserve(), Duration::zero()) << "idle time must not bank more than burst tokens";
 }
 
-TEST(TokenBucket, ZeroQpsDisablesLimit) {
+TEST(KubeTokenBucket, ZeroQpsDisablesLimit) {
   FakeClock clock;
   TokenBucket bucket(0, 1, clock);
   for (int i = 0; i < 1000; ++i) ASSERT_EQ(bucket.reserve(), Duration::zero());

@@ -16,9 +16,9 @@ struct ResultCase {
   bool ready_after_30s;
 };
 
-class ApplyResult : public testing::TestWithParam<ResultCase> {};
+class KubeApplyResult : public testing::TestWithParam<ResultCase> {};
 
-TEST_P(ApplyResult, TurnsResultIntoQueueAction) {
+TEST_P(KubeApplyResult, TurnsResultIntoQueueAction) {
   const auto& c = GetParam();
   FakeClock clock;
   WorkQueue q(clock, BackoffPolicy{std::chrono::milliseconds(250), seconds(10)});
@@ -39,7 +39,7 @@ TEST_P(ApplyResult, TurnsResultIntoQueueAction) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Table, ApplyResult,
+    Table, KubeApplyResult,
     testing::Values(ResultCase{"done_forgets", Done{}, QueueAction::Forget, 0, false, false},
                     ResultCase{"requeue_after_forgets_and_schedules", RequeueAfter{seconds(30)}, QueueAction::RequeueAfter, 0,
                                false, true},

@@ -12,15 +12,15 @@ struct PathCase {
   const char* want;
 };
 
-class ResourcePath : public testing::TestWithParam<PathCase> {};
+class KubeResourcePath : public testing::TestWithParam<PathCase> {};
 
-TEST_P(ResourcePath, Builds) {
+TEST_P(KubeResourcePath, Builds) {
   const auto& c = GetParam();
   EXPECT_EQ(resource_path(c.ref, c.sub), c.want);
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Table, ResourcePath,
+    Table, KubeResourcePath,
     testing::Values(
         PathCase{"core_collection_all_namespaces", {"", "v1", "pods", "", ""}, "", "/api/v1/pods"},
         PathCase{"core_namespaced", {"", "v1", "pods", "ns", "p"}, "", "/api/v1/namespaces/ns/pods/p"},
@@ -35,7 +35,7 @@ INSTANTIATE_TEST_SUITE_P(
                  "/apis/coordination.k8s.io/v1/namespaces/sys/leases/db-autoscaler.autoscaling.cozystack.io"}),
     [](const testing::TestParamInfo<PathCase>& info) { return std::string(info.param.name); });
 
-TEST(ResourcePath, RefusesSegmentsThatChangeThePath) {
+TEST(KubeResourcePath, RefusesSegmentsThatChangeThePath) {
   EXPECT_THROW(resource_path({"", "v1", "pods", "ns", "a/b"}), std::invalid_argument);
   EXPECT_THROW(resource_path({"", "v1", "pods", "..", "x"}), std::invalid_argument);
   EXPECT_THROW(resource_path({"", "v1", "pods", "ns", "x?watch=1"}), std::invalid_argument);
@@ -44,7 +44,7 @@ TEST(ResourcePath, RefusesSegmentsThatChangeThePath) {
   EXPECT_THROW(resource_path({"", "v1", "pods", "ns", ""}, "status"), std::invalid_argument);
 }
 
-TEST(ListQuery, EncodesAndOrders) {
+TEST(KubeListQuery, EncodesAndOrders) {
   ListOptions o;
   o.label_selector = "app in (a,b)";
   o.limit = 10;
@@ -59,7 +59,7 @@ TEST(ListQuery, EncodesAndOrders) {
   EXPECT_EQ(list_query({}, false), "");
 }
 
-TEST(Keys, SplitAndJoin) {
+TEST(KubeKeys, SplitAndJoin) {
   EXPECT_EQ(split_key("ns/name"), (std::pair<std::string, std::string>{"ns", "name"}));
   EXPECT_EQ(split_key("name"), (std::pair<std::string, std::string>{"", "name"}));
   EXPECT_EQ((ResourceRef{"", "v1", "pods", "ns", "p"}).key(), "ns/p");

@@ -29,34 +29,34 @@ std::vector<std::string> decode_in_chunks(std::size_t chunk) {
   return got;
 }
 
-TEST(WatchDecoder, SameEventsWhateverTheChunking) {
+TEST(KubeWatchDecoder, SameEventsWhateverTheChunking) {
   const std::vector<std::string> want{"ADDED:1", "MODIFIED:2", "BOOKMARK:5", "DELETED:6"};
   for (std::size_t chunk : {std::size_t{1}, std::size_t{2}, std::size_t{7}, std::size_t{64}, kStream.size()})
     EXPECT_EQ(decode_in_chunks(chunk), want) << "chunk " << chunk;
 }
 
-TEST(WatchDecoder, StopsWhenTheCallbackSaysSo) {
+TEST(KubeWatchDecoder, StopsWhenTheCallbackSaysSo) {
   WatchDecoder d;
   int n = 0;
   EXPECT_FALSE(d.feed(kStream, [&](WatchEvent&&) { return ++n < 2; }));
   EXPECT_EQ(n, 2);
 }
 
-TEST(WatchDecoder, ErrorEventCarriesStatus) {
+TEST(KubeWatchDecoder, ErrorEventCarriesStatus) {
   const WatchEvent ev = WatchDecoder::decode_line(
       R"({"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired","message":"too old resource version"}})");
   EXPECT_EQ(ev.type, WatchEventType::Error);
   EXPECT_EQ(ev.object["code"].GetInt(), 410);
 }
 
-TEST(WatchDecoder, BadLinesAreErrorsNotCrashes) {
+TEST(KubeWatchDecoder, BadLinesAreErrorsNotCrashes) {
   for (const char* bad : {"{", "[]", R"({"type":"ADDED"})", R"({"type":"NOPE","object":{}})", R"({"type":"ADDED","object":1})"}) {
     WatchDecoder d;
     EXPECT_THROW(d.feed(std::string(bad) + "\n", [](WatchEvent&&) { return true; }), JsonError) << bad;
   }
 }
 
-TEST(WatchDecoder, OverlongLineIsRefused) {
+TEST(KubeWatchDecoder, OverlongLineIsRefused) {
   WatchDecoder d(64);
   EXPECT_THROW(d.feed(std::string(100, 'x'), [](WatchEvent&&) { return true; }), JsonError);
 }

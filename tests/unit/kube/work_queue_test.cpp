@@ -11,7 +11,7 @@ namespace {
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-TEST(WorkQueue, DedupesQueuedKeys) {
+TEST(KubeWorkQueue, DedupesQueuedKeys) {
   FakeClock clock;
   WorkQueue q(clock);
   q.add("a");
@@ -23,7 +23,7 @@ TEST(WorkQueue, DedupesQueuedKeys) {
   EXPECT_EQ(q.try_get(), std::nullopt);
 }
 
-TEST(WorkQueue, KeyBeingProcessedIsNotHandedOutTwiceAndIsRequeuedOnDone) {
+TEST(KubeWorkQueue, KeyBeingProcessedIsNotHandedOutTwiceAndIsRequeuedOnDone) {
   FakeClock clock;
   WorkQueue q(clock);
   q.add("a");
@@ -38,7 +38,7 @@ TEST(WorkQueue, KeyBeingProcessedIsNotHandedOutTwiceAndIsRequeuedOnDone) {
   EXPECT_EQ(q.try_get(), std::nullopt) << "re-added once, processed once";
 }
 
-TEST(WorkQueue, DoneWithoutReAddDropsTheKey) {
+TEST(KubeWorkQueue, DoneWithoutReAddDropsTheKey) {
   FakeClock clock;
   WorkQueue q(clock);
   q.add("a");
@@ -48,7 +48,7 @@ TEST(WorkQueue, DoneWithoutReAddDropsTheKey) {
   EXPECT_FALSE(q.is_processing("a"));
 }
 
-TEST(WorkQueue, AddAfterWaitsForTheClockAndEarliestScheduleWins) {
+TEST(KubeWorkQueue, AddAfterWaitsForTheClockAndEarliestScheduleWins) {
   FakeClock clock;
   WorkQueue q(clock);
   q.add_after("a", seconds(10));
@@ -64,7 +64,7 @@ TEST(WorkQueue, AddAfterWaitsForTheClockAndEarliestScheduleWins) {
   EXPECT_EQ(q.try_get(), std::nullopt) << "the dropped 10s/20s schedules must not fire";
 }
 
-TEST(WorkQueue, DelayedKeyAlreadyQueuedIsNotDuplicated) {
+TEST(KubeWorkQueue, DelayedKeyAlreadyQueuedIsNotDuplicated) {
   FakeClock clock;
   WorkQueue q(clock);
   q.add("a");
@@ -74,7 +74,7 @@ TEST(WorkQueue, DelayedKeyAlreadyQueuedIsNotDuplicated) {
   EXPECT_EQ(q.try_get(), std::nullopt);
 }
 
-TEST(WorkQueue, ZeroDelayIsImmediate) {
+TEST(KubeWorkQueue, ZeroDelayIsImmediate) {
   FakeClock clock;
   WorkQueue q(clock);
   q.add_after("a", Duration::zero());
@@ -85,19 +85,19 @@ struct BackoffCase {
   int failures;
   Duration want;
 };
-class Backoff : public testing::TestWithParam<BackoffCase> {};
-TEST_P(Backoff, DoublesFromBaseUpToCap) {
+class KubeBackoff : public testing::TestWithParam<BackoffCase> {};
+TEST_P(KubeBackoff, DoublesFromBaseUpToCap) {
   const BackoffPolicy p{milliseconds(5), seconds(1000)};
   EXPECT_EQ(p.delay_for(GetParam().failures), GetParam().want);
 }
-INSTANTIATE_TEST_SUITE_P(Table, Backoff,
+INSTANTIATE_TEST_SUITE_P(Table, KubeBackoff,
                          testing::Values(BackoffCase{0, Duration::zero()}, BackoffCase{1, milliseconds(5)},
                                          BackoffCase{2, milliseconds(10)}, BackoffCase{3, milliseconds(20)},
                                          BackoffCase{10, milliseconds(2560)}, BackoffCase{18, milliseconds(655360)},
                                          BackoffCase{19, seconds(1000)}, BackoffCase{1000, seconds(1000)},
                                          BackoffCase{std::numeric_limits<int>::max(), seconds(1000)}));
 
-TEST(WorkQueue, RateLimitedRetriesBackOffPerKeyAndForgetResets) {
+TEST(KubeWorkQueue, RateLimitedRetriesBackOffPerKeyAndForgetResets) {
   FakeClock clock;
   WorkQueue q(clock, BackoffPolicy{seconds(1), seconds(4)});
   const Duration expected[] = {seconds(1), seconds(2), seconds(4), seconds(4)};
@@ -118,7 +118,7 @@ TEST(WorkQueue, RateLimitedRetriesBackOffPerKeyAndForgetResets) {
   EXPECT_EQ(q.try_get(), "a");
 }
 
-TEST(WorkQueue, ShutDownWakesBlockedGetAndRefusesWork) {
+TEST(KubeWorkQueue, ShutDownWakesBlockedGetAndRefusesWork) {
   WorkQueue q;
   std::atomic<bool> returned{false};
   std::optional<std::string> got = "sentinel";
@@ -136,7 +136,7 @@ TEST(WorkQueue, ShutDownWakesBlockedGetAndRefusesWork) {
   EXPECT_TRUE(q.shutting_down());
 }
 
-TEST(WorkQueue, BlockedGetSeesDelayedKeyWhenFakeClockAdvances) {
+TEST(KubeWorkQueue, BlockedGetSeesDelayedKeyWhenFakeClockAdvances) {
   FakeClock clock;
   WorkQueue q(clock);
   q.add_after("a", seconds(60));
@@ -149,7 +149,7 @@ TEST(WorkQueue, BlockedGetSeesDelayedKeyWhenFakeClockAdvances) {
   EXPECT_EQ(got, "a");
 }
 
-TEST(WorkQueue, ConcurrentWorkersNeverHoldTheSameKey) {
+TEST(KubeWorkQueue, ConcurrentWorkersNeverHoldTheSameKey) {
   WorkQueue q;
   std::atomic<int> in_flight_a{0};
   std::atomic<int> max_in_flight_a{0};
