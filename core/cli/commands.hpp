@@ -12,5 +12,6 @@ void add_plugin_command(CLI::App& app);
 void add_decide_command(CLI::App& app);
 void add_simulate_command(CLI::App& app);
 void add_run_command(CLI::App& app);
+void add_metrics_command(CLI::App& app);
 
 }  // namespace dha::cli

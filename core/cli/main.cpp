@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   dha::cli::add_decide_command(app);
   dha::cli::add_simulate_command(app);
   dha::cli::add_run_command(app);
+  dha::cli::add_metrics_command(app);
 
 
   try {

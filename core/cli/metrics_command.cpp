@@ -1,0 +1,317 @@
+// `db-autoscaler metrics`: runs a target's queries the way the operator would and prints what it
+// would see — the "why is my DHA frozen" tool. Exits 0 even when values are missing; the
+// "errors" object says why each one is.
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+#include <rapidjson/prettywriter.h>
+
+#include "commands.hpp"
+#include "dha/sdk/engine_types.hpp"
+#include "dha/sdk/json.hpp"
+#include "dha/sdk/metrics_types.hpp"
+#include "exit.hpp"
+#include "plugin_host/load_error.hpp"
+#include "plugin_host/plugin_registry.hpp"
+#include "tenancy/query_template.hpp"
+
+namespace dha::cli {
+namespace {
+
+namespace json = sdk::json;
+
+struct MetricsOptions {
+  std::string kind;
+  std::string namespace_name;
+  std::string name;
+  std::string api_group = "apps.cozystack.io";
+  std::string metrics_url;
+  std::vector<std::string> plugin_dirs;
+  std::string metrics_plugin = "metrics-vm";
+  std::vector<std::string> metric_types{"ReadConnections", "ReadCPUUtilization"};
+  double timeout_seconds = 10;
+};
+
+// Every *.so directly in each directory or one level below (a build tree keeps each plugin in
+// its own folder). Files that fail to load are reported on stderr and skipped: one broken
+// third-party plugin should not hide the answer.
+void load_plugin_dirs(plugin_host::PluginRegistry& registry, const std::vector<std::string>& dirs) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> files;
+  for (const auto& dir : dirs) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) throw Exit(kExitBadInput, "plugin directory " + dir + " does not exist");
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+      if (entry.is_regular_file() && entry.path().extension() == ".so") files.push_back(entry.path());
+      if (entry.is_directory()) {
+        for (const auto& inner : fs::directory_iterator(entry.path(), ec)) {
+          if (inner.is_regular_file() && inner.path().extension() == ".so") files.push_back(inner.path());
+        }
+      }
+    }
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) {
+    try {
+      registry.load_file(f.string());
+    } catch (const plugin_host::PluginError& e) {
+      std::cerr << "db-autoscaler: skipping plugin: " << e.what() << "\n";
+    }
+  }
+}
+
+struct Engine {
+  std::unique_ptr<plugin_host::PluginInstance> instance;
+  sdk::TargetKind target;
+};
+
+Engine find_engine(const plugin_host::PluginRegistry& registry, const MetricsOptions& o) {
+  std::vector<std::string> known;
+  for (const auto& info : registry.plugins()) {
+    if (!info.has_capability(DHA_EXT_ENGINE)) continue;
+    std::unique_ptr<plugin_host::PluginInstance> instance;
+    try {
+      instance = registry.create(info.id);
+    } catch (const plugin_host::PluginError& e) {
+      std::cerr << "db-autoscaler: skipping engine " << info.id << ": " << e.what() << "\n";
+      continue;
+    }
+    const plugin_host::CallResult r = instance->call(instance->engine()->targets);
+    if (!r.ok()) continue;
+    try {
+      const json::Document doc = json::parse(r.output, "targets of " + info.id);
+      for (const sdk::TargetKind& t : sdk::targets_from_json(doc)) {
+        if (t.kind == o.kind && t.api_group == o.api_group) return Engine{std::move(instance), t};
+        known.push_back(t.kind + " (" + t.api_group + ")");
+      }
+    } catch (const sdk::Error& e) {
+      std::cerr << "db-autoscaler: engine " << info.id << " answered targets badly: " << e.what() << "\n";
+    }
+  }
+  std::string list;
+  for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+  throw Exit(kExitBadInput, "no loaded engine adapter handles kind " + o.kind + " in group " + o.api_group +
+                                " (NoAdapter); loaded adapters handle: " + (list.empty() ? "nothing" : list));
+}
+
+// The release name comes from the adapter's topology; without an API server the command reads a
+// minimal object with the target's identity, which is all the release name depends on.
+std::string release_name_of(const Engine& engine, const MetricsOptions& o) {
+  rapidjson::StringBuffer buffer;
+  json::Writer w(buffer);
+  w.StartObject();
+  w.Key("apiVersion");
+  w.String(engine.target.api_group + "/" + engine.target.version);
+  w.Key("kind");
+  w.String(o.kind);
+  w.Key("metadata");
+  w.StartObject();
+  w.Key("name");
+  w.String(o.name);
+  w.Key("namespace");
+  w.String(o.namespace_name);
+  w.EndObject();
+  w.Key("spec");
+  w.StartObject();
+  w.EndObject();
+  w.EndObject();
+  const plugin_host::CallResult r = engine.instance->call(engine.instance->engine()->topology, buffer.GetString());
+  if (!r.ok()) return "";
+  try {
+    const json::Document doc = json::parse(r.output, "topology");
+    return json::string_or(doc, "releaseName", "", "topology");
+  } catch (const sdk::Error&) {
+    return "";
+  }
+}
+
+// One value of what the operator would see, or the reason there is none.
+struct Reading {
+  std::string query;  // rendered, or the template when refused
+  std::optional<double> value;
+  std::string error;
+};
+
+Reading run(const plugin_host::PluginInstance& metrics, const std::string& tmpl, const tenancy::TargetLabels& target,
+            double timeout_seconds) {
+  Reading r;
+  if (tmpl.empty()) {
+    r.error = "the engine adapter has no query for this signal";
+    return r;
+  }
+  const tenancy::ScopedQuery scoped = tenancy::render_scoped_query(tmpl, target);
+  if (!scoped.ok()) {
+    r.query = tmpl;
+    r.error = "refused by the host's tenancy check: " + scoped.refusal;
+    return r;
+  }
+  r.query = scoped.query;
+  const sdk::InstantQuery in{scoped.query, target.namespace_name, std::nullopt, timeout_seconds};
+  const plugin_host::CallResult result = metrics.call(metrics.metrics()->instant_query, in.to_json());
+  if (!result.ok()) {
+    r.error = std::string(sdk::status_name(result.status)) + ": " + result.error;
+    return r;
+  }
+  try {
+    const json::Document doc = json::parse(result.output, "samples");
+    const sdk::Samples samples = sdk::Samples::from_json(doc);
+    if (samples.samples.empty()) {
+      r.error = "NOT_FOUND: the query returned an empty vector";
+    } else {
+      r.value = samples.samples.front().value;
+      if (samples.samples.size() > 1) {
+        r.error = "the query returned " + std::to_string(samples.samples.size()) + " series; the first is used";
+      }
+    }
+  } catch (const sdk::Error& e) {
+    r.error = std::string("the metrics plugin answered badly: ") + e.what();
+  }
+  return r;
+}
+
+void write_value(rapidjson::PrettyWriter<rapidjson::StringBuffer>& w, const std::optional<double>& v) {
+  if (v) {
+    w.Double(*v);
+  } else {
+    w.Null();
+  }
+}
+
+void run_metrics_command(const MetricsOptions& o) {
+  plugin_host::PluginRegistry registry;
+  load_plugin_dirs(registry, o.plugin_dirs);
+  const Engine engine = find_engine(registry, o);
+  if (registry.find(o.metrics_plugin) == nullptr) {
+    throw Exit(kExitBadInput, "metrics plugin \"" + o.metrics_plugin + "\" is not in the plugin directories");
+  }
+  std::unique_ptr<plugin_host::PluginInstance> metrics;
+  try {
+    rapidjson::StringBuffer config;
+    json::Writer cw(config);
+    cw.StartObject();
+    cw.Key("url");
+    cw.String(o.metrics_url);
+    cw.EndObject();
+    metrics = registry.create(o.metrics_plugin, config.GetString());
+  } catch (const plugin_host::PluginError& e) {
+    throw Exit(kExitBadInput, e.what());
+  }
+  if (metrics->metrics() == nullptr) throw Exit(kExitBadInput, "plugin " + o.metrics_plugin + " is not a dha.metrics/1 source");
+
+  const tenancy::TargetLabels target{o.namespace_name, o.name, release_name_of(engine, o)};
+  const sdk::QueryRequest request{o.namespace_name, o.name, target.release, o.api_group, o.kind, o.metric_types};
+  const plugin_host::CallResult qr = engine.instance->call(engine.instance->engine()->queries, request.to_json());
+  if (!qr.ok()) {
+    throw Exit(kExitFailure, "engine " + engine.instance->info().id + " could not build queries: " +
+                                 sdk::status_name(qr.status) + ": " + qr.error);
+  }
+  sdk::Queries queries;
+  try {
+    const json::Document doc = json::parse(qr.output, "queries");
+    queries = sdk::Queries::from_json(doc);
+  } catch (const sdk::Error& e) {
+    throw Exit(kExitFailure, "engine " + engine.instance->info().id + " answered queries badly: " + e.what());
+  }
+
+  std::map<std::string, Reading> driver;
+  for (const auto& type : o.metric_types) {
+    const auto it = queries.driver.find(type);
+    driver[type] = it == queries.driver.end()
+                       ? Reading{"", std::nullopt, "the engine adapter does not support metric type " + type}
+                       : run(*metrics, it->second, target, o.timeout_seconds);
+  }
+  Reading lag = run(*metrics, queries.lag_query, target, o.timeout_seconds);
+  if (lag.value && queries.lag_unit != "seconds") {
+    lag.error = "the lag query measures " + queries.lag_unit + ", which the lag brake does not use";
+    lag.value.reset();
+  }
+  const Reading write = run(*metrics, queries.write_activity, target, o.timeout_seconds);
+
+  rapidjson::StringBuffer out;
+  rapidjson::PrettyWriter<rapidjson::StringBuffer> w(out);
+  w.StartObject();
+  w.Key("target");
+  w.StartObject();
+  w.Key("apiGroup");
+  w.String(o.api_group);
+  w.Key("kind");
+  w.String(o.kind);
+  w.Key("namespace");
+  w.String(o.namespace_name);
+  w.Key("name");
+  w.String(o.name);
+  w.Key("engine");
+  w.String(engine.instance->info().id);
+  w.EndObject();
+  w.Key("queries");
+  w.StartObject();
+  w.Key("driver");
+  w.StartObject();
+  for (const auto& [type, r] : driver) {
+    w.Key(type);
+    w.String(r.query);
+  }
+  w.EndObject();
+  w.Key("lag");
+  w.String(lag.query);
+  w.Key("writeActivity");
+  w.String(write.query);
+  w.EndObject();
+  w.Key("values");
+  w.StartObject();
+  w.Key("driver");
+  w.StartObject();
+  for (const auto& [type, r] : driver) {
+    w.Key(type);
+    write_value(w, r.value);
+  }
+  w.EndObject();
+  w.Key("lagSeconds");
+  write_value(w, lag.value);
+  w.Key("writeRate");
+  write_value(w, write.value);
+  w.EndObject();
+  w.Key("errors");
+  w.StartObject();
+  for (const auto& [type, r] : driver) {
+    if (r.error.empty()) continue;
+    w.Key("driver." + type);
+    w.String(r.error);
+  }
+  if (!lag.error.empty()) {
+    w.Key("lag");
+    w.String(lag.error);
+  }
+  if (!write.error.empty()) {
+    w.Key("writeActivity");
+    w.String(write.error);
+  }
+  w.EndObject();
+  w.EndObject();
+  std::cout << out.GetString() << "\n";
+}
+
+}  // namespace
+
+void add_metrics_command(CLI::App& app) {
+  static MetricsOptions o;
+  auto* cmd = app.add_subcommand("metrics", "Run a target's metric queries and print what the operator would see");
+  cmd->add_option("--kind", o.kind, "Target kind, e.g. Postgres")->required();
+  cmd->add_option("--namespace", o.namespace_name, "Target namespace")->required();
+  cmd->add_option("--name", o.name, "Target name")->required();
+  cmd->add_option("--metrics-url", o.metrics_url,
+                  "Base URL of the metrics API, e.g. http://vmselect:8481/select/0/prometheus")
+      ->required();
+  cmd->add_option("--api-group", o.api_group, "Target API group")->capture_default_str();
+  cmd->add_option("--plugin-dir", o.plugin_dirs, "Directory with plugin .so files (repeatable)")
+      ->default_val(std::vector<std::string>{"/usr/lib/db-autoscaler/plugins"});
+  cmd->add_option("--metrics-plugin", o.metrics_plugin, "Id of the metric source plugin")->capture_default_str();
+  cmd->add_option("--metric-type", o.metric_types, "Driver metric types to query (repeatable)")->capture_default_str();
+  cmd->add_option("--timeout", o.timeout_seconds, "Per-query timeout in seconds")->capture_default_str()->check(
+      CLI::PositiveNumber);
+  cmd->callback([] { run_metrics_command(o); });
+}
+
+}  // namespace dha::cli
