@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -30,6 +31,7 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, const std::stri
   args.push_back(nullptr);
   const int log_fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (log_fd < 0) throw std::runtime_error("cannot open log " + log_path + ": " + std::strerror(errno));
+  const pid_t parent = ::getpid();
   pid_ = ::fork();
   if (pid_ < 0) {
     ::close(log_fd);
@@ -37,6 +39,10 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, const std::stri
   }
   if (pid_ == 0) {
     ::setpgid(0, 0);  // its own group: a terminal's Ctrl-C reaches the test, which cleans up
+    // If the test process dies without its destructors (a ctest timeout's SIGKILL, a crash), the
+    // server must not outlive it holding a port and a temp dir.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
     ::dup2(log_fd, STDOUT_FILENO);
     ::dup2(log_fd, STDERR_FILENO);
     const int null_fd = ::open("/dev/null", O_RDONLY);
