@@ -13,7 +13,17 @@ struct WebhookMetrics {
   telemetry::CounterFamily* requests = nullptr;
   std::shared_ptr<telemetry::Histogram> latency;
   std::shared_ptr<telemetry::Gauge> in_flight;
-  telemetry::CounterFamily* admissions = nullptr;
+  // One cell per outcome and for the two status codes the handler produces, looked up once
+  // here instead of by label values on every request.
+  std::shared_ptr<telemetry::Counter> by_result[4];
+  std::shared_ptr<telemetry::Counter> code_200;
+  std::shared_ptr<telemetry::Counter> code_400;
+
+  telemetry::Counter& code(int status, const std::string& webhook) const {
+    if (status == 200) return *code_200;
+    if (status == 400) return *code_400;
+    return *requests->with({webhook, std::to_string(status)});
+  }
 };
 
 WebhookMetrics register_metrics(telemetry::Registry& registry, const std::string& webhook) {
@@ -28,9 +38,13 @@ WebhookMetrics register_metrics(telemetry::Registry& registry, const std::string
                     .gauge("controller_runtime_webhook_requests_in_flight",
                            "Current number of admission requests being served.", {"webhook"})
                     .with({webhook});
-  m.admissions = &registry.counter("db_autoscaler_webhook_admissions_total",
-                                   "Admission reviews by outcome: allowed, denied, errored, bad_request.",
-                                   {"webhook", "result"});
+  auto& admissions = registry.counter("db_autoscaler_webhook_admissions_total",
+                                      "Admission reviews by outcome: allowed, denied, errored, bad_request.",
+                                      {"webhook", "result"});
+  for (auto result : {ReviewResult::allowed, ReviewResult::denied, ReviewResult::errored, ReviewResult::bad_request})
+    m.by_result[static_cast<int>(result)] = admissions.with({webhook, std::string(to_string(result))});
+  m.code_200 = m.requests->with({webhook, "200"});
+  m.code_400 = m.requests->with({webhook, "400"});
   return m;
 }
 
@@ -49,8 +63,8 @@ void mount_replicas_ownership_webhook(server::Router& router, const ReplicasOwne
     if (recorded) {
       recorded->in_flight->add(-1);
       recorded->latency->observe(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
-      recorded->requests->with({webhook, std::to_string(reply.http_status)})->inc();
-      recorded->admissions->with({webhook, std::string(to_string(reply.result))})->inc();
+      recorded->code(reply.http_status, webhook).inc();
+      recorded->by_result[static_cast<int>(reply.result)]->inc();
     }
     server::Response response;
     response.status = reply.http_status;
