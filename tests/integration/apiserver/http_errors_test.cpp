@@ -17,6 +17,9 @@ struct BadRequestCase {
   const char* message_part;
 };
 
+// Readable ctest/gtest names instead of a byte dump.
+inline void PrintTo(const BadRequestCase& c, std::ostream* os) { *os << c.name; }
+
 class HttpErrorsTest : public ApiServerTest, public ::testing::WithParamInterface<BadRequestCase> {};
 
 const char* kPg = R"({"apiVersion":"apps.cozystack.io/v1alpha1","kind":"Postgres","metadata":{"name":"db"},"spec":{"replicas":2}})";

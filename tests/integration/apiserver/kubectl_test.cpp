@@ -173,11 +173,14 @@ TEST_F(KubectlTest, ScaleSubresourceOfCnpgCluster) {
   EXPECT_NE(scale.output.find("\"replicas\":4"), std::string::npos) << scale.output;
 }
 
-TEST_F(KubectlTest, DescribeAndNamespaces) {
+TEST_F(KubectlTest, DescribeExplainAndNamespaces) {
   ASSERT_EQ(kubectl("apply -f -", kPostgres).exit_code, 0);
   auto describe = kubectl("describe postgres db1");
   ASSERT_EQ(describe.exit_code, 0) << describe.output;
   EXPECT_NE(describe.output.find("Replicas:"), std::string::npos) << describe.output;
+  auto explain = kubectl("explain cluster.spec.instances");
+  ASSERT_EQ(explain.exit_code, 0) << explain.output;
+  EXPECT_NE(explain.output.find("FIELD: instances <integer>"), std::string::npos) << explain.output;
   auto ns = kubectl("apply -f -", "apiVersion: v1\nkind: Namespace\nmetadata: {name: tenant-a}\n");
   ASSERT_EQ(ns.exit_code, 0) << ns.output;
   auto all = kubectl("get namespaces");

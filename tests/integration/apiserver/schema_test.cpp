@@ -56,6 +56,9 @@ struct InvalidCase {
   const char* message;  // the cause message, exactly
 };
 
+// Readable ctest/gtest names instead of a byte dump.
+inline void PrintTo(const InvalidCase& c, std::ostream* os) { *os << c.name; }
+
 class SchemaValidationTest : public SchemaTest, public ::testing::WithParamInterface<InvalidCase> {};
 
 TEST_P(SchemaValidationTest, RejectsWith422AndKubeCause) {
@@ -159,6 +162,9 @@ struct BadCrdCase {
   std::string to;
   const char* message_part;
 };
+
+// Readable ctest/gtest names instead of a byte dump.
+inline void PrintTo(const BadCrdCase& c, std::ostream* os) { *os << c.name; }
 
 class BadCrdTest : public ApiServerTest, public ::testing::WithParamInterface<BadCrdCase> {};
 

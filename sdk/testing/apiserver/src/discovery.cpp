@@ -158,7 +158,30 @@ std::string openapi_group_version(const ServerState& state, const std::string& g
     w.EndObject();
   }
   w.EndObject();
-  w.Key("components"); w.StartObject(); w.Key("schemas"); w.StartObject(); w.EndObject(); w.EndObject();
+  // CRD schemas, tagged with their GVK, so `kubectl explain` can describe custom kinds.
+  w.Key("components");
+  w.StartObject();
+  w.Key("schemas");
+  w.StartObject();
+  for (const auto& [key, type] : state.types) {
+    const ResourceVersionInfo* v = type->group == group ? type->version(version) : nullptr;
+    if (!v || !v->raw_schema) continue;
+    JsonDoc schema;
+    schema.CopyFrom(*v->raw_schema, schema.GetAllocator());
+    auto& a = schema.GetAllocator();
+    Json gvk(rapidjson::kObjectType);
+    set_string(gvk, "group", group, a);
+    set_string(gvk, "version", version, a);
+    set_string(gvk, "kind", type->kind, a);
+    Json list(rapidjson::kArrayType);
+    list.PushBack(gvk, a);
+    set_member(schema, "x-kubernetes-group-version-kind", std::move(list), a);
+    std::string name = group + "." + version + "." + type->kind;
+    w.Key(name.c_str());
+    schema.Accept(w);
+  }
+  w.EndObject();
+  w.EndObject();
   w.EndObject();
   return buffer.GetString();
 }

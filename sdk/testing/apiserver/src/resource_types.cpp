@@ -137,6 +137,7 @@ std::shared_ptr<const ResourceType> type_from_crd(const Json& crd) {
       if (const Json* schema = at_path(v, {"schema", "openAPIV3Schema"})) {
         try {
           info.schema = compile_schema(*schema, field + ".schema.openAPIV3Schema");
+          info.raw_schema = clone(*schema);
         } catch (const SchemaError& e) {
           causes.push_back({"FieldValueInvalid", e.what(), e.field()});
         }

@@ -24,6 +24,7 @@ struct ScaleSubresource {
 struct ResourceVersionInfo {
   std::string name;  // v1alpha1
   std::shared_ptr<const SchemaNode> schema;  // null for built-ins
+  std::shared_ptr<const JsonDoc> raw_schema;  // the CRD's openAPIV3Schema, for /openapi/v3
   std::vector<PrinterColumn> columns;        // after NAME
   bool has_status = false;
   std::optional<ScaleSubresource> scale;
