@@ -94,6 +94,19 @@ class WorldOnRealServers : public ::testing::Test {
     return m;
   }
 
+  // status.conditions[type=Ready].status of the application ("" when absent).
+  std::string ready_condition(const std::string& app) {
+    const auto r = kube_->get(apps_path(app));
+    rapidjson::Document d;
+    d.Parse(r.body.c_str());
+    if (d.HasParseError() || !d.IsObject() || !d.HasMember("status") || !d["status"].IsObject() ||
+        !d["status"].HasMember("conditions") || !d["status"]["conditions"].IsArray())
+      return "";
+    for (const auto& c : d["status"]["conditions"].GetArray())
+      if (c.IsObject() && c.HasMember("type") && std::string(c["type"].GetString()) == "Ready") return c["status"].GetString();
+    return "";
+  }
+
   WorldOptions options(std::chrono::milliseconds provision) const {
     WorldOptions o;
     o.vm_url = vm_->url();
@@ -173,14 +186,17 @@ TEST_F(WorldOnRealServers, WorkloadMonitorFollowsReplicasAsTheyBecomeAvailable) 
   const auto t0 = Clock::now();
   world.step(t0);
   EXPECT_EQ(monitor("db"), (Monitor{2, 2, 2, true})) << log_.str();
+  EXPECT_EQ(ready_condition("db"), "True");
 
   set_replicas("db", 4);
   world.step(t0 + 1s);
   EXPECT_EQ(monitor("db"), (Monitor{4, 2, 4, true})) << "new replicas are provisioning";
+  EXPECT_EQ(ready_condition("db"), "False");
   world.step(t0 + 6s - 1ms);
   EXPECT_EQ(monitor("db"), (Monitor{4, 2, 4, true})) << "not before the delay";
   world.step(t0 + 6s);
   EXPECT_EQ(monitor("db"), (Monitor{4, 4, 4, true})) << log_.str();
+  EXPECT_EQ(ready_condition("db"), "True");
 
   set_replicas("db", 3);
   world.step(t0 + 7s);

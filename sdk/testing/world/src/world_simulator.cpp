@@ -8,6 +8,7 @@
 #include <fstream>
 #include <stdexcept>
 #include <thread>
+#include <tuple>
 
 #include "dha/testing/world/vm_push.hpp"
 
@@ -70,6 +71,7 @@ struct WorldSimulator::App {
   // The WorkloadMonitor as last written: {replicas, available, operational}.
   std::optional<std::tuple<int, int, bool>> monitor_written;
   Clock::time_point monitor_checked{};
+  std::optional<bool> ready_written;  // the application's Ready condition as last written
 };
 
 WorldSimulator::WorldSimulator(KubeEndpoint endpoint, LoadCurve curve, WorldOptions options, std::ostream& log)
@@ -106,7 +108,10 @@ void WorldSimulator::step(Clock::time_point now) {
            << std::endl;
       app->last_available = available;
     }
-    if (!app->gone) sync_workload_monitor(*app, now);
+    if (!app->gone) {
+      sync_workload_monitor(*app, now);
+      sync_ready_condition(*app, now);
+    }
   }
   if (!last_scrape_ || now - *last_scrape_ >= options_.scrape_interval) scrape(now);
   if (!options_.status_file.empty()) write_status_file(now);
@@ -256,6 +261,35 @@ void WorldSimulator::sync_workload_monitor(App& app, Clock::time_point now) {
     app.monitor_written = wanted;
   } catch (const std::exception& e) {
     log_ << "world: WorkloadMonitor " << path << ": " << e.what() << std::endl;
+  }
+}
+
+void WorldSimulator::sync_ready_condition(App& app, Clock::time_point now) {
+  const int replicas = app.database.replicas();
+  const int available = app.database.available(now);
+  const bool ready = replicas > 0 && available == replicas;
+  if (app.ready_written == ready) return;
+  const std::string patch = json_text([&](auto& w) {
+    w.StartObject();
+    w.Key("status"), w.StartObject();
+    w.Key("conditions"), w.StartArray();
+    w.StartObject();
+    w.Key("type"), w.String("Ready");
+    w.Key("status"), w.String(ready ? "True" : "False");
+    w.Key("reason"), w.String(ready ? "AllInstancesReady" : "InstancesNotReady");
+    w.Key("message"), w.String(std::to_string(available) + " of " + std::to_string(replicas) + " instances ready");
+    w.EndObject();
+    w.EndArray();
+    w.EndObject();
+    w.EndObject();
+  });
+  const std::string path = collection_path(kAppsPath, app.namespace_name, "postgreses") + "/" + app.name + "/status";
+  try {
+    const auto r = kube_.merge_patch(path, patch);
+    if (r.status == 200) app.ready_written = ready;
+    else log_ << "world: patching " << path << ": HTTP " << r.status << " " << short_body(r.body) << std::endl;
+  } catch (const std::exception& e) {
+    log_ << "world: patching " << path << ": " << e.what() << std::endl;
   }
 }
 

@@ -7,7 +7,9 @@
 // spec.replicas grows, new instances become available after `provision`; when it shrinks, the
 // newest instances go away at once. It keeps the `cozystack.io/v1alpha1 WorkloadMonitor`
 // "postgres-<name>" in step (created if missing; status.availableReplicas, observedReplicas and
-// operational = available >= spec.minReplicas, as Cozystack's controller computes it).
+// operational = available >= spec.minReplicas, as Cozystack's controller computes it), and the
+// application's status condition Ready (True when every instance is available) as the apps API
+// reports it, so `kubectl get postgres` shows it.
 //
 // Exporters: every `scrape_interval` it pushes the CNPG-shaped series of every application (see
 // cnpg_exporter.hpp) into VictoriaMetrics through /api/v1/import/prometheus, with the load of the
@@ -74,6 +76,7 @@ class WorldSimulator {
   struct App;
   void observe_applications(Clock::time_point now);
   void sync_workload_monitor(App& app, Clock::time_point now);
+  void sync_ready_condition(App& app, Clock::time_point now);
   void scrape(Clock::time_point now);
   void write_status_file(Clock::time_point now) const;
 
