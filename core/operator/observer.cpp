@@ -126,12 +126,12 @@ std::optional<std::string> Observer::monitoring_namespace(const std::string& ns,
 
 std::optional<double> Observer::query(const std::string& query_template, const ObserveRequest& r,
                                       const std::optional<std::string>& monitoring_ns, bool take_max,
-                                      const std::string& what, ObserveResult& out) const {
+                                      const std::string& what, std::vector<std::string>& problems) const {
   const tenancy::TargetLabels target{r.namespace_name, kube::name_of(r.target), r.topology.release_name};
   const auto scoped = tenancy::render_scoped_query(query_template, target);
   if (!scoped.ok()) {
     metrics_.count_metric_query("refused");
-    out.problems.push_back(what + " query refused: " + scoped.refusal);
+    problems.push_back(what + " query refused: " + scoped.refusal);
     return std::nullopt;
   }
   const auto* source = plugins_.metric_source();
@@ -139,14 +139,14 @@ std::optional<double> Observer::query(const std::string& query_template, const O
   const auto result = source->call(source->metrics()->instant_query, request.to_json());
   if (!result.ok()) {
     metrics_.count_metric_query(query_result_label(result.status));
-    out.problems.push_back(what + " query failed (" + query_result_label(result.status) + "): " + result.error);
+    problems.push_back(what + " query failed (" + query_result_label(result.status) + "): " + result.error);
     return std::nullopt;
   }
   try {
     const auto samples = sdk::Samples::from_json(sdk::json::parse(result.output, "samples"));
     if (samples.samples.empty()) {
       metrics_.count_metric_query("empty");
-      out.problems.push_back(what + " query returned no series");
+      problems.push_back(what + " query returned no series");
       return std::nullopt;
     }
     double value = take_max ? -INFINITY : 0;
@@ -154,14 +154,14 @@ std::optional<double> Observer::query(const std::string& query_template, const O
     if (!std::isfinite(value)) {
       // Part A 3: a non-finite reading is an outage, never a number to scale on.
       metrics_.count_metric_query("non_finite");
-      out.problems.push_back(what + " query returned a non-finite value");
+      problems.push_back(what + " query returned a non-finite value");
       return std::nullopt;
     }
     metrics_.count_metric_query("ok");
     return value;
   } catch (const std::exception& e) {
     metrics_.count_metric_query("bad_response");
-    out.problems.push_back(what + " answer unreadable: " + e.what());
+    problems.push_back(what + " answer unreadable: " + e.what());
     return std::nullopt;
   }
 }
@@ -199,14 +199,14 @@ void Observer::observe_metrics(const ObserveRequest& r, ObserveResult& out) cons
       out.problems.push_back("the engine adapter has no query for metric " + m.type);
       continue;
     }
-    m.value = query(driver->second, r, monitoring_ns, false, m.type, out);
+    m.value = query(driver->second, r, monitoring_ns, false, m.type, out.problems);
   }
   // The lag brake only understands seconds (a byte lag compared with a seconds threshold was
   // the reference's Redis defect).
   if (!queries.lag_query.empty() && queries.lag_unit == "seconds") {
-    obs.lag_seconds = query(queries.lag_query, r, monitoring_ns, true, "lag", out);
+    obs.lag_seconds = query(queries.lag_query, r, monitoring_ns, true, "lag", out.notes);
     if (obs.lag_seconds && !queries.write_activity.empty())
-      obs.write_rate = query(queries.write_activity, r, monitoring_ns, false, "write activity", out);
+      obs.write_rate = query(queries.write_activity, r, monitoring_ns, false, "write activity", out.notes);
   }
 }
 

@@ -34,6 +34,7 @@ struct ObserveResult {
   model::Observation observation;
   std::optional<kube::ResourceRef> health_object;  // the separate health object, if any (to watch)
   std::vector<std::string> problems;               // why something is unknown/unavailable, for logs
+  std::vector<std::string> notes;                  // the same for optional signals (lag, writes): debug
 };
 
 struct ObserverOptions {
@@ -53,7 +54,7 @@ class Observer {
   // Sum (or max) of the samples of one scoped query; nullopt on any failure (noted in `out`).
   std::optional<double> query(const std::string& query_template, const ObserveRequest& r,
                               const std::optional<std::string>& monitoring_ns, bool take_max,
-                              const std::string& what, ObserveResult& out) const;
+                              const std::string& what, std::vector<std::string>& problems) const;
 
   kube::Client& client_;
   const PluginSet& plugins_;

@@ -221,8 +221,10 @@ void Operator::start() {
 void Operator::stop() {
   if (stopping_.exchange(true)) return;
   Parts& p = *parts_;
-  if (p.elector) p.elector->stop();       // releases the Lease: a follower takes over at once
-  if (p.controller) p.controller->stop();  // in-flight reconciles finish
+  // Drain the in-flight reconciles first, then release the Lease: a follower that takes over
+  // at once must never overlap with a reconcile of ours.
+  if (p.controller) p.controller->stop();
+  if (p.elector) p.elector->stop();
   if (p.dha_informer) p.dha_informer->stop();
   {
     std::lock_guard lock(p.watch_mu);

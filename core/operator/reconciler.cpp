@@ -266,6 +266,7 @@ kube::ReconcileResult Reconciler::decide_and_act(Context& ctx) {
   }
   owners_.set(ctx.ns + "/" + ctx.name, secondaries);
   for (const auto& problem : observed.problems) spdlog::info("observe: {}", problem);
+  for (const auto& note : observed.notes) spdlog::debug("observe: {}", note);
 
   const model::Observation& obs = observed.observation;
   decide::DecideOptions options;

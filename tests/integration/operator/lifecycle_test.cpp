@@ -1,0 +1,111 @@
+// The operator's life cycle end to end: the finalizer, a restart inside a stabilization window,
+// leader failover between two processes.
+#include <fmt/format.h>
+
+#include "dha/kube/json.hpp"
+#include "operator_world.hpp"
+
+namespace dha::optest {
+namespace {
+
+using LifecycleTest = OperatorWorld;
+
+TEST_F(LifecycleTest, DeletingTheDhaClearsTheMarkerAndKeepsReplicas) {
+  create_postgres(2);
+  create_workload_monitor(2);
+  auto_converge(true);
+  set_load(150);
+  create_dha({});
+  start_operator();
+  ASSERT_TRUE(eventually([&] { return replicas() == 3 && marker() == kDha; }, 30s));
+  auto d = dha();
+  const auto* f = kube::find_path(d, {"metadata", "finalizers"});
+  ASSERT_TRUE(f != nullptr && f->IsArray() && f->Size() == 1);
+  EXPECT_STREQ((*f)[0].GetString(), "autoscaling.cozystack.io/finalizer");
+
+  admin_->remove(kube::resources::dhas(kNamespace).named(kDha));
+  ASSERT_TRUE(eventually([&] { return !dha_if_exists().has_value(); }, 20s)) << "finalizer not removed";
+  EXPECT_EQ(marker(), "");
+  EXPECT_EQ(replicas(), 3);
+  const auto patches = target_patches();
+  ASSERT_FALSE(patches.empty());
+  EXPECT_EQ(patches.back().body, R"({"metadata":{"annotations":{"autoscaling.cozystack.io/managed-by":null}}})");
+  // The gauges went with the DHA.
+  EXPECT_TRUE(eventually([&] {
+    const auto text = metrics_text();
+    return !text.empty() && text.find("name=\"db-dha\"") == std::string::npos;
+  }, 10s));
+}
+
+TEST_F(LifecycleTest, ARestartInTheMiddleOfTheScaleDownWindowKeepsTheWindow) {
+  create_postgres(4);
+  create_workload_monitor(4);
+  auto_converge(true);
+  set_load(300);  // raw 4 == current
+  DhaOptions o;
+  o.down_window = 10;
+  create_dha(o);
+  auto& first = start_operator();
+  ASSERT_TRUE(eventually([&] { return status_int("desiredReplicas") == 4 && condition("AbleToScale") == "Ready"; }, 30s));
+  std::this_thread::sleep_for(2s);  // recommendations of 4 in the persisted history
+
+  set_load(100);  // raw 2: the window must hold 4 for 10 s
+  const auto dropped = std::chrono::steady_clock::now();
+  std::this_thread::sleep_for(3s);
+  ASSERT_EQ(first.stop(), 0);
+  start_operator();  // a fresh process: only status remembers the window
+
+  ASSERT_TRUE(eventually([&] { return replicas() == 3; }, 40s));
+  const auto held = std::chrono::steady_clock::now() - dropped;
+  EXPECT_GE(held, 8s) << "the restart shortened the scale-down window";
+  auto d = dha();
+  const auto* recs = kube::find_path(d, {"status", "recommendations"});
+  ASSERT_TRUE(recs != nullptr && recs->IsArray() && recs->Size() >= 1);
+}
+
+TEST_F(LifecycleTest, LeaderFailoverBetweenTwoProcessesWithoutADoublePatch) {
+  create_postgres(2);
+  create_workload_monitor(2);
+  set_load(250);  // raw 4: 2 -> 3 -> 4
+  create_dha({});
+  auto& a = start_operator('a', {"--leader-elect", "--leader-election-namespace", "default"});
+  ASSERT_TRUE(eventually([&] { return replicas() == 3; }, 30s));
+  auto& b = start_operator('b', {"--leader-elect", "--leader-election-namespace", "default"});
+  // B runs and watches but does not reconcile while A holds the Lease.
+  EXPECT_TRUE(eventually([&] { return metrics_text('b').find("db_autoscaler_leader 0") != std::string::npos; }, 20s));
+  EXPECT_TRUE(holds_for([&] { return replicas() == 3; }, 2s));
+
+  ASSERT_EQ(a.stop(), 0);  // releases the Lease
+  const std::size_t patches_by_a = target_patches().size();
+  set_health(3);           // the scale to 3 converges: the next step belongs to B
+  ASSERT_TRUE(eventually([&] { return replicas() == 4; }, 30s)) << "B did not take over";
+  set_health(4);
+  EXPECT_TRUE(eventually([&] { return metrics_text('b').find("db_autoscaler_leader 1") != std::string::npos; }, 10s));
+  EXPECT_TRUE(holds_for([&] { return replicas() == 4; }, 3s));
+
+  const auto patches = target_patches();
+  ASSERT_EQ(patches.size(), 2u);
+  EXPECT_EQ(patches_by_a, 1u);
+  EXPECT_EQ(patches[0].username, kOperatorA);
+  EXPECT_NE(patches[0].body.find("\"replicas\":3"), std::string::npos);
+  EXPECT_EQ(patches[1].username, kOperatorB);
+  EXPECT_NE(patches[1].body.find("\"replicas\":4"), std::string::npos);
+  // Nothing from B but Lease traffic until A released the Lease (its last Lease write).
+  const auto audit = api_->audit();
+  std::size_t release = 0;
+  for (std::size_t i = 0; i < audit.size(); ++i)
+    if (audit[i].username == kOperatorA && audit[i].path.find("/leases/") != std::string::npos &&
+        audit[i].method == "PUT")
+      release = i;
+  ASSERT_GT(release, 0u);
+  for (std::size_t i = 0; i < release; ++i) {
+    const auto& e = audit[i];
+    const bool write = e.method == "PUT" || e.method == "PATCH" || e.method == "POST";
+    if (e.username == kOperatorB && write && e.path.find("/leases") == std::string::npos)
+      ADD_FAILURE() << "B wrote while A led: " << e.method << " " << e.path;
+  }
+  EXPECT_TRUE(b.running());
+}
+
+}  // namespace
+}  // namespace dha::optest

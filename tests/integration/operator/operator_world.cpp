@@ -1,0 +1,305 @@
+#include "operator_world.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "dha/kube/config.hpp"
+#include "dha/kube/json.hpp"
+
+namespace dha::optest {
+namespace {
+
+long long now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+kube::Config config_for(const testing::ApiServer& api, const std::string& dir, const std::string& token) {
+  const std::string path = dir + "/kubeconfig-" + token;
+  api.write_kubeconfig(path, token);
+  kube::ConfigFlags flags;
+  flags.kubeconfig = path;
+  return kube::Config::load(flags);
+}
+
+}  // namespace
+
+void OperatorWorld::SetUp() {
+  char tmpl[] = "/tmp/dha-operator-test-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  dir_ = tmpl;
+
+  testing::ApiServerOptions o;
+  o.tokens[kAdminToken] = {"admin", {"system:masters"}, "uid-admin"};
+  o.tokens["operator-a"] = {kOperatorA, {"system:serviceaccounts"}, "uid-a"};
+  o.tokens["operator-b"] = {kOperatorB, {"system:serviceaccounts"}, "uid-b"};
+  o.tokens["tenant-token"] = {"tenant-user", {"system:authenticated"}, "uid-t"};
+  o.crd_dirs = {std::string(DHA_SOURCE_DIR) + "/sdk/testing/crds",
+                std::string(DHA_SOURCE_DIR) + "/charts/db-autoscaler/crds"};
+  api_ = std::make_unique<testing::ApiServer>(o);
+  api_->start();
+  vm_ = std::make_unique<testing::VictoriaMetrics>();
+  admin_ = std::make_unique<kube::Client>(config_for(*api_, dir_, kAdminToken));
+
+  // The tenant namespace points at its monitoring namespace, as on the platform.
+  admin_->create(kube::resources::namespaces(),
+                 kube::parse_json(fmt::format(R"({{"apiVersion":"v1","kind":"Namespace","metadata":{{"name":"{}",)"
+                                              R"("labels":{{"namespace.cozystack.io/monitoring":"tenant-root"}}}}}})",
+                                              kNamespace)));
+  {
+    std::ofstream config(dir_ + "/plugin-config.json");
+    config << R"({"metrics-vm": {"url": ")" << vm_->url() << R"(", "timeoutSeconds": 2}})";
+  }
+  metrics_port_a_ = testing::free_loopback_port();
+  metrics_port_b_ = testing::free_loopback_port();
+  converger_ = std::thread([this] { converge_loop(); });
+}
+
+void OperatorWorld::TearDown() {
+  stop_ = true;
+  if (converger_.joinable()) converger_.join();
+  for (auto& op : operators_) {
+    op->stop();
+    if (HasFailure()) std::cerr << "---- operator log " << op->log_path() << " ----\n" << op->log() << "\n";
+  }
+  operators_.clear();
+  vm_.reset();
+  api_.reset();
+  if (!HasFailure()) std::filesystem::remove_all(dir_);
+}
+
+OperatorProcess& OperatorWorld::start_operator(char which, std::vector<std::string> extra) {
+  const std::string token = which == 'a' ? "operator-a" : "operator-b";
+  const std::string kubeconfig = dir_ + "/kubeconfig-" + token;
+  api_->write_kubeconfig(kubeconfig, token);
+  std::vector<std::string> args{"run",
+                                "--kubeconfig", kubeconfig,
+                                "--plugin-dir", DHA_POSTGRES_PLUGIN_DIR,
+                                "--plugin-dir", DHA_METRICS_VM_PLUGIN_DIR,
+                                "--plugins", "postgres,metrics-vm",
+                                "--plugin-config", dir_ + "/plugin-config.json",
+                                "--sync-period", "1s",
+                                "--enable-webhook=false",
+                                "--health-probe-bind-address", "127.0.0.1:0",
+                                "--metrics-bind-address", fmt::format("127.0.0.1:{}", metrics_port(which)),
+                                "--metrics-secure=false",
+                                "--operator-username", which == 'a' ? kOperatorA : kOperatorB,
+                                "--log-format", "text",
+                                "--log-level", "debug"};
+  for (auto& e : extra) args.push_back(std::move(e));
+  const std::string log = dir_ + "/operator-" + std::string(1, which) + ".log";
+  operators_.push_back(std::make_unique<OperatorProcess>(std::move(args), log));
+  return *operators_.back();
+}
+
+std::string OperatorWorld::metrics_text(char which) {
+  auto r = testing::http_request("GET", fmt::format("http://127.0.0.1:{}/metrics", metrics_port(which)), {}, 2s);
+  return r.status == 200 ? r.body : std::string();
+}
+
+kube::ResourceRef OperatorWorld::postgres_ref() const {
+  return {"apps.cozystack.io", "v1alpha1", "postgreses", kNamespace, kApp};
+}
+
+kube::ResourceRef OperatorWorld::monitor_ref() const {
+  return {"cozystack.io", "v1alpha1", "workloadmonitors", kNamespace, std::string("postgres-") + kApp};
+}
+
+void OperatorWorld::create_postgres(int replicas, int max_sync_replicas, const std::string& preset) {
+  admin_->create(postgres_ref().collection(),
+                 kube::parse_json(fmt::format(
+                     R"({{"apiVersion":"apps.cozystack.io/v1alpha1","kind":"Postgres","metadata":{{"name":"{}",)"
+                     R"("namespace":"{}"}},"spec":{{"replicas":{},"resourcesPreset":"{}","size":"10Gi",)"
+                     R"("quorum":{{"minSyncReplicas":0,"maxSyncReplicas":{}}}}}}})",
+                     kApp, kNamespace, replicas, preset, max_sync_replicas)));
+}
+
+void OperatorWorld::create_workload_monitor(int available, bool operational) {
+  admin_->create(monitor_ref().collection(),
+                 kube::parse_json(fmt::format(
+                     R"({{"apiVersion":"cozystack.io/v1alpha1","kind":"WorkloadMonitor","metadata":{{"name":"postgres-{}",)"
+                     R"("namespace":"{}"}},"spec":{{"kind":"postgres","type":"postgres","minReplicas":1}}}})",
+                     kApp, kNamespace)));
+  set_health(available, operational);
+}
+
+void OperatorWorld::set_health(int available, bool operational) {
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    auto wm = admin_->get(monitor_ref());
+    auto& a = wm.GetAllocator();
+    wm.RemoveMember("status");
+    rapidjson::Value status(rapidjson::kObjectType);
+    status.AddMember("operational", operational, a);
+    status.AddMember("availableReplicas", available, a);
+    status.AddMember("observedReplicas", available, a);
+    wm.AddMember("status", status, a);
+    try {
+      admin_->update_status(monitor_ref(), wm);
+      return;
+    } catch (const kube::ApiError& e) {
+      if (!kube::is_conflict(e)) throw;
+    }
+  }
+  throw std::runtime_error("set_health: persistent conflicts");
+}
+
+void OperatorWorld::converge_loop() {
+  while (!stop_) {
+    std::this_thread::sleep_for(200ms);
+    if (!auto_converge_) continue;
+    try {
+      const int want = replicas();
+      auto wm = admin_->get_if_exists(monitor_ref());
+      if (!wm) continue;
+      const auto* avail = kube::find_path(*wm, {"status", "availableReplicas"});
+      if (avail == nullptr || !avail->IsInt() || avail->GetInt() != want) set_health(want, true);
+    } catch (const std::exception&) {
+      // The world is being torn down or the object is not there yet.
+    }
+  }
+}
+
+void OperatorWorld::create_dha(const DhaOptions& o) {
+  admin_->create(kube::resources::dhas(kNamespace),
+                 kube::parse_json(fmt::format(
+                     R"({{"apiVersion":"autoscaling.cozystack.io/v1alpha1","kind":"DatabaseHorizontalAutoscaler",)"
+                     R"("metadata":{{"name":"{}","namespace":"{}"}},)"
+                     R"("spec":{{"targetRef":{{"apiGroup":"apps.cozystack.io","kind":"{}","name":"{}"}},)"
+                     R"("minReplicas":{},"maxReplicas":{},)"
+                     R"("metrics":[{{"type":"ReadConnections","target":{{"averageValue":"{}"}}}}],)"
+                     R"("behavior":{{"scaleUp":{{"stabilizationWindowSeconds":{},"step":{}}},)"
+                     R"("scaleDown":{{"stabilizationWindowSeconds":{},"step":{}}},"convergenceDeadlineSeconds":{}}},)"
+                     R"("constraints":{{"respectQuorum":true,"maxReplicationLagSeconds":{}}},"dryRun":{}}}}})",
+                     kDha, kNamespace, o.kind, kApp, o.min, o.max, o.target, o.up_window, o.up_step, o.down_window,
+                     o.down_step, o.deadline, o.max_lag, o.dry_run ? "true" : "false")));
+}
+
+void OperatorWorld::set_load(double connections) {
+  const auto ts = now_ms();
+  vm_->import_prometheus(fmt::format(
+      "cnpg_backends_total{{namespace=\"{0}\",pod=\"db-2\",state=\"active\"}} {1} {2}\n"
+      "kube_pod_labels{{namespace=\"{0}\",pod=\"db-2\",label_apps_cozystack_io_application_name=\"{3}\","
+      "label_apps_cozystack_io_application_kind=\"Postgres\",label_cnpg_io_instance_role=\"replica\"}} 1 {2}\n"
+      "kube_pod_labels{{namespace=\"{0}\",pod=\"db-1\",label_apps_cozystack_io_application_name=\"{3}\","
+      "label_apps_cozystack_io_application_kind=\"Postgres\",label_cnpg_io_instance_role=\"primary\"}} 1 {2}\n",
+      kNamespace, connections, ts, kApp));
+}
+
+void OperatorWorld::set_lag(double seconds, bool writes) {
+  const auto ts = now_ms();
+  vm_->import_prometheus(fmt::format(
+      "cnpg_pg_replication_lag{{namespace=\"{0}\",pod=\"db-2\"}} {1} {2}\n"
+      "cnpg_pg_stat_replication_sent_diff_bytes{{namespace=\"{0}\",pod=\"db-1\"}} 1000 {3}\n"
+      "cnpg_pg_stat_replication_sent_diff_bytes{{namespace=\"{0}\",pod=\"db-1\"}} {4} {2}\n",
+      kNamespace, seconds, ts, ts - 30000, writes ? 5000000 : 1000));
+}
+
+void OperatorWorld::create_quota(const std::string& hard_cpu, const std::string& used_cpu) {
+  const kube::ResourceRef ref = kube::resources::resource_quotas(kNamespace).named("tenant-quota");
+  admin_->create(ref.collection(),
+                 kube::parse_json(fmt::format(
+                     R"({{"apiVersion":"v1","kind":"ResourceQuota","metadata":{{"name":"tenant-quota","namespace":"{}"}},)"
+                     R"("spec":{{"hard":{{"requests.cpu":"{}"}}}}}})",
+                     kNamespace, hard_cpu)));
+  quota_hard_ = hard_cpu;
+  set_quota_used(used_cpu);
+}
+
+void OperatorWorld::set_quota_used(const std::string& used_cpu) {
+  // The quota controller fills status; here the test does.
+  const kube::ResourceRef ref = kube::resources::resource_quotas(kNamespace).named("tenant-quota");
+  auto q = admin_->get(ref);
+  auto& a = q.GetAllocator();
+  q.RemoveMember("status");
+  rapidjson::Document status = kube::parse_json(
+      fmt::format(R"({{"hard":{{"requests.cpu":"{}"}},"used":{{"requests.cpu":"{}"}}}})", quota_hard_, used_cpu));
+  rapidjson::Value copy(status, a);
+  q.AddMember("status", copy, a);
+  admin_->update_status(ref, q);
+}
+
+void OperatorWorld::set_replicas_as(const std::string& token, int replicas) {
+  kube::Client client(config_for(*api_, dir_, token));
+  client.merge_patch(postgres_ref(), fmt::format(R"({{"spec":{{"replicas":{}}}}})", replicas));
+}
+
+int OperatorWorld::replicas() {
+  auto pg = admin_->get(postgres_ref());
+  const auto* r = kube::find_path(pg, {"spec", "replicas"});
+  return r != nullptr && r->IsInt() ? r->GetInt() : -1;
+}
+
+std::string OperatorWorld::marker() {
+  auto pg = admin_->get(postgres_ref());
+  const auto* annotations = kube::find_path(pg, {"metadata", "annotations"});
+  if (annotations == nullptr || !annotations->IsObject()) return {};
+  auto it = annotations->FindMember("autoscaling.cozystack.io/managed-by");
+  return it == annotations->MemberEnd() ? std::string() : std::string(it->value.GetString());
+}
+
+rapidjson::Document OperatorWorld::dha() { return admin_->get(kube::resources::dhas(kNamespace).named(kDha)); }
+
+std::optional<rapidjson::Document> OperatorWorld::dha_if_exists() {
+  return admin_->get_if_exists(kube::resources::dhas(kNamespace).named(kDha));
+}
+
+std::string OperatorWorld::condition(const std::string& type, const char* field) {
+  auto d = dha();
+  const auto* conds = kube::find_path(d, {"status", "conditions"});
+  if (conds == nullptr || !conds->IsArray()) return {};
+  for (const auto& c : conds->GetArray())
+    if (kube::string_at(c, {"type"}) == type) return kube::string_at(c, {field});
+  return {};
+}
+
+int OperatorWorld::status_int(const char* field) {
+  auto d = dha();
+  const auto* v = kube::find_path(d, {"status", field});
+  return v != nullptr && v->IsInt() ? v->GetInt() : -1;
+}
+
+std::vector<std::string> OperatorWorld::events(const std::string& reason) {
+  std::vector<std::string> out;
+  auto page = admin_->list_all(kube::resources::events(kNamespace));
+  for (const auto& e : page.list["items"].GetArray())
+    if (kube::string_at(e, {"involvedObject", "name"}) == kDha && kube::string_at(e, {"reason"}) == reason)
+      out.push_back(kube::string_at(e, {"message"}));
+  return out;
+}
+
+std::vector<testing::AuditEntry> OperatorWorld::target_patches() {
+  std::vector<testing::AuditEntry> out;
+  const std::string path = kube::resource_path(postgres_ref());
+  for (auto& e : api_->audit())
+    if (e.method == "PATCH" && e.path == path && e.status < 300) out.push_back(e);
+  return out;
+}
+
+bool OperatorWorld::eventually(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (true) {
+    try {
+      if (done()) return true;
+    } catch (const std::exception&) {
+      // Not there yet (an object not created yet, a server restarting): keep polling.
+    }
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(100ms);
+  }
+}
+
+bool OperatorWorld::holds_for(const std::function<bool()>& ok, std::chrono::milliseconds period) {
+  const auto deadline = std::chrono::steady_clock::now() + period;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (!ok()) return false;
+    std::this_thread::sleep_for(100ms);
+  }
+  return ok();
+}
+
+}  // namespace dha::optest

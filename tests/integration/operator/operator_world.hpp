@@ -1,0 +1,111 @@
+#pragma once
+
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "dha/kube/client.hpp"
+#include "dha/testing/api_server.hpp"
+#include "dha/testing/victoria_metrics.hpp"
+#include "operator_process.hpp"
+
+// A small world for the operator: the embedded API server with the fixture CRDs and the DHA
+// CRD, a real VictoriaMetrics, a Postgres application "db" in namespace "tenant-a" with its
+// WorkloadMonitor, and db-autoscaler processes. The test plays the engine operator (it sets the
+// WorkloadMonitor status after a patch) and the exporters (it pushes CNPG-shaped series).
+namespace dha::optest {
+
+using namespace std::chrono_literals;
+
+inline constexpr const char* kNamespace = "tenant-a";
+inline constexpr const char* kApp = "db";
+inline constexpr const char* kDha = "db-dha";
+inline constexpr const char* kAdminToken = "admin-token";
+inline constexpr const char* kOperatorA = "system:serviceaccount:cozy-db-autoscaler:db-autoscaler-a";
+inline constexpr const char* kOperatorB = "system:serviceaccount:cozy-db-autoscaler:db-autoscaler-b";
+
+struct DhaOptions {
+  int min = 2;
+  int max = 6;
+  int target = 100;  // ReadConnections per read replica
+  int up_window = 0;
+  int down_window = 600;
+  int up_step = 1;
+  int down_step = 1;
+  int deadline = 600;
+  bool dry_run = false;
+  int max_lag = 30;
+  std::string kind = "Postgres";
+};
+
+class OperatorWorld : public ::testing::Test {
+ protected:
+  void SetUp() override;
+  void TearDown() override;
+
+  // --- the operator ---
+  // Starts `db-autoscaler run` authenticated as operator "a" or "b".
+  OperatorProcess& start_operator(char which = 'a', std::vector<std::string> extra = {});
+  std::uint16_t metrics_port(char which = 'a') const { return which == 'a' ? metrics_port_a_ : metrics_port_b_; }
+  std::string metrics_text(char which = 'a');
+
+  // --- the world ---
+  void create_postgres(int replicas, int max_sync_replicas = 0, const std::string& preset = "t1.micro");
+  void create_workload_monitor(int available, bool operational = true);
+  void set_health(int available, bool operational = true);
+  // Plays the engine operator: new replicas become available soon after each patch.
+  void auto_converge(bool on) { auto_converge_ = on; }
+  void create_dha(const DhaOptions& o);
+  // Total active read connections across the read replicas (one series, summed by the query).
+  void set_load(double connections);
+  // Replication lag (seconds) and whether the primary is writing (sent bytes growing).
+  void set_lag(double seconds, bool writes);
+  void create_quota(const std::string& hard_cpu, const std::string& used_cpu);
+  void set_quota_used(const std::string& used_cpu);
+  void set_replicas_as(const std::string& token, int replicas);
+
+  // --- reading it back ---
+  int replicas();
+  std::string marker();
+  rapidjson::Document dha();
+  std::optional<rapidjson::Document> dha_if_exists();
+  std::string condition(const std::string& type, const char* field = "reason");
+  int status_int(const char* field);
+  // Events on the DHA with this reason: their messages (count aggregation keeps one per message).
+  std::vector<std::string> events(const std::string& reason);
+  // PATCH requests that reached the Postgres object (the target), in order.
+  std::vector<testing::AuditEntry> target_patches();
+
+  // Polls `done` every 100 ms; true as soon as it holds.
+  static bool eventually(const std::function<bool()>& done, std::chrono::milliseconds timeout);
+  // Asserts `ok` holds for the whole period (polling), e.g. "no patch during the window".
+  static bool holds_for(const std::function<bool()>& ok, std::chrono::milliseconds period);
+
+  std::unique_ptr<testing::ApiServer> api_;
+  std::unique_ptr<testing::VictoriaMetrics> vm_;
+  std::unique_ptr<kube::Client> admin_;
+  std::string dir_;
+  std::vector<std::unique_ptr<OperatorProcess>> operators_;
+
+ private:
+  void converge_loop();
+  kube::ResourceRef postgres_ref() const;
+  kube::ResourceRef monitor_ref() const;
+
+  std::string quota_hard_;
+  std::uint16_t metrics_port_a_ = 0;
+  std::uint16_t metrics_port_b_ = 0;
+  std::atomic<bool> auto_converge_{false};
+  std::atomic<bool> stop_{false};
+  std::thread converger_;
+};
+
+}  // namespace dha::optest

@@ -1,0 +1,158 @@
+// The guardrails end to end: metric outage, lag brake, single-flight and rollback, ownership
+// conflict, dry-run, unknown kinds.
+#include <fmt/format.h>
+
+#include "dha/kube/json.hpp"
+#include "operator_world.hpp"
+
+namespace dha::optest {
+namespace {
+
+using SafetyTest = OperatorWorld;
+
+TEST_F(SafetyTest, FreezesOnAMetricOutageInsteadOfScaling) {
+  create_postgres(3);
+  create_workload_monitor(3);
+  set_load(200);  // raw 3 == current
+  create_dha({});
+  start_operator();
+  ASSERT_TRUE(eventually([&] { return condition("AbleToScale") == "Ready"; }, 30s));
+
+  vm_->stop();  // the metrics backend goes away
+  ASSERT_TRUE(eventually([&] { return condition("AbleToScale") == "MetricUnavailable"; }, 20s));
+  EXPECT_EQ(condition("AbleToScale", "status"), "False");
+  EXPECT_EQ(condition("AbleToScale", "message"), "metric unavailable; refusing to scale blind");
+  EXPECT_TRUE(eventually([&] {
+    return metrics_text().find("db_autoscaler_frozen{namespace=\"tenant-a\",name=\"db-dha\"} 1") != std::string::npos;
+  }, 10s));
+  EXPECT_TRUE(holds_for([&] { return replicas() == 3; }, 2s));
+  EXPECT_TRUE(target_patches().empty());
+  EXPECT_EQ(kube::string_at(dha(), {"status", "lastDecision", "kind"}), "Freeze");
+}
+
+TEST_F(SafetyTest, LagBrakeFreezesWhileWritesAreActive) {
+  create_postgres(2);
+  create_workload_monitor(2);
+  set_load(250);
+  set_lag(60, /*writes=*/true);
+  create_dha({});
+  start_operator();
+  ASSERT_TRUE(eventually([&] { return condition("AbleToScale") == "ReplicationLag"; }, 30s));
+  EXPECT_EQ(condition("AbleToScale", "message"), "replication lag above threshold with active writes");
+  EXPECT_TRUE(holds_for([&] { return replicas() == 2; }, 2s));
+  EXPECT_TRUE(target_patches().empty());
+}
+
+TEST_F(SafetyTest, LagWithoutWritesDoesNotBrake) {
+  create_postgres(2);
+  create_workload_monitor(2);
+  set_load(150);  // raw 3
+  set_lag(60, /*writes=*/false);
+  create_dha({});
+  start_operator();
+  ASSERT_TRUE(eventually([&] { return replicas() == 3; }, 30s));
+  auto d = dha();
+  const auto* trace = kube::find_path(d, {"status", "lastDecision", "trace"});
+  ASSERT_TRUE(trace != nullptr && trace->IsArray());
+  bool saw_lag_pass = false;
+  for (const auto& e : trace->GetArray())
+    if (kube::string_at(e, {"gate"}) == "LagBrake") saw_lag_pass = kube::string_at(e, {"message"}).find("no writes") != std::string::npos;
+  EXPECT_TRUE(saw_lag_pass) << kube::to_json(*trace);
+}
+
+TEST_F(SafetyTest, SingleFlightThenRollbackAfterTheDeadline) {
+  create_postgres(2);
+  create_workload_monitor(2);
+  set_load(150);  // raw 3
+  DhaOptions o;
+  o.deadline = 6;
+  create_dha(o);
+  start_operator();
+  ASSERT_TRUE(eventually([&] { return replicas() == 3; }, 30s));
+  // The new replica never becomes available: in flight, then rolled back after 6 s.
+  ASSERT_TRUE(eventually([&] { return condition("AbleToScale") == "ScaleInFlight"; }, 10s));
+  ASSERT_TRUE(eventually([&] { return replicas() == 2; }, 20s)) << "no rollback";
+  EXPECT_EQ(events("Scaled"), (std::vector<std::string>{"scaled Postgres/db replicas 2 -> 3",
+                                                       "rolled back Postgres/db replicas 3 -> 2"}));
+  set_health(2);
+  // The failed size is backed off: no immediate retry of 3 although the load still asks for it.
+  ASSERT_TRUE(eventually([&] { return condition("AbleToScale") == "StuckScaling"; }, 10s));
+  EXPECT_NE(condition("AbleToScale", "message").find("backing off re-attempt of 3 replicas"), std::string::npos)
+      << condition("AbleToScale", "message");
+  auto d = dha();
+  EXPECT_EQ(kube::find_path(d, {"status", "backoff", "replicas"})->GetInt(), 3);
+  EXPECT_TRUE(holds_for([&] { return replicas() == 2; }, 2s));
+  EXPECT_EQ(target_patches().size(), 2u);
+}
+
+TEST_F(SafetyTest, OwnershipConflictWhenAnotherIdentityChangesReplicas) {
+  create_postgres(2);
+  create_workload_monitor(2);
+  auto_converge(true);
+  set_load(150);  // raw 3
+  create_dha({});
+  start_operator();
+  ASSERT_TRUE(eventually([&] { return replicas() == 3 && status_int("lastAppliedReplicas") == 3; }, 30s));
+  ASSERT_TRUE(eventually([&] { return condition("AbleToScale") == "Ready"; }, 20s));
+
+  set_replicas_as("tenant-token", 5);
+  ASSERT_TRUE(eventually([&] { return condition("ScalingLimited") == "OwnershipConflict"; }, 20s));
+  EXPECT_EQ(condition("ScalingLimited", "message"), "replicas changed by a competing writer");
+  EXPECT_TRUE(holds_for([&] { return replicas() == 5; }, 3s)) << "entered a write war";
+  const auto conflicts = events("OwnershipConflict");
+  ASSERT_EQ(conflicts.size(), 1u);
+  EXPECT_EQ(conflicts[0],
+            "replicas changed to 5 by a competing writer (marker=\"db-dha\"); not entering a write war");
+  for (const auto& p : target_patches()) {
+    if (p.username == kOperatorA) {
+      EXPECT_EQ(p.body.find("\"replicas\":5"), std::string::npos);
+    }
+  }
+  EXPECT_TRUE(eventually([&] {
+    return metrics_text().find("db_autoscaler_scaling_limited{namespace=\"tenant-a\",name=\"db-dha\"} 1") !=
+           std::string::npos;
+  }, 10s));
+}
+
+TEST_F(SafetyTest, DryRunEmitsEventsAndStatusButNeverPatches) {
+  create_postgres(2);
+  create_workload_monitor(2);
+  set_load(250);
+  DhaOptions o;
+  o.dry_run = true;
+  create_dha(o);
+  start_operator();
+  ASSERT_TRUE(eventually([&] { return status_int("desiredReplicas") == 3; }, 30s));
+  ASSERT_TRUE(eventually([&] { return !events("DryRunScale").empty(); }, 10s));
+  EXPECT_EQ(events("DryRunScale")[0], "would scale 2 -> 3: ReadConnections 250/100");
+  set_load(350);  // the would-be count stays 3 (one step): no new message
+  EXPECT_TRUE(holds_for([&] { return replicas() == 2; }, 3s));
+  EXPECT_EQ(events("DryRunScale").size(), 1u);
+  EXPECT_TRUE(target_patches().empty());
+  EXPECT_EQ(marker(), "");
+  EXPECT_EQ(kube::string_at(dha(), {"status", "lastDecision", "kind"}), "Scale");
+}
+
+TEST_F(SafetyTest, UnknownKindIsNoAdapterListingTheHandledKinds) {
+  create_postgres(2);
+  create_workload_monitor(2);
+  DhaOptions o;
+  o.kind = "ClickHouse";
+  create_dha(o);
+  start_operator();
+  ASSERT_TRUE(eventually([&] { return condition("ScalingActive") == "NoAdapter"; }, 30s));
+  EXPECT_EQ(condition("ScalingActive", "message"),
+            "no engine adapter handles apps.cozystack.io/ClickHouse; the loaded adapters handle: "
+            "apps.cozystack.io/Postgres, postgresql.cnpg.io/Cluster");
+  EXPECT_EQ(condition("AbleToScale", "status"), "False");
+  EXPECT_TRUE(eventually([&] {
+    return metrics_text().find("db_autoscaler_frozen{namespace=\"tenant-a\",name=\"db-dha\"} 1") != std::string::npos;
+  }, 10s));
+  // Part A 7: the early stop requeues at the sync period (the status keeps being refreshed).
+  auto d = dha();
+  const auto* f = kube::find_path(d, {"metadata", "finalizers"});
+  ASSERT_TRUE(f != nullptr && f->IsArray() && f->Size() == 1);
+}
+
+}  // namespace
+}  // namespace dha::optest
