@@ -149,7 +149,14 @@ void serve(Stream& stream, HttpServer::State& state) {
     parser.body_limit(state.max_body);
     parser.header_limit(1 << 20);
     beast::error_code ec;
-    http::read(stream, buffer, parser, ec);
+    http::read_header(stream, buffer, parser, ec);
+    // Clients (libcurl for bodies over 1 MiB) wait for "100 Continue" before sending the
+    // body, as Go's server sends it; without it every large write stalls for a second.
+    if (!ec && !parser.is_done() && beast::iequals(parser.get()[http::field::expect], "100-continue")) {
+      http::response<http::empty_body> go_on{http::status::continue_, parser.get().version()};
+      http::write(stream, go_on, ec);
+    }
+    if (!ec && !parser.is_done()) http::read(stream, buffer, parser, ec);
     if (ec == http::error::body_limit) {
       write_response(stream,
                      error_response(ApiError(413, "RequestEntityTooLarge",

@@ -472,16 +472,13 @@ HttpResponse handle_create(ServerState& state, Lock& lock, const ResourceRequest
                            const Identity& identity) {
   if (!rr.subresource.empty()) throw method_not_allowed("the server does not allow this method on the requested resource");
   bool is_dry_run = dry_run(request);
-  for (int attempt = 0; attempt < 5; ++attempt) {
-    Plan plan = plan_create(state, rr, read_object_body(request), request);
-    std::string name = string_at(*plan.next, {"metadata", "name"});
-    std::string ns = rr.type->namespaced ? rr.ns : "";
-    if (!admit_and_commit(state, lock, rr, plan, identity, is_dry_run, ns, name)) {
-      throw already_exists(rr.type->resource_with_group(), name);
-    }
-    return respond_object(rr, request, plan.next, plan.status, plan.warnings);
-  }
-  throw internal_error("create retried too often");
+  Plan plan = plan_create(state, rr, read_object_body(request), request);
+  std::string name = string_at(*plan.next, {"metadata", "name"});
+  std::string ns = rr.type->namespaced ? rr.ns : "";
+  // Someone else created the name while a webhook was deciding: that create won.
+  if (!admit_and_commit(state, lock, rr, plan, identity, is_dry_run, ns, name))
+    throw already_exists(rr.type->resource_with_group(), name);
+  return respond_object(rr, request, plan.next, plan.status, plan.warnings);
 }
 
 // PUT and PATCH share this: `make_incoming` builds the full desired object from the current one.
