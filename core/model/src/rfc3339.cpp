@@ -98,7 +98,13 @@ std::optional<std::int64_t> parse_rfc3339(std::string_view s) {
   }
   if (pos != s.size()) return std::nullopt;
   const std::int64_t days = days_from_civil(year, month, day);
-  return days * 86400 + hour * 3600 + minute * 60 + second - offset;
+  const std::int64_t t = days * 86400 + hour * 3600 + minute * 60 + second - offset;
+  // An offset (or a leap second) can carry the instant out of years 0000..9999, which RFC 3339
+  // and metav1.Time cannot write: refuse it rather than accept a time we could not write back.
+  constexpr std::int64_t kFirst = -62167219200;  // 0000-01-01T00:00:00Z
+  constexpr std::int64_t kLast = 253402300799;   // 9999-12-31T23:59:59Z
+  if (t < kFirst || t > kLast) return std::nullopt;
+  return t;
 }
 
 }  // namespace dha::model

@@ -15,7 +15,7 @@ Quantity parse_target_quantity(const rapidjson::Value& v, const std::string& pat
   // int-or-string: a JSON integer is the same quantity as its decimal text.
   std::string text;
   if (v.IsString()) {
-    text = v.GetString();
+    text.assign(v.GetString(), v.GetStringLength());  // all of it: "150\u0000junk" is not 150
   } else if (v.IsInt64()) {
     text = std::to_string(v.GetInt64());
   } else if (v.IsNumber()) {

@@ -33,5 +33,15 @@ TEST(Rfc3339, RejectsMalformed) {
     EXPECT_FALSE(parse_rfc3339(bad)) << bad;
 }
 
+// Found by tests/fuzz/dha_status: these parsed, then formatted as "-001-12-31T23:00:00Z" and
+// "10000-01-01T00:59:59Z", which no longer parse, so a status we wrote could not be read back.
+TEST(Rfc3339, RejectsInstantsOutsideYears0To9999) {
+  for (const char* bad : {"0000-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00", "9999-12-31T23:59:60Z"})
+    EXPECT_FALSE(parse_rfc3339(bad)) << bad;
+  EXPECT_EQ(parse_rfc3339("0000-01-01T01:00:00+01:00"), -62167219200);
+  EXPECT_EQ(parse_rfc3339("9999-12-31T23:59:59Z"), 253402300799);
+  EXPECT_EQ(format_rfc3339(-62167219200), "0000-01-01T00:00:00Z");
+}
+
 }  // namespace
 }  // namespace dha::model

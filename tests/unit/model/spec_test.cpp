@@ -73,6 +73,19 @@ TEST(Spec, NonPositiveTargetIsNotBadInput) {
   EXPECT_LT(s.metrics[0].target_in_query_unit(), 0);
 }
 
+// Found by tests/fuzz/dha_spec: the target was read up to the first NUL, so "150\u0000junk"
+// was accepted as 150.
+TEST(Spec, TargetWithNulIsNotAQuantity) {
+  try {
+    parse(R"({"minReplicas":2,"maxReplicas":3,
+              "metrics":[{"type":"ReadConnections","target":{"averageValue":"150\u0000junk"}}]})",
+          false);
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "spec.metrics[0].target.averageValue");
+  }
+}
+
 TEST(Spec, RoundTripsThroughJsonWithDefaults) {
   const DhaSpec s = parse(kMinimal);
   rapidjson::Document doc;
