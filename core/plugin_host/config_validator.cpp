@@ -47,7 +47,8 @@ std::string validate_plugin_config(const std::string& plugin_id, const std::stri
   rapidjson::Document config;
   if (config_json.empty()) {
     config.SetObject();
-  } else if (config.Parse(config_json.c_str()).HasParseError() || !config.IsObject()) {
+  } else if (config_json.find('\0') != std::string::npos ||  // RapidJSON would stop reading at a NUL
+             config.Parse(config_json.c_str(), config_json.size()).HasParseError() || !config.IsObject()) {
     fail(plugin_id, "is not a JSON object");
   }
 
@@ -55,7 +56,7 @@ std::string validate_plugin_config(const std::string& plugin_id, const std::stri
   if (config_schema.empty()) {
     schema.Parse(R"({"keys":[]})");
   } else {
-    schema.Parse(config_schema.c_str());
+    schema.Parse(config_schema.c_str(), config_schema.size());
   }
   if (schema.HasParseError() || !schema.IsObject() || !schema.HasMember("keys") || !schema["keys"].IsArray()) {
     fail(plugin_id, "schema declared by the plugin has no \"keys\" array");
@@ -80,6 +81,12 @@ std::string validate_plugin_config(const std::string& plugin_id, const std::stri
     const bool required = key.HasMember("required") && key["required"].IsBool() && key["required"].GetBool();
     if (required) fail(plugin_id, fmt::format("key \"{}\" is required", name));
     if (key.HasMember("default") && !key["default"].IsNull()) {
+      // The plugin's own default must pass the check a user's value would: the plugin would
+      // otherwise receive a value of a type it never declared.
+      if (!has_type(key["default"], type)) {
+        fail(plugin_id, fmt::format("schema declared by the plugin gives key \"{}\" a default of type {}, not {}", name,
+                                    type_name(key["default"]), type));
+      }
       rapidjson::Value default_value(key["default"], config.GetAllocator());
       config.AddMember(rapidjson::Value(name.c_str(), config.GetAllocator()), default_value, config.GetAllocator());
     }

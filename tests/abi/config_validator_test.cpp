@@ -24,6 +24,22 @@ std::string error_of(const std::string& schema, const std::string& config) {
   return "";
 }
 
+// Found by tests/fuzz/plugin_config: a default that does not match its declared type (or a type
+// the validator does not know) was filled in unchecked and handed to the plugin.
+TEST(ConfigValidator, RefusesADefaultOfTheWrongType) {
+  EXPECT_EQ(error_of(R"({"keys":[{"name":"timeoutSeconds","type":"number","default":"10"}]})", "{}"),
+            "plugin \"demo\": configuration schema declared by the plugin gives key \"timeoutSeconds\" a default of "
+            "type string, not number");
+  EXPECT_NE(error_of(R"({"keys":[{"name":"t","type":"numier","default":10}]})", "{}"), "");
+  EXPECT_EQ(error_of(R"({"keys":[{"name":"t","type":"number","default":10}]})", "{}"), "");
+}
+
+// Found by tests/fuzz/plugin_config: the configuration was parsed up to its first NUL, so
+// "{}\0junk" was accepted as {}.
+TEST(ConfigValidator, RefusesTextAfterANul) {
+  EXPECT_NE(error_of(kSchema, std::string(R"({"token":"t"})") + '\0' + "junk"), "");
+}
+
 TEST(ConfigValidator, FillsDefaultsAndKeepsGivenValues) {
   const std::string out = validate_plugin_config("demo", kSchema, R"({"token":"t","timeoutSeconds":2.5})");
   EXPECT_EQ(out, R"({"token":"t","timeoutSeconds":2.5,"retries":3,"verbose":false})");

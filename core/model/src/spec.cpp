@@ -156,9 +156,9 @@ rapidjson::Value spec_to_json(const DhaSpec& spec, rapidjson::Document::Allocato
   Value out(rapidjson::kObjectType);
   if (spec.target_ref) {
     Value ref(rapidjson::kObjectType);
-    ref.AddMember("apiGroup", Value(spec.target_ref->api_group.c_str(), a), a);
-    ref.AddMember("kind", Value(spec.target_ref->kind.c_str(), a), a);
-    ref.AddMember("name", Value(spec.target_ref->name.c_str(), a), a);
+    ref.AddMember("apiGroup", Value(spec.target_ref->api_group, a), a);
+    ref.AddMember("kind", Value(spec.target_ref->kind, a), a);
+    ref.AddMember("name", Value(spec.target_ref->name, a), a);
     out.AddMember("targetRef", ref, a);
   }
   out.AddMember("minReplicas", spec.min_replicas, a);
@@ -168,7 +168,7 @@ rapidjson::Value spec_to_json(const DhaSpec& spec, rapidjson::Document::Allocato
     Value entry(rapidjson::kObjectType);
     entry.AddMember("type", Value(std::string(to_string(m.type)).c_str(), a), a);
     Value target(rapidjson::kObjectType);
-    target.AddMember("averageValue", Value(m.target.text.c_str(), a), a);
+    target.AddMember("averageValue", Value(m.target.text, a), a);
     entry.AddMember("target", target, a);
     metrics.PushBack(entry, a);
   }

@@ -86,6 +86,16 @@ TEST(Spec, TargetWithNulIsNotAQuantity) {
   }
 }
 
+// Found by tests/fuzz/dha_spec: spec_to_json wrote strings up to their first NUL, so a name
+// with "\u0000" changed on the way to a plugin gate.
+TEST(Spec, WritesStringsWhole) {
+  const DhaSpec s = parse(R"({"targetRef":{"kind":"Postgres","name":"db\u0000x"},"minReplicas":2,"maxReplicas":6,
+    "metrics":[{"type":"ReadConnections","target":{"averageValue":"150"}}]})");
+  rapidjson::Document doc;
+  static_cast<rapidjson::Value&>(doc) = spec_to_json(s, doc.GetAllocator());
+  EXPECT_EQ(doc["targetRef"]["name"].GetStringLength(), 4u);
+}
+
 TEST(Spec, RoundTripsThroughJsonWithDefaults) {
   const DhaSpec s = parse(kMinimal);
   rapidjson::Document doc;
