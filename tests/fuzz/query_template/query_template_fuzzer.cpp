@@ -2,7 +2,8 @@
 // refuses anything not pinned to the target's namespace. Templates and label values are both
 // outside data. Input: "<template>\0<namespace>\0<name>\0<release>" (missing parts get
 // ordinary values). Whenever render_scoped_query says ok:
-//   - the query passes namespace_scope_violation() and carries namespace="<ns>";
+//   - the query passes namespace_scope_violation() and, if it selects any series, carries
+//     namespace="<ns>" (constant-only queries are scoped by design: they read no data);
 //   - the values stayed inside their strings: the query reads as the template's own tokens,
 //     only string contents changed, and a string that was exactly "${x}" now holds exactly x;
 // and a refusal always has a reason and no query.
@@ -54,7 +55,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   const LexResult out = lex_promql(q.query);
   FUZZ_CHECK(out.error.empty(), "the rendered query does not lex: " + out.error);
-  bool pinned = false;
+  // A query that selects no series at all (vector(1), a number) is scoped by design: it reads
+  // no tenant's data. Any selector means the matcher must be there.
+  bool pinned = true;
+  for (const Token& t : out.tokens) pinned &= t.kind != TokenKind::kLeftBrace;
   for (std::size_t i = 0; i + 2 < out.tokens.size(); ++i) {
     pinned |= out.tokens[i].kind == TokenKind::kIdentifier && out.tokens[i].text == "namespace" &&
               out.tokens[i + 1].text == "=" && out.tokens[i + 2].kind == TokenKind::kString &&
