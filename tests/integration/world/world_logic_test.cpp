@@ -59,15 +59,17 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(LoadCurve, InterpolatesBetweenRowsAndHoldsOutside) {
-  const auto curve = LoadCurve::parse_csv("# demo\ntime,ReadConnections,lagSeconds,writeRate\n"
-                                          "10,100,1,50\n20,300,3,\n40,300,,70\n",
-                                          "c");
+  const auto curve = LoadCurve::parse_csv(
+      "# demo\ntime,ReadConnections,lagSeconds,writeRate\n"
+      "10,100,1,50\n20,300,3,\n40,300,,70\n",
+      "c");
   struct Case {
     double t, load;
     std::optional<double> lag, write;
   };
-  for (const Case& c : {Case{0, 100, 1, 50}, Case{10, 100, 1, 50}, Case{15, 200, 2, 50}, Case{20, 300, 3, std::nullopt},
-                        Case{30, 300, 3, std::nullopt}, Case{40, 300, std::nullopt, 70}, Case{99, 300, std::nullopt, 70}}) {
+  for (const Case& c :
+       {Case{0, 100, 1, 50}, Case{10, 100, 1, 50}, Case{15, 200, 2, 50}, Case{20, 300, 3, std::nullopt},
+        Case{30, 300, 3, std::nullopt}, Case{40, 300, std::nullopt, 70}, Case{99, 300, std::nullopt, 70}}) {
     const LoadPoint p = curve.at(c.t);
     EXPECT_DOUBLE_EQ(p.read_connections, c.load) << "t=" << c.t;
     EXPECT_EQ(p.lag_seconds, c.lag) << "t=" << c.t;
@@ -225,9 +227,7 @@ TEST(CnpgExporter, CountersAdvanceByRateTimesElapsedAndRemovedPodsGetZeros) {
   EXPECT_EQ(value_of(after, "cnpg_backends_total", "postgres-db-2", "state=\"active\""), 100);
 }
 
-TEST(CnpgExporter, EscapesLabelValues) {
-  EXPECT_EQ(escape_label_value("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
-}
+TEST(CnpgExporter, EscapesLabelValues) { EXPECT_EQ(escape_label_value("a\"b\\c\nd"), "a\\\"b\\\\c\\nd"); }
 
 // ---- kubeconfig ---------------------------------------------------------------------------
 

@@ -4,12 +4,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <rapidjson/document.h>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <rapidjson/document.h>
 #include <sstream>
 #include <thread>
 
@@ -56,8 +56,9 @@ class WorldOnRealServers : public ::testing::Test {
 
   void create_postgres(const std::string& name, int replicas) {
     const auto r = kube_->create(apps_path(), R"({"apiVersion":"apps.cozystack.io/v1alpha1","kind":"Postgres",)"
-                                              R"("metadata":{"name":")" + name + R"(","namespace":")" + ns_ +
-                                                  R"("},"spec":{"replicas":)" + std::to_string(replicas) + "}}");
+                                              R"("metadata":{"name":")" +
+                                                  name + R"(","namespace":")" + ns_ + R"("},"spec":{"replicas":)" +
+                                                  std::to_string(replicas) + "}}");
     ASSERT_EQ(r.status, 201) << r.body;
   }
 
@@ -103,7 +104,8 @@ class WorldOnRealServers : public ::testing::Test {
         !d["status"].HasMember("conditions") || !d["status"]["conditions"].IsArray())
       return "";
     for (const auto& c : d["status"]["conditions"].GetArray())
-      if (c.IsObject() && c.HasMember("type") && std::string(c["type"].GetString()) == "Ready") return c["status"].GetString();
+      if (c.IsObject() && c.HasMember("type") && std::string(c["type"].GetString()) == "Ready")
+        return c["status"].GetString();
     return "";
   }
 
@@ -117,7 +119,8 @@ class WorldOnRealServers : public ::testing::Test {
   }
 
   static LoadCurve constant_curve(const std::string& row) {
-    return LoadCurve::parse_csv("time,ReadConnections,ReadCPUUtilization,lagSeconds,writeRate\n0," + row + "\n", "test");
+    return LoadCurve::parse_csv("time,ReadConnections,ReadCPUUtilization,lagSeconds,writeRate\n0," + row + "\n",
+                                "test");
   }
 
   // The Postgres plugin's query for `kind` ("ReadConnections", "lag", "writes", "ReadCPUUtilization")
@@ -125,7 +128,11 @@ class WorldOnRealServers : public ::testing::Test {
   std::string plugin_query(const std::string& kind, const std::string& app = "db") const {
     const sdk::json::Document config = sdk::json::parse("{}", "config");
     const sdk::Queries q = plugins::PostgresAdapter(sdk::Host(), config)
-                               .queries({ns_, app, "postgres-" + app, "apps.cozystack.io", "Postgres",
+                               .queries({ns_,
+                                         app,
+                                         "postgres-" + app,
+                                         "apps.cozystack.io",
+                                         "Postgres",
                                          {"ReadConnections", "ReadCPUUtilization"}});
     const std::string& tmpl = kind == "lag" ? q.lag_query : kind == "writes" ? q.write_activity : q.driver.at(kind);
     return fill_query_placeholders(tmpl, ns_, app, "postgres-" + app);
@@ -239,7 +246,8 @@ TEST_F(WorldOnRealServers, SeriesAnswerThePostgresPluginQueries) {
   create_postgres("db", 3);
   create_postgres("other", 2);  // same namespace, must not leak into db's numbers
   // 240 connections, 600 millicores, 1.5 s lag, 500 bytes/s of writes, over the read replicas.
-  WorldSimulator world(KubeEndpoint::from_kubeconfig(kubeconfig_), constant_curve("240,600,1.5,500"), options(1h), log_);
+  WorldSimulator world(KubeEndpoint::from_kubeconfig(kubeconfig_), constant_curve("240,600,1.5,500"), options(1h),
+                       log_);
   world.step(Clock::now());
   std::this_thread::sleep_for(2s);  // two samples of every counter, two seconds apart
   world.step(Clock::now());
@@ -333,9 +341,9 @@ TEST_F(WorldOnRealServers, BinaryRunsForItsDurationAndWritesTheStatusFile) {
   const std::string status = kubeconfig_ + ".status";
   const std::string curve = kubeconfig_ + ".csv";
   std::ofstream(curve) << "time,ReadConnections\n0,100\n10,300\n";
-  const auto r = run(std::string(DHA_WORLD_SIM) + " --kubeconfig " + kubeconfig_ + " --vm-url " + vm_->url() +
-                     " --load " + curve + " --namespace " + ns_ + " --time-scale 5 --duration 1.2 --status-file " +
-                     status);
+  const auto r =
+      run(std::string(DHA_WORLD_SIM) + " --kubeconfig " + kubeconfig_ + " --vm-url " + vm_->url() + " --load " + curve +
+          " --namespace " + ns_ + " --time-scale 5 --duration 1.2 --status-file " + status);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find(ns_ + "/db: Postgres with 3 instances"), std::string::npos) << r.output;
   std::ifstream in(status);
@@ -351,12 +359,12 @@ TEST(WorldSimBinary, BadArgumentsFailWithAClearMessage) {
   struct Case {
     std::string args, message;
   };
-  for (const Case& c : {Case{"", "--vm-url is required"},
-                        Case{"--vm-url http://x --load /nonexistent.csv", "File does not exist"},
-                        Case{"--vm-url http://x --load " DHA_SOURCE_DIR "/examples/demo/load.csv --kubeconfig /nonexistent",
-                             "cannot read kubeconfig /nonexistent"},
-                        Case{"--vm-url http://x --load " DHA_SOURCE_DIR "/examples/demo/load.csv --time-scale 0 --kubeconfig x",
-                             "--time-scale"}}) {
+  for (const Case& c :
+       {Case{"", "--vm-url is required"}, Case{"--vm-url http://x --load /nonexistent.csv", "File does not exist"},
+        Case{"--vm-url http://x --load " DHA_SOURCE_DIR "/examples/demo/load.csv --kubeconfig /nonexistent",
+             "cannot read kubeconfig /nonexistent"},
+        Case{"--vm-url http://x --load " DHA_SOURCE_DIR "/examples/demo/load.csv --time-scale 0 --kubeconfig x",
+             "--time-scale"}}) {
     const auto r = run("env -u KUBECONFIG " DHA_WORLD_SIM " " + c.args);
     EXPECT_NE(r.exit_code, 0) << c.args;
     EXPECT_NE(r.output.find(c.message), std::string::npos) << c.args << "\n" << r.output;

@@ -85,8 +85,10 @@ KubeEndpoint KubeEndpoint::from_kubeconfig(const std::string& path) {
     e.insecure_skip_tls_verify = cluster["insecure-skip-tls-verify"].as<bool>(false);
     if (context["user"]) {
       const YAML::Node user = named_entry(config["users"], context["user"].as<std::string>(), "user", path);
-      if (user["token"]) e.token = user["token"].as<std::string>();
-      else if (user["tokenFile"]) e.token = read_text_file(user["tokenFile"].as<std::string>(), "token file");
+      if (user["token"])
+        e.token = user["token"].as<std::string>();
+      else if (user["tokenFile"])
+        e.token = read_text_file(user["tokenFile"].as<std::string>(), "token file");
       while (!e.token.empty() && (e.token.back() == '\n' || e.token.back() == '\r')) e.token.pop_back();
       e.client_certificate_pem = pem_field(user, "client-certificate", path);
       e.client_key_pem = pem_field(user, "client-key", path);
@@ -131,7 +133,8 @@ KubeRest::Response KubeRest::send(const char* method, const std::string& path, s
     curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
   }
   curl_slist* headers = curl_slist_append(nullptr, "Accept: application/json");
-  if (content_type != nullptr) headers = curl_slist_append(headers, (std::string("Content-Type: ") + content_type).c_str());
+  if (content_type != nullptr)
+    headers = curl_slist_append(headers, (std::string("Content-Type: ") + content_type).c_str());
   if (!endpoint_.token.empty())
     headers = curl_slist_append(headers, ("Authorization: Bearer " + endpoint_.token).c_str());
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
@@ -153,8 +156,7 @@ KubeRest::Response KubeRest::send(const char* method, const std::string& path, s
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response.body);
   const CURLcode rc = curl_easy_perform(curl);
   curl_slist_free_all(headers);
-  if (rc != CURLE_OK)
-    throw std::runtime_error(std::string(method) + " " + url + " failed: " + curl_easy_strerror(rc));
+  if (rc != CURLE_OK) throw std::runtime_error(std::string(method) + " " + url + " failed: " + curl_easy_strerror(rc));
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &response.status);
   return response;
 }

@@ -99,8 +99,7 @@ LoadCurve LoadCurve::parse_csv(std::string_view text, const std::string& source)
         if (!value || *value < 0) throw std::invalid_argument(where + ": time must be a number of seconds >= 0");
         time = *value;
       } else {
-        if (value && *value < 0)
-          throw std::invalid_argument(where + ": values must be >= 0, got \"" + cells[i] + "\"");
+        if (value && *value < 0) throw std::invalid_argument(where + ": values must be >= 0, got \"" + cells[i] + "\"");
         row[static_cast<size_t>(column)] = value;
       }
     }

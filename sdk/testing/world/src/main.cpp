@@ -24,9 +24,10 @@ std::chrono::milliseconds millis(double seconds) {
 
 int main(int argc, char** argv) {
   namespace w = dha::testing::world;
-  CLI::App app{"World simulator for db-autoscaler: plays the Postgres engine operator (replicas become available "
-               "after a delay, WorkloadMonitor status follows) and the exporters (CNPG-shaped series pushed into "
-               "VictoriaMetrics from a load curve)"};
+  CLI::App app{
+      "World simulator for db-autoscaler: plays the Postgres engine operator (replicas become available "
+      "after a delay, WorkloadMonitor status follows) and the exporters (CNPG-shaped series pushed into "
+      "VictoriaMetrics from a load curve)"};
   std::string kubeconfig, load_file;
   w::WorldOptions options;
   double provision_seconds = 10, scrape_seconds = 1, poll_seconds = 0.25, duration_seconds = 0;

@@ -141,10 +141,11 @@ void WorldSimulator::observe_applications(Clock::time_point now) {
     const auto& meta = item["metadata"];
     if (!meta.HasMember("name") || !meta["name"].IsString()) continue;
     const std::string name = meta["name"].GetString();
-    const std::string ns = meta.HasMember("namespace") && meta["namespace"].IsString() ? meta["namespace"].GetString() : "";
+    const std::string ns =
+        meta.HasMember("namespace") && meta["namespace"].IsString() ? meta["namespace"].GetString() : "";
     const auto spec = item.FindMember("spec");
-    const int replicas = static_cast<int>(
-        spec == item.MemberEnd() ? kDefaultReplicas : int_at(spec->value, "replicas", kDefaultReplicas));
+    const int replicas = static_cast<int>(spec == item.MemberEnd() ? kDefaultReplicas
+                                                                   : int_at(spec->value, "replicas", kDefaultReplicas));
     const std::string key = ns + "/" + name;
     seen[key] = true;
     auto it = apps_.find(key);
@@ -229,8 +230,8 @@ void WorldSimulator::sync_workload_monitor(App& app, Clock::time_point now) {
     const rapidjson::Value empty(rapidjson::kObjectType);
     const auto& spec = doc.HasMember("spec") && doc["spec"].IsObject() ? doc["spec"] : empty;
     const auto& status = doc.HasMember("status") && doc["status"].IsObject() ? doc["status"] : empty;
-    const bool operational_now = status.HasMember("operational") &&
-                                 status["operational"].IsBool() && status["operational"].GetBool();
+    const bool operational_now =
+        status.HasMember("operational") && status["operational"].IsBool() && status["operational"].GetBool();
     if (int_at(spec, "replicas", -1) != replicas) {
       const auto r = kube_.merge_patch(path, "{\"spec\":{\"replicas\":" + std::to_string(replicas) + "}}");
       if (r.status != 200) {
@@ -253,8 +254,8 @@ void WorldSimulator::sync_workload_monitor(App& app, Clock::time_point now) {
       });
       const auto r = kube_.merge_patch(path + "/status", patch);
       if (r.status != 200) {
-        log_ << "world: patching WorkloadMonitor status " << path << ": HTTP " << r.status << " "
-             << short_body(r.body) << std::endl;
+        log_ << "world: patching WorkloadMonitor status " << path << ": HTTP " << r.status << " " << short_body(r.body)
+             << std::endl;
         return;
       }
     }
@@ -286,8 +287,10 @@ void WorldSimulator::sync_ready_condition(App& app, Clock::time_point now) {
   const std::string path = collection_path(kAppsPath, app.namespace_name, "postgreses") + "/" + app.name + "/status";
   try {
     const auto r = kube_.merge_patch(path, patch);
-    if (r.status == 200) app.ready_written = ready;
-    else log_ << "world: patching " << path << ": HTTP " << r.status << " " << short_body(r.body) << std::endl;
+    if (r.status == 200)
+      app.ready_written = ready;
+    else
+      log_ << "world: patching " << path << ": HTTP " << r.status << " " << short_body(r.body) << std::endl;
   } catch (const std::exception& e) {
     log_ << "world: patching " << path << ": " << e.what() << std::endl;
   }
@@ -298,9 +301,9 @@ void WorldSimulator::scrape(Clock::time_point now) {
   last_scrape_ = now;
   if (apps_.empty()) return;
   const LoadPoint load = this->load(now);
-  const int64_t timestamp_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                   std::chrono::system_clock::now().time_since_epoch())
-                                   .count();
+  const int64_t timestamp_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
   std::string exposition;
   for (auto& [key, app] : apps_)
     exposition += app->exporter.scrape(app->database.instances(now), load, app->removed_pods, elapsed, timestamp_ms);

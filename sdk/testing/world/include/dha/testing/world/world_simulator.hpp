@@ -37,8 +37,8 @@
 namespace dha::testing::world {
 
 struct WorldOptions {
-  std::string vm_url;                  // e.g. http://127.0.0.1:8428 (where /api/v1/import/... lives)
-  std::string namespace_name;          // "" = every namespace
+  std::string vm_url;          // e.g. http://127.0.0.1:8428 (where /api/v1/import/... lives)
+  std::string namespace_name;  // "" = every namespace
   std::chrono::milliseconds provision{std::chrono::seconds(10)};
   std::chrono::milliseconds scrape_interval{std::chrono::seconds(1)};
   std::chrono::milliseconds poll_interval{std::chrono::milliseconds(250)};
