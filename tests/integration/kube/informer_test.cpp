@@ -39,6 +39,7 @@ class KubeInformers : public KubeTest {
   dha::testing::ApiServerOptions server_options() override {
     auto o = default_server_options();
     o.watch_history = 10;
+    o.watch_bookmark_interval = std::chrono::milliseconds(100);
     return o;
   }
   void SetUp() override {
@@ -130,6 +131,26 @@ TEST_F(KubeInformers, GoneDuringWatchTriggersARelistThatCatchesUp) {
   client_->create(configmaps("w"), configmap("after", "w"));
   ASSERT_TRUE(eventually([&] { return inf.get("w/after") != nullptr; }));
   EXPECT_NE(inf.get("w/a"), nullptr);
+}
+
+TEST_F(KubeInformers, BookmarksKeepAQuietWatchFromExpiring) {
+  // The informer watches namespace "w", which stays quiet, while "other" churns through more
+  // changes than the server's history keeps. Bookmarks carry the global resourceVersion, so the
+  // reconnects (every second) start from a version the server still has: no 410, no relist.
+  Informer inf(*client_, configmaps("w"), fast());
+  inf.start();
+  ASSERT_TRUE(inf.wait_for_sync(std::chrono::seconds(10)));
+  std::string last_rv;
+  client_->create(configmaps("other"), configmap("churn", "other"));
+  for (int i = 0; i < 30; ++i)
+    last_rv = resource_version_of(client_->merge_patch(configmaps("other").named("churn"), R"({"data":{"k":")" + std::to_string(i) + "\"}}"));
+  // The embedded server's resourceVersions are integers (opaque on a real server).
+  ASSERT_TRUE(eventually([&] { return std::stoll(inf.last_resource_version()) >= std::stoll(last_rv); }))
+      << "bookmarks did not advance the informer's resourceVersion: " << inf.last_resource_version() << " vs " << last_rv;
+  const int watches = inf.watch_count();
+  ASSERT_TRUE(eventually([&] { return inf.watch_count() >= watches + 2; }));
+  EXPECT_EQ(inf.relist_count(), 1);
+  inf.stop();
 }
 
 TEST_F(KubeInformers, ResumesFromItsResourceVersionAfterTheServerComesBack) {
