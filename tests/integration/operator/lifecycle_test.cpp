@@ -68,9 +68,9 @@ TEST_F(LifecycleTest, LeaderFailoverBetweenTwoProcessesWithoutADoublePatch) {
   create_workload_monitor(2);
   set_load(250);  // raw 4: 2 -> 3 -> 4
   create_dha({});
-  auto& a = start_operator('a', {"--leader-elect", "--leader-election-namespace", "default"});
+  auto& a = start_operator('a', {{"--leader-election-namespace", "default"}}, {"--leader-elect"});
   ASSERT_TRUE(eventually([&] { return replicas() == 3; }, 30s));
-  auto& b = start_operator('b', {"--leader-elect", "--leader-election-namespace", "default"});
+  auto& b = start_operator('b', {{"--leader-election-namespace", "default"}}, {"--leader-elect"});
   // B runs and watches but does not reconcile while A holds the Lease.
   EXPECT_TRUE(eventually([&] { return metrics_text('b').find("db_autoscaler_leader 0") != std::string::npos; }, 20s));
   EXPECT_TRUE(holds_for([&] { return replicas() == 3; }, 2s));

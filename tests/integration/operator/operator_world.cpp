@@ -39,6 +39,8 @@ void OperatorWorld::SetUp() {
   o.tokens["operator-a"] = {kOperatorA, {"system:serviceaccounts"}, "uid-a"};
   o.tokens["operator-b"] = {kOperatorB, {"system:serviceaccounts"}, "uid-b"};
   o.tokens["tenant-token"] = {"tenant-user", {"system:authenticated"}, "uid-t"};
+  o.tokens["scraper-token"] = {"vmagent-scraper", {"system:authenticated"}, "uid-s"};
+  o.sar_allowed_users = {"vmagent-scraper"};
   o.crd_dirs = {std::string(DHA_SOURCE_DIR) + "/sdk/testing/crds",
                 std::string(DHA_SOURCE_DIR) + "/charts/db-autoscaler/crds"};
   api_ = std::make_unique<testing::ApiServer>(o);
@@ -73,24 +75,26 @@ void OperatorWorld::TearDown() {
   if (!HasFailure()) std::filesystem::remove_all(dir_);
 }
 
-OperatorProcess& OperatorWorld::start_operator(char which, std::vector<std::string> extra) {
+OperatorProcess& OperatorWorld::start_operator(char which, std::map<std::string, std::string> flags,
+                                               std::vector<std::string> extra) {
   const std::string token = which == 'a' ? "operator-a" : "operator-b";
   const std::string kubeconfig = dir_ + "/kubeconfig-" + token;
   api_->write_kubeconfig(kubeconfig, token);
-  std::vector<std::string> args{"run",
-                                "--kubeconfig", kubeconfig,
-                                "--plugin-dir", DHA_POSTGRES_PLUGIN_DIR,
-                                "--plugin-dir", DHA_METRICS_VM_PLUGIN_DIR,
-                                "--plugins", "postgres,metrics-vm",
-                                "--plugin-config", dir_ + "/plugin-config.json",
-                                "--sync-period", "1s",
-                                "--enable-webhook=false",
-                                "--health-probe-bind-address", "127.0.0.1:0",
-                                "--metrics-bind-address", fmt::format("127.0.0.1:{}", metrics_port(which)),
-                                "--metrics-secure=false",
-                                "--operator-username", which == 'a' ? kOperatorA : kOperatorB,
-                                "--log-format", "text",
-                                "--log-level", "debug"};
+  std::map<std::string, std::string> defaults{
+      {"--kubeconfig", kubeconfig},
+      {"--plugins", "postgres,metrics-vm"},
+      {"--plugin-config", dir_ + "/plugin-config.json"},
+      {"--sync-period", "1s"},
+      {"--enable-webhook", "false"},
+      {"--health-probe-bind-address", "127.0.0.1:0"},
+      {"--metrics-bind-address", fmt::format("127.0.0.1:{}", metrics_port(which))},
+      {"--metrics-secure", "false"},
+      {"--operator-username", which == 'a' ? kOperatorA : kOperatorB},
+      {"--log-format", "text"},
+      {"--log-level", "debug"}};
+  for (auto& [flag, value] : flags) defaults[flag] = value;
+  std::vector<std::string> args{"run", "--plugin-dir", DHA_POSTGRES_PLUGIN_DIR, "--plugin-dir", DHA_METRICS_VM_PLUGIN_DIR};
+  for (auto& [flag, value] : defaults) args.push_back(flag + "=" + value);
   for (auto& e : extra) args.push_back(std::move(e));
   const std::string log = dir_ + "/operator-" + std::string(1, which) + ".log";
   operators_.push_back(std::make_unique<OperatorProcess>(std::move(args), log));

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -52,8 +53,10 @@ class OperatorWorld : public ::testing::Test {
   void TearDown() override;
 
   // --- the operator ---
-  // Starts `db-autoscaler run` authenticated as operator "a" or "b".
-  OperatorProcess& start_operator(char which = 'a', std::vector<std::string> extra = {});
+  // Starts `db-autoscaler run` authenticated as operator "a" or "b". `flags` override the
+  // test defaults by name ({"--sync-period", "60s"}); `extra` are appended as they are.
+  OperatorProcess& start_operator(char which = 'a', std::map<std::string, std::string> flags = {},
+                                  std::vector<std::string> extra = {});
   std::uint16_t metrics_port(char which = 'a') const { return which == 'a' ? metrics_port_a_ : metrics_port_b_; }
   std::string metrics_text(char which = 'a');
 
