@@ -43,6 +43,7 @@ TEST_F(LifecycleTest, ARestartInTheMiddleOfTheScaleDownWindowKeepsTheWindow) {
   auto_converge(true);
   set_load(300);  // raw 4 == current
   DhaOptions o;
+  o.min = 3;  // one step down and no further, so the poll below cannot miss the count
   o.down_window = 10;
   create_dha(o);
   auto& first = start_operator();
