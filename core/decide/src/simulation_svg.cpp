@@ -58,8 +58,9 @@ std::string axes(const Panel& p, const std::string& title, const std::string& un
 }
 
 std::string polyline(const std::vector<std::pair<double, double>>& pts, const Panel& p, const char* color,
-                     bool step) {
-  std::string s = fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.6\" points=\"", color);
+                     bool step, const char* dash = nullptr) {
+  std::string s = fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"{}\"{} points=\"", color,
+                              dash ? 1.6 : 2.4, dash ? fmt::format(" stroke-dasharray=\"{}\"", dash) : "");
   for (std::size_t i = 0; i < pts.size(); ++i) {
     if (step && i > 0) s += fmt::format("{:.1f},{:.1f} ", p.x(pts[i].first), p.y(pts[i - 1].second));
     s += fmt::format("{:.1f},{:.1f} ", p.x(pts[i].first), p.y(pts[i].second));
@@ -111,7 +112,8 @@ std::string render_svg(const SimulationResult& result, const model::DhaSpec& spe
   replicas_max = std::max<double>(replicas_max, spec.max_replicas);
 
   const Panel top{kTop1, t0, t1, nice_max(load_max * 1.05)};
-  const Panel bottom{kTop2, t0, t1, std::ceil(replicas_max + 1)};
+  // A multiple of 4 so the 4 grid steps fall on whole replicas.
+  const Panel bottom{kTop2, t0, t1, std::ceil((replicas_max + 1) / 4) * 4};
   std::string svg = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
       "font-family=\"sans-serif\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
@@ -123,7 +125,7 @@ std::string render_svg(const SimulationResult& result, const model::DhaSpec& spe
   svg += legend(top.top, {{"#d62728", "load"}, {"#1f77b4", "capacity at target"}});
   svg += axes(bottom, "replicas (primary + read replicas)", "replicas");
   svg += polyline(current_pts, bottom, "#2ca02c", true);
-  svg += polyline(available_pts, bottom, "#9467bd", true);
+  svg += polyline(available_pts, bottom, "#9467bd", true, "5,3");
   svg += legend(bottom.top, {{"#2ca02c", "replicas"}, {"#9467bd", "available"}});
   svg += "</svg>\n";
   return svg;
