@@ -6,11 +6,19 @@
 
 #include <fmt/format.h>
 
+#include "dha/sdk/json.hpp"
+
 namespace dha::kube {
 
 rapidjson::Document parse_json(std::string_view text) {
+  // Iterative, and bounded in depth: the recursive parser, CopyFrom and the writer would
+  // overflow the stack on a deeply nested object from the API server (10 000 is the API
+  // server's own limit for JSON it accepts).
+  constexpr int kMaxDepth = 10000;
+  if (dha::sdk::json::nesting_depth(text) > kMaxDepth)
+    throw JsonError(fmt::format("invalid JSON: nested deeper than {} levels", kMaxDepth));
   rapidjson::Document doc;
-  doc.Parse(text.data(), text.size());
+  doc.Parse<rapidjson::kParseIterativeFlag>(text.data(), text.size());
   if (doc.HasParseError())
     throw JsonError(fmt::format("invalid JSON at offset {}: {}", doc.GetErrorOffset(), rapidjson::GetParseError_En(doc.GetParseError())));
   return doc;

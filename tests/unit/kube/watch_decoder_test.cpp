@@ -56,6 +56,18 @@ TEST(KubeWatchDecoder, BadLinesAreErrorsNotCrashes) {
   }
 }
 
+// Found while fuzzing the watch decoder: the recursive parser overflowed the stack on an object
+// nested ~200 000 deep (a 400 KB line, well under max_line).
+TEST(KubeWatchDecoder, DeeplyNestedObjectIsAnErrorNotAStackOverflow) {
+  const std::string deep = R"({"type":"ADDED","object":{"a":)" + std::string(200000, '[') + std::string(200000, ']') + "}}\n";
+  WatchDecoder d;
+  EXPECT_THROW(d.feed(deep, [](WatchEvent&&) { return true; }), JsonError);
+  const std::string fine = R"({"type":"ADDED","object":{"a":)" + std::string(1000, '[') + std::string(1000, ']') + "}}\n";
+  int events = 0;
+  d.feed(fine, [&](WatchEvent&&) { return ++events, true; });
+  EXPECT_EQ(events, 1);
+}
+
 TEST(KubeWatchDecoder, OverlongLineIsRefused) {
   WatchDecoder d(64);
   EXPECT_THROW(d.feed(std::string(100, 'x'), [](WatchEvent&&) { return true; }), JsonError);
