@@ -35,7 +35,10 @@ const std::string& input_path() {
     const int fd = mkstemp(tmpl);
     FUZZ_CHECK(fd >= 0, "cannot create the input file");
     close(fd);
-    return std::string(tmpl);
+    static std::string made;
+    made = tmpl;
+    std::atexit([] { unlink(made.c_str()); });
+    return made;
   }();
   return path;
 }

@@ -26,11 +26,18 @@ using dha::fuzz::printable;
 
 namespace {
 
+fs::path sandbox_dir;
+
 const fs::path& sandbox() {
   static const fs::path dir = [] {
     char tmpl[] = "/tmp/dha-fuzz-kubeconfig-XXXXXX";
     FUZZ_CHECK(mkdtemp(tmpl) != nullptr, "cannot create the sandbox directory");
     const fs::path d(tmpl);
+    sandbox_dir = d;
+    std::atexit([] {
+      std::error_code ec;
+      fs::remove_all(sandbox_dir, ec);
+    });
     std::ofstream(d / "ca.crt") << "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
     std::ofstream(d / "client.crt") << "-----BEGIN CERTIFICATE-----\nMIIC\n-----END CERTIFICATE-----\n";
     std::ofstream(d / "client.key") << "-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n";
