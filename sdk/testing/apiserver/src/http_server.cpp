@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -185,7 +186,12 @@ void serve(Stream& stream, HttpServer::State& state) {
   }
 }
 
-void run_connection(std::shared_ptr<HttpServer::State> state, tcp::socket socket) {
+// The socket comes as a unique_ptr so that it is destroyed here, explicitly, while `state` (whose
+// io_context every socket's destructor still touches) is certainly alive. As by-value parameters
+// their destruction order after the call is unspecified, and with `state` the last owner the
+// socket outlived its io_context (a use-after-free ASan caught on SIGTERM with a watch open).
+void run_connection(std::shared_ptr<HttpServer::State> state, std::unique_ptr<tcp::socket> accepted) {
+  tcp::socket& socket = *accepted;
   int fd = socket.native_handle();
   bool stopping = false;
   {
@@ -211,6 +217,7 @@ void run_connection(std::shared_ptr<HttpServer::State> state, tcp::socket socket
   } catch (const std::exception&) {
     // A broken connection only ends itself.
   }
+  accepted.reset();
   std::lock_guard lock(state->mu);
   state->open_fds.erase(fd);
   --state->active;
@@ -259,7 +266,7 @@ void HttpServer::start(const std::string& host, uint16_t port, const Tls* tls) {
         std::lock_guard lock(state->mu);
         ++state->active;
       }
-      std::thread(run_connection, state, std::move(socket)).detach();
+      std::thread(run_connection, state, std::make_unique<tcp::socket>(std::move(socket))).detach();
     }
   });
 }
