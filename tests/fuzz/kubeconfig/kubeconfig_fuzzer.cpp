@@ -48,8 +48,10 @@ const fs::path& sandbox() {
   return dir;
 }
 
-// True when every scalar, taken as a path, stays inside the sandbox.
-bool only_sandbox_paths(const YAML::Node& node) {
+// True when every scalar, taken as a path, stays inside the sandbox. An alias can make the node
+// graph cyclic, so the walk stops (and the input is skipped) past a depth no kubeconfig needs.
+bool only_sandbox_paths(const YAML::Node& node, int depth = 0) {
+  if (depth > 32) return false;
   switch (node.Type()) {
     case YAML::NodeType::Scalar: {
       const std::string& s = node.Scalar();
@@ -57,11 +59,11 @@ bool only_sandbox_paths(const YAML::Node& node) {
     }
     case YAML::NodeType::Sequence:
       for (const auto& item : node)
-        if (!only_sandbox_paths(item)) return false;
+        if (!only_sandbox_paths(item, depth + 1)) return false;
       return true;
     case YAML::NodeType::Map:
       for (const auto& kv : node)
-        if (!only_sandbox_paths(kv.first) || !only_sandbox_paths(kv.second)) return false;
+        if (!only_sandbox_paths(kv.first, depth + 1) || !only_sandbox_paths(kv.second, depth + 1)) return false;
       return true;
     default: return true;
   }
