@@ -21,7 +21,13 @@ find_package(fmt REQUIRED)
 set(ROOT ${CMAKE_CURRENT_SOURCE_DIR}/../..)
 set(DHA_FUZZ_SANITIZERS address,undefined)
 # RapidJSON 1.1.0 iterators trip clang's C++20 reversed-operator warning; not ours to fix.
-set(DHA_FUZZ_COMMON_OPTIONS -g -O1 -fno-omit-frame-pointer -DRAPIDJSON_HAS_STDSTRING=1 -Wno-ambiguous-reversed-operator)
+# RapidJSON 1.1.0's full-precision number parser calls clz(0) in internal/diyfp.h (fixed
+# upstream after 1.1.0; the result is unused for zero). A suppression file does not reach
+# clang 14's builtin check, so only that check is off; the rest of UBSan stays fatal.
+# (-fno-sanitize=builtin must follow -fsanitize=undefined on the command line: see DHA_FUZZ_AFTER.)
+set(DHA_FUZZ_COMMON_OPTIONS -g -O1 -fno-omit-frame-pointer -DRAPIDJSON_HAS_STDSTRING=1
+    -Wno-ambiguous-reversed-operator)
+set(DHA_FUZZ_AFTER -fno-sanitize=builtin)
 
 # The code under test: instrumented for coverage (fuzzer-no-link) and the sanitizers. Warnings
 # are shown but not fatal here: these sources are held to -Werror by the GCC build.
@@ -30,7 +36,7 @@ function(dha_fuzz_library name)
   add_library(${name} STATIC ${L_SOURCES})
   target_include_directories(${name} PUBLIC ${L_INCLUDES} ${ROOT}/sdk/include)
   target_compile_options(${name} PRIVATE ${DHA_FUZZ_COMMON_OPTIONS} -Wall -Wextra
-                                         -fsanitize=fuzzer-no-link,${DHA_FUZZ_SANITIZERS})
+                                         -fsanitize=fuzzer-no-link,${DHA_FUZZ_SANITIZERS} ${DHA_FUZZ_AFTER})
   target_compile_definitions(${name} PUBLIC RAPIDJSON_HAS_STDSTRING=1)
   target_link_libraries(${name} PUBLIC ${L_LIBS})
 endfunction()
@@ -45,8 +51,8 @@ function(dha_fuzzer name)
   add_executable(${target} ${F_MAIN} ${F_SOURCES})
   target_include_directories(${target} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/common ${F_INCLUDES} ${ROOT}/sdk/include)
   target_compile_options(${target} PRIVATE ${DHA_FUZZ_COMMON_OPTIONS} -Wall -Wextra -Werror
-                                           -fsanitize=fuzzer,${DHA_FUZZ_SANITIZERS})
-  target_link_options(${target} PRIVATE -fsanitize=fuzzer,${DHA_FUZZ_SANITIZERS})
+                                           -fsanitize=fuzzer,${DHA_FUZZ_SANITIZERS} ${DHA_FUZZ_AFTER})
+  target_link_options(${target} PRIVATE -fsanitize=fuzzer,${DHA_FUZZ_SANITIZERS} ${DHA_FUZZ_AFTER})
   target_link_libraries(${target} PRIVATE ${F_LIBS})
 endfunction()
 

@@ -37,6 +37,8 @@ seconds="${2:-60}"
 [[ "$seconds" =~ ^[0-9]+$ && "$seconds" -gt 0 ]] || { echo "error: SECONDS must be a positive integer" >&2; exit 2; }
 if [[ "$what" == all || "$what" == build ]]; then
   mapfile -t selected < <(targets)
+  # DHA_FUZZ_TARGETS="a b" narrows "all"/"build" (ctest builds only the targets CI runs).
+  [[ -n "${DHA_FUZZ_TARGETS:-}" ]] && read -ra selected <<< "$DHA_FUZZ_TARGETS"
 else
   [[ -d "$here/$what/corpus" ]] || { echo "error: no fuzz target '$what' (have: $(targets | tr '\n' ' '))" >&2; exit 2; }
   selected=("$what")

@@ -7,10 +7,12 @@
 
 namespace dha::admission::detail {
 
-// Iterative parsing: a deeply nested body cannot exhaust the stack. Full precision: numbers
-// round exactly as Go's strconv.ParseFloat does, so 3 and 3.0000000000000001 compare the way
-// the reference compared them.
-inline constexpr unsigned parse_flags = rapidjson::kParseIterativeFlag | rapidjson::kParseFullPrecisionFlag;
+// Iterative parsing: a deeply nested body cannot exhaust the stack. Not kParseFullPrecisionFlag:
+// in RapidJSON 1.1.0 that path shifts by negative amounts and calls clz(0) on extreme exponents
+// (undefined behaviour, found by tests/fuzz/admission). The default path can differ from Go's
+// ParseFloat only in the last bit of numbers with more than 15 significant digits, which no
+// replica count has; both objects of a review are parsed the same way.
+inline constexpr unsigned parse_flags = rapidjson::kParseIterativeFlag;
 
 inline bool parse_json(rapidjson::Document& doc, std::string_view text) {
   doc.Parse<parse_flags>(text.data(), text.size());
