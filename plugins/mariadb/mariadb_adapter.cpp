@@ -15,14 +15,6 @@ constexpr std::string_view kJob = R"(namespace="${namespace}", job="mariadb-${na
 
 std::string selector(std::string_view metric) { return std::string(metric) + "{" + std::string(kJob) + "}"; }
 
-std::optional<sdk::Resources> explicit_resources(const json::Value& spec) {
-  const json::Value* cpu = json::find_path(spec, "resources.cpu");
-  const json::Value* memory = json::find_path(spec, "resources.memory");
-  if (cpu == nullptr || memory == nullptr || !cpu->IsString() || !memory->IsString()) return std::nullopt;
-  if (cpu->GetStringLength() == 0 || memory->GetStringLength() == 0) return std::nullopt;
-  return sdk::Resources{std::string(json::view(*cpu)), std::string(json::view(*memory))};
-}
-
 }  // namespace
 
 MariadbAdapter::MariadbAdapter(const sdk::Host&, const json::Value& config)
@@ -48,7 +40,7 @@ sdk::Topology MariadbAdapter::topology(const sdk::ObjectView& target) const {
   t.current_replicas = values::read_replicas(target.json(), t.replicas_path);
   t.release_name = "mariadb-" + name;
   t.health = sdk::HealthSource::workload_monitor(t.release_name);
-  t.resources = explicit_resources(spec);
+  t.resources = values::read_resources(spec);
   t.resources_preset = std::string(values::read_string(spec, "resourcesPreset", ""));
   if (t.resources_preset.empty()) t.resources_preset = default_preset_;
   if (!allow_scaling_) {

@@ -24,14 +24,6 @@ std::string_view group_of(std::string_view api_version) {
   return slash == std::string_view::npos ? std::string_view{} : api_version.substr(0, slash);
 }
 
-// Both strings, both non-empty: the reference rule (a YAML number such as `cpu: 2` falls back to
-// the preset). Whether they parse as quantities is the host's call; it falls back the same way.
-std::optional<sdk::Resources> explicit_resources(const json::Value* cpu, const json::Value* memory) {
-  if (cpu == nullptr || memory == nullptr || !cpu->IsString() || !memory->IsString()) return std::nullopt;
-  if (cpu->GetStringLength() == 0 || memory->GetStringLength() == 0) return std::nullopt;
-  return sdk::Resources{std::string(json::view(*cpu)), std::string(json::view(*memory))};
-}
-
 // CNPG needs maxSyncReplicas synchronous standbys, so fewer than maxSyncReplicas + 1 instances
 // stall writes that wait for them. minSyncReplicas <= maxSyncReplicas is enforced by CNPG's
 // webhook, so the max covers both. The newer spec.postgresql.synchronous.number counts the same
@@ -83,8 +75,7 @@ sdk::Topology PostgresAdapter::topology(const sdk::ObjectView& target) const {
     t.replicas_path = "spec.instances";
     t.release_name = name;
     t.health = sdk::HealthSource::target();
-    t.resources = explicit_resources(json::find_path(spec, "resources.requests.cpu"),
-                                     json::find_path(spec, "resources.requests.memory"));
+    t.resources = values::read_resources(spec, "resources.requests.cpu", "resources.requests.memory");
     t.resources_preset = "";  // a bare Cluster has no preset; without requests there is no quota ceiling
   } else {
     max_sync = values::read_int(spec, "quorum.maxSyncReplicas", 0);
@@ -92,7 +83,7 @@ sdk::Topology PostgresAdapter::topology(const sdk::ObjectView& target) const {
     t.replicas_path = "spec.replicas";
     t.release_name = "postgres-" + name;
     t.health = sdk::HealthSource::workload_monitor(t.release_name);
-    t.resources = explicit_resources(json::find_path(spec, "resources.cpu"), json::find_path(spec, "resources.memory"));
+    t.resources = values::read_resources(spec);
     t.resources_preset = std::string(values::read_string(spec, "resourcesPreset", ""));
     if (t.resources_preset.empty()) t.resources_preset = default_preset_;
   }

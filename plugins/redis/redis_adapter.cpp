@@ -14,14 +14,6 @@ std::string role_join(std::string_view role) {
          std::string(role) + "\"}";
 }
 
-std::optional<sdk::Resources> explicit_resources(const json::Value& spec) {
-  const json::Value* cpu = json::find_path(spec, "resources.cpu");
-  const json::Value* memory = json::find_path(spec, "resources.memory");
-  if (cpu == nullptr || memory == nullptr || !cpu->IsString() || !memory->IsString()) return std::nullopt;
-  if (cpu->GetStringLength() == 0 || memory->GetStringLength() == 0) return std::nullopt;
-  return sdk::Resources{std::string(json::view(*cpu)), std::string(json::view(*memory))};
-}
-
 }  // namespace
 
 RedisAdapter::RedisAdapter(const sdk::Host&, const json::Value& config)
@@ -46,7 +38,7 @@ sdk::Topology RedisAdapter::topology(const sdk::ObjectView& target) const {
   t.current_replicas = values::read_replicas(target.json(), t.replicas_path);
   t.release_name = "redis-" + name;
   t.health = sdk::HealthSource::workload_monitor(t.release_name + "-redis");
-  t.resources = explicit_resources(spec);
+  t.resources = values::read_resources(spec);
   t.resources_preset = std::string(values::read_string(spec, "resourcesPreset", ""));
   if (t.resources_preset.empty()) t.resources_preset = default_preset_;
   if (!t.current_replicas) {

@@ -77,3 +77,32 @@ TEST(SdkValues, ReadReplicasIsEmptyWhenMissingNeverZero) {
 
 }  // namespace
 }  // namespace dha::sdk::values
+
+namespace {
+
+// BEHAVIOUR §3.7: explicit resources count only as two non-empty strings; anything else falls
+// back to the preset (nullopt), so every adapter reads them the same way.
+TEST(SdkValues, ReadResourcesOnlyForTwoNonEmptyStrings) {
+  struct Case {
+    const char* spec;
+    std::optional<dha::sdk::Resources> expected;
+  };
+  const Case cases[] = {
+      {R"({"resources": {"cpu": "500m", "memory": "1Gi"}})", dha::sdk::Resources{"500m", "1Gi"}},
+      {R"({"resources": {"cpu": 2, "memory": "1Gi"}})", std::nullopt},
+      {R"({"resources": {"cpu": "", "memory": "1Gi"}})", std::nullopt},
+      {R"({"resources": {"cpu": "1"}})", std::nullopt},
+      {R"({})", std::nullopt},
+  };
+  for (const auto& c : cases) {
+    rapidjson::Document spec;
+    spec.Parse(c.spec);
+    EXPECT_EQ(dha::sdk::values::read_resources(spec), c.expected) << c.spec;
+  }
+  rapidjson::Document cluster;
+  cluster.Parse(R"({"resources": {"requests": {"cpu": "1", "memory": "2Gi"}}})");
+  EXPECT_EQ(dha::sdk::values::read_resources(cluster, "resources.requests.cpu", "resources.requests.memory"),
+            (dha::sdk::Resources{"1", "2Gi"}));
+}
+
+}  // namespace

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string_view>
 
+#include "dha/sdk/engine_types.hpp"
 #include "dha/sdk/json.hpp"
 
 namespace dha::sdk::values {
@@ -48,6 +49,18 @@ inline std::optional<int32_t> read_replicas(const json::Value& object,
   const json::Value* v = json::find_path(object, replicas_path);
   if (v == nullptr || !v->IsNumber()) return std::nullopt;
   return saturate_int32(json::truncate_to_int64(*v));
+}
+
+// The per-pod request an Application states explicitly (BEHAVIOUR §3.7): both values non-empty
+// strings. Anything else (a YAML number such as `cpu: 2`, a missing key) is nullopt, and the
+// host falls back to the resources preset. Whether they parse as quantities is the host's call.
+inline std::optional<Resources> read_resources(const json::Value& spec, std::string_view cpu_path = "resources.cpu",
+                                               std::string_view memory_path = "resources.memory") {
+  const json::Value* cpu = json::find_path(spec, cpu_path);
+  const json::Value* memory = json::find_path(spec, memory_path);
+  if (cpu == nullptr || memory == nullptr || !cpu->IsString() || !memory->IsString()) return std::nullopt;
+  if (cpu->GetStringLength() == 0 || memory->GetStringLength() == 0) return std::nullopt;
+  return Resources{std::string(json::view(*cpu)), std::string(json::view(*memory))};
 }
 
 }  // namespace dha::sdk::values
