@@ -7,7 +7,6 @@ namespace dha::plugins {
 namespace {
 
 namespace json = sdk::json;
-namespace values = sdk::values;
 
 // One mysqld_exporter Deployment (job R-metrics) probes every instance; instances are told apart
 // by the `target` label, and replicas are the targets that export slave status.
@@ -26,29 +25,10 @@ std::vector<sdk::TargetKind> MariadbAdapter::targets() const {
 }
 
 sdk::Topology MariadbAdapter::topology(const sdk::ObjectView& target) const {
-  const std::string name(target.name());
-  if (name.empty()) throw sdk::Error(DHA_INVALID_ARGUMENT, "mariadb: the target has no metadata.name");
-  if (target.kind() != "MariaDB" || !target.api_version().starts_with("apps.cozystack.io/")) {
-    throw sdk::Error(DHA_INVALID_ARGUMENT, "mariadb: cannot read a target of kind " + std::string(target.kind()) +
-                                               " (" + std::string(target.api_version()) + ")");
-  }
-  const json::Value& spec = target.spec();
-  sdk::Topology t;
-  t.primary_count = 1;
-  t.quorum_floor = 1;
-  t.replicas_path = "spec.replicas";
-  t.current_replicas = values::read_replicas(target.json(), t.replicas_path);
-  t.release_name = "mariadb-" + name;
-  t.health = sdk::HealthSource::workload_monitor(t.release_name);
-  t.resources = values::read_resources(spec);
-  t.resources_preset = std::string(values::read_string(spec, "resourcesPreset", ""));
-  if (t.resources_preset.empty()) t.resources_preset = default_preset_;
+  sdk::Topology t = sdk::cozystack_application_topology(target, {"mariadb", "MariaDB", "mariadb", default_preset_});
   if (!allow_scaling_) {
     t.scalable = false;
     t.reason = kNotScalableReason;
-  } else if (!t.current_replicas) {
-    t.scalable = false;
-    t.reason = "target has no replicas value";
   }
   return t;
 }

@@ -30,32 +30,16 @@ std::vector<sdk::TargetKind> MongodbAdapter::targets() const {
 }
 
 sdk::Topology MongodbAdapter::topology(const sdk::ObjectView& target) const {
-  const std::string name(target.name());
-  if (name.empty()) throw sdk::Error(DHA_INVALID_ARGUMENT, "mongodb: the target has no metadata.name");
-  if (target.kind() != "MongoDB" || !target.api_version().starts_with("apps.cozystack.io/")) {
-    throw sdk::Error(DHA_INVALID_ARGUMENT, "mongodb: cannot read a target of kind " + std::string(target.kind()) +
-                                               " (" + std::string(target.api_version()) + ")");
-  }
-  const json::Value& spec = target.spec();
-  sdk::Topology t;
-  t.primary_count = 1;
-  t.quorum_floor = 1;  // as the reference: the election majority is not derived
-  t.replicas_path = "spec.replicas";
-  t.current_replicas = values::read_replicas(target.json(), t.replicas_path);
-  t.release_name = "mongodb-" + name;
-  t.health = sdk::HealthSource::workload_monitor(t.release_name);
-  t.resources = values::read_resources(spec);
-  t.resources_preset = std::string(values::read_string(spec, "resourcesPreset", ""));
-  if (t.resources_preset.empty()) t.resources_preset = default_preset_;
-  if (values::read_bool(spec, "sharding", false)) {
-    t.scalable = false;
-    t.reason = kShardedReason;
-  } else if (!allow_scaling_) {
+  // Quorum floor 1 as the reference: the election majority is not derived.
+  sdk::Topology t = sdk::cozystack_application_topology(target, {"mongodb", "MongoDB", "mongodb", default_preset_});
+  // Strongest reason last: sharding outranks the switch, which outranks a missing replicas value.
+  if (!allow_scaling_) {
     t.scalable = false;
     t.reason = kNotEnabledReason;
-  } else if (!t.current_replicas) {
+  }
+  if (values::read_bool(target.spec(), "sharding", false)) {
     t.scalable = false;
-    t.reason = "target has no replicas value";
+    t.reason = kShardedReason;
   }
   return t;
 }

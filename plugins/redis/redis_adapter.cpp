@@ -7,7 +7,6 @@ namespace dha::plugins {
 namespace {
 
 namespace json = sdk::json;
-namespace values = sdk::values;
 
 std::string role_join(std::string_view role) {
   return R"( * on(namespace,pod) group_left() kube_pod_labels{namespace="${namespace}", label_app_kubernetes_io_instance="redis-${name}", label_redisfailovers_role=")" +
@@ -24,27 +23,9 @@ std::vector<sdk::TargetKind> RedisAdapter::targets() const {
 }
 
 sdk::Topology RedisAdapter::topology(const sdk::ObjectView& target) const {
-  const std::string name(target.name());
-  if (name.empty()) throw sdk::Error(DHA_INVALID_ARGUMENT, "redis: the target has no metadata.name");
-  if (target.kind() != "Redis" || !target.api_version().starts_with("apps.cozystack.io/")) {
-    throw sdk::Error(DHA_INVALID_ARGUMENT, "redis: cannot read a target of kind " + std::string(target.kind()) +
-                                               " (" + std::string(target.api_version()) + ")");
-  }
-  const json::Value& spec = target.spec();
-  sdk::Topology t;
-  t.primary_count = 1;
-  t.quorum_floor = 1;
-  t.replicas_path = "spec.replicas";
-  t.current_replicas = values::read_replicas(target.json(), t.replicas_path);
-  t.release_name = "redis-" + name;
+  sdk::Topology t = sdk::cozystack_application_topology(target, {"redis", "Redis", "redis", default_preset_});
+  // The chart's WorkloadMonitor for the Redis pods (Sentinel has its own).
   t.health = sdk::HealthSource::workload_monitor(t.release_name + "-redis");
-  t.resources = values::read_resources(spec);
-  t.resources_preset = std::string(values::read_string(spec, "resourcesPreset", ""));
-  if (t.resources_preset.empty()) t.resources_preset = default_preset_;
-  if (!t.current_replicas) {
-    t.scalable = false;
-    t.reason = "target has no replicas value";
-  }
   return t;
 }
 
