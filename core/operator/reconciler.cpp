@@ -45,7 +45,7 @@ std::string marker_of(const rapidjson::Value& target) {
   const auto* annotations = kube::find_path(target, {"metadata", "annotations"});
   if (annotations == nullptr || !annotations->IsObject()) return {};
   auto it = annotations->FindMember(kManagedByAnnotation);
-  return it != annotations->MemberEnd() && it->value.IsString() ? std::string(it->value.GetString()) : std::string();
+  return it != annotations->MemberEnd() && it->value.IsString() ? std::string(it->value.GetString(), it->value.GetStringLength()) : std::string();
 }
 
 std::string format_number(double v) {

@@ -36,6 +36,20 @@ const char* type_name(const rapidjson::Value& v) {
   return "unknown";
 }
 
+// A key name from the user's JSON, shown in an error: control characters (a NUL would end the
+// message early) are written as JSON escapes, so the user sees which key was refused.
+std::string printable(const std::string& key) {
+  std::string out;
+  for (const char c : key) {
+    if (static_cast<unsigned char>(c) < 0x20) {
+      out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 [[noreturn]] void fail(const std::string& plugin_id, const std::string& what) {
   throw PluginError(fmt::format("plugin \"{}\": configuration {}", plugin_id, what));
 }
@@ -88,15 +102,15 @@ std::string validate_plugin_config(const std::string& plugin_id, const std::stri
                                     type_name(key["default"]), type));
       }
       rapidjson::Value default_value(key["default"], config.GetAllocator());
-      config.AddMember(rapidjson::Value(name.c_str(), config.GetAllocator()), default_value, config.GetAllocator());
+      config.AddMember(rapidjson::Value(name, config.GetAllocator()), default_value, config.GetAllocator());
     }
   }
   for (const auto& member : config.GetObject()) {
-    const std::string name = member.name.GetString();
+    const std::string name(member.name.GetString(), member.name.GetStringLength());
     if (!known.contains(name)) {
       std::string list;
       for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-      fail(plugin_id, fmt::format("key \"{}\" is unknown (known keys: {})", name, list.empty() ? "none" : list));
+      fail(plugin_id, fmt::format("key \"{}\" is unknown (known keys: {})", printable(name), list.empty() ? "none" : list));
     }
   }
 

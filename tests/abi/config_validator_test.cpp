@@ -72,6 +72,12 @@ INSTANTIATE_TEST_SUITE_P(
         BadConfig{"malformed", R"({"token":)", R"(plugin "demo": configuration is not a JSON object)"}),
     [](const auto& info) { return std::string(info.param.name); });
 
+// A key is its whole JSON string: "url\u0000x" is not "url" and must not pass as it.
+TEST(ConfigValidator, AKeyWithANulIsNotTheKeyBeforeIt) {
+  EXPECT_EQ(error_of(kSchema, R"({"token":"t","url\u0000x":"http://vm"})"),
+            R"(plugin "demo": configuration key "url\u0000x" is unknown (known keys: retries, timeoutSeconds, token, url, verbose))");
+}
+
 TEST(ConfigValidator, APluginWithoutSchemaAcceptsOnlyAnEmptyConfiguration) {
   EXPECT_EQ(validate_plugin_config("bare", "", ""), "{}");
   EXPECT_EQ(error_of("", R"({"x":1})"), R"(plugin "demo": configuration key "x" is unknown (known keys: none))");

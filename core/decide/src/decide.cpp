@@ -126,10 +126,10 @@ namespace {
 
 rapidjson::Value condition_json(const ConditionView& c, rapidjson::Document::AllocatorType& a) {
   rapidjson::Value o(rapidjson::kObjectType);
-  o.AddMember("type", rapidjson::Value(c.type.c_str(), a), a);
-  o.AddMember("status", rapidjson::Value(c.status.c_str(), a), a);
-  o.AddMember("reason", rapidjson::Value(c.reason.c_str(), a), a);
-  o.AddMember("message", rapidjson::Value(c.message.c_str(), a), a);
+  o.AddMember("type", rapidjson::Value(c.type, a), a);
+  o.AddMember("status", rapidjson::Value(c.status, a), a);
+  o.AddMember("reason", rapidjson::Value(c.reason, a), a);
+  o.AddMember("message", rapidjson::Value(c.message, a), a);
   return o;
 }
 
@@ -138,13 +138,13 @@ rapidjson::Value condition_json(const ConditionView& c, rapidjson::Document::All
 rapidjson::Value decision_to_json(const Decision& d, rapidjson::Document::AllocatorType& a) {
   using rapidjson::Value;
   Value out(rapidjson::kObjectType);
-  out.AddMember("kind", Value(std::string(model::to_string(d.kind)).c_str(), a), a);
+  out.AddMember("kind", Value(std::string(model::to_string(d.kind)), a), a);
   out.AddMember("desiredReplicas", d.desired_replicas, a);
   out.AddMember("rawDesiredReplicas", d.raw_desired_replicas, a);
   out.AddMember("ableToScale", d.able_to_scale, a);
   out.AddMember("limited", d.limited, a);
-  out.AddMember("reason", Value(d.reason.c_str(), a), a);
-  out.AddMember("message", Value(d.message.c_str(), a), a);
+  out.AddMember("reason", Value(d.reason, a), a);
+  out.AddMember("message", Value(d.message, a), a);
   Value conditions(rapidjson::kArrayType);
   conditions.PushBack(condition_json(d.able_to_scale_condition, a), a);
   conditions.PushBack(condition_json(d.scaling_limited_condition, a), a);

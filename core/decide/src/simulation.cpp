@@ -139,12 +139,12 @@ rapidjson::Value simulation_to_json(const SimulationResult& r, rapidjson::Docume
     o.AddMember("availableReplicas", s.available_replicas, a);
     o.AddMember("desiredReplicas", s.desired_replicas, a);
     o.AddMember("rawDesiredReplicas", s.raw_desired_replicas, a);
-    o.AddMember("kind", Value(std::string(model::to_string(s.kind)).c_str(), a), a);
+    o.AddMember("kind", Value(std::string(model::to_string(s.kind)), a), a);
     o.AddMember("applied", s.applied, a);
-    o.AddMember("reason", Value(s.reason.c_str(), a), a);
-    o.AddMember("message", Value(s.message.c_str(), a), a);
+    o.AddMember("reason", Value(s.reason, a), a);
+    o.AddMember("message", Value(s.message, a), a);
     Value load(rapidjson::kObjectType);
-    for (const auto& [type, v] : s.load) load.AddMember(Value(type.c_str(), a), opt(v), a);
+    for (const auto& [type, v] : s.load) load.AddMember(Value(type, a), opt(v), a);
     o.AddMember("load", load, a);
     o.AddMember("lagSeconds", opt(s.lag_seconds), a);
     o.AddMember("writeRate", opt(s.write_rate), a);
@@ -161,7 +161,7 @@ rapidjson::Value simulation_to_json(const SimulationResult& r, rapidjson::Docume
   summary.AddMember("minReplicas", sum.min_replicas, a);
   summary.AddMember("maxReplicas", sum.max_replicas, a);
   Value freezes(rapidjson::kObjectType);
-  for (const auto& [reason, n] : sum.freezes_by_reason) freezes.AddMember(Value(reason.c_str(), a), Value(n), a);
+  for (const auto& [reason, n] : sum.freezes_by_reason) freezes.AddMember(Value(reason, a), Value(n), a);
   summary.AddMember("freezesByReason", freezes, a);
   out.AddMember("summary", summary, a);
   return out;

@@ -20,7 +20,7 @@ bool valid_reason(const std::string& reason) {
 std::string member_string(const rapidjson::Value& v, const char* name) {
   auto it = v.FindMember(name);
   if (it == v.MemberEnd() || !it->value.IsString()) return {};
-  return it->value.GetString();
+  return std::string(it->value.GetString(), it->value.GetStringLength());
 }
 
 const char* proposal_kind(const Proposal& p, std::int32_t current) {
@@ -39,8 +39,8 @@ std::string PluginGate::build_request(const Proposal& p, const GateContext& ctx)
   using rapidjson::Value;
   doc.AddMember("now", ctx.now, a);
   Value dha(rapidjson::kObjectType);
-  dha.AddMember("namespace", Value(ctx.dha_namespace.c_str(), a), a);
-  dha.AddMember("name", Value(ctx.dha_name.c_str(), a), a);
+  dha.AddMember("namespace", Value(ctx.dha_namespace, a), a);
+  dha.AddMember("name", Value(ctx.dha_name, a), a);
   doc.AddMember("dha", dha, a);
   doc.AddMember("spec", model::spec_to_json(ctx.spec, a), a);
   doc.AddMember("observation", model::observation_to_json(ctx.observation, a), a);

@@ -52,7 +52,7 @@ std::int32_t to_int32(const rapidjson::Value& value, const std::string& path, st
 double to_number(const rapidjson::Value& value, const std::string& path) {
   if (value.IsNumber()) return value.GetDouble();
   if (value.IsString()) {
-    const std::string s = value.GetString();
+    const std::string s(value.GetString(), value.GetStringLength());
     if (s == "NaN") return std::numeric_limits<double>::quiet_NaN();
     if (s == "+Inf" || s == "Inf") return std::numeric_limits<double>::infinity();
     if (s == "-Inf") return -std::numeric_limits<double>::infinity();

@@ -73,7 +73,7 @@ rapidjson::Value observation_to_json(const Observation& obs, rapidjson::Document
   Value metrics(rapidjson::kArrayType);
   for (const auto& m : obs.metrics) {
     Value e(rapidjson::kObjectType);
-    e.AddMember("type", Value(m.type.c_str(), a), a);
+    e.AddMember("type", Value(m.type, a), a);
     e.AddMember("value", number_or_null(m.value, a), a);
     metrics.PushBack(e, a);
   }

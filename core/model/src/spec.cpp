@@ -166,7 +166,7 @@ rapidjson::Value spec_to_json(const DhaSpec& spec, rapidjson::Document::Allocato
   Value metrics(rapidjson::kArrayType);
   for (const auto& m : spec.metrics) {
     Value entry(rapidjson::kObjectType);
-    entry.AddMember("type", Value(std::string(to_string(m.type)).c_str(), a), a);
+    entry.AddMember("type", Value(std::string(to_string(m.type)), a), a);
     Value target(rapidjson::kObjectType);
     target.AddMember("averageValue", Value(m.target.text, a), a);
     entry.AddMember("target", target, a);

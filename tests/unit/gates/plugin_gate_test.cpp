@@ -130,6 +130,25 @@ TEST(PluginGate, RequestFollowsTheSdkContract) {
   EXPECT_EQ(req["proposal"]["replicas"].GetInt(), 4);
 }
 
+// A gate's text is data, not a C string: an embedded NUL must not cut the message short on its
+// way into the decision document (the status writer and `decide` print that document).
+TEST(PluginGate, MessageWithANulSurvivesIntoTheDecisionDocument) {
+  const auto r = run_with(ok(R"({"verdict":"freeze","reason":"BackupWindow","message":"before\u0000after"})"));
+  ASSERT_EQ(r.decision.message, std::string("before\0after", 12));
+  rapidjson::Document doc;
+  static_cast<rapidjson::Value&>(doc) = decide::decision_to_json(r.decision, doc.GetAllocator());
+  EXPECT_EQ(std::string(doc["message"].GetString(), doc["message"].GetStringLength()), r.decision.message);
+  const rapidjson::Value& conditions = doc["conditions"];
+  EXPECT_EQ(conditions[0]["message"].GetStringLength(), 12u);
+}
+
+// Reasons are validated whole: a NUL must not hide a suffix from the CamelCase check.
+TEST(PluginGate, ReasonWithANulIsRefused) {
+  const auto r = run_with(ok(R"({"verdict":"freeze","reason":"Backup\u0000; rm -rf","message":"m"})"));
+  EXPECT_EQ(r.decision.kind, model::DecisionKind::Freeze);
+  EXPECT_EQ(r.decision.reason, "GateError");
+}
+
 TEST(PluginGate, NotAskedAboutAFreeze) {
   const auto r = run_with(ok(R"({"verdict":"pass"})"), [](DecideCase& c) { c.obs.metrics.clear(); });
   EXPECT_EQ(r.gate->calls, 0);
