@@ -16,6 +16,14 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string read_file(const fs::path& path, std::string_view what) {
+  // A FIFO or device would block the open or the read forever (the process would never start,
+  // nor say why); a directory opens but reads as empty. Only regular files (or links to them,
+  // as in mounted Secrets) are credentials.
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (!ec && fs::exists(st) && !fs::is_regular_file(st)) {
+    throw ConfigError(fmt::format("cannot read {} '{}': not a regular file", what, path.string()));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError(fmt::format("cannot read {} '{}'", what, path.string()));
   std::ostringstream out;

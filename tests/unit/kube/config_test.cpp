@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
+#include <filesystem>
 #include <map>
 #include <thread>
 
@@ -75,6 +78,24 @@ TEST(Kubeconfig, ClientCertInlineAndFilesRelativeToKubeconfig) {
       dir.path(), "", false);
   EXPECT_EQ(files.ca_pem, "FILE-CA");
   EXPECT_EQ(files.client_key_pem, "FILE-KEY");
+}
+
+// A path to a FIFO (or a directory) is refused before it is opened: reading a FIFO with no
+// writer would block the operator's start for ever without a word.
+TEST(Kubeconfig, FilesThatAreNotRegularAreRefusedWithoutBlocking) {
+  TempDir dir;
+  const std::filesystem::path fifo = dir.path() / "ca.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::filesystem::create_directory(dir.path() / "certs");
+  for (const std::string file : {"ca.fifo", "certs"}) {
+    try {
+      parse_kubeconfig(kubeconfig("    certificate-authority: " + file + "\n", "    token: t\n"), dir.path(), "", false);
+      ADD_FAILURE() << file << ": expected ConfigError";
+    } catch (const ConfigError& e) {
+      EXPECT_EQ(std::string(e.what()),
+                "cannot read certificate-authority '" + (dir.path() / file).string() + "': not a regular file");
+    }
+  }
 }
 
 TEST(Kubeconfig, InsecureSkipVerifyRefusedUnlessAllowed) {
