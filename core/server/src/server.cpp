@@ -13,7 +13,6 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -87,14 +86,31 @@ public:
   void start();
   void stop(std::chrono::milliseconds grace);
 
+  // One single-threaded io_context per thread, as nginx runs one worker per core: a
+  // connection lives on one of them for its whole life, so its handlers never race and need
+  // no strand. (A strand also does not fit any_io_executor's inline storage: every operation
+  // then heap-allocated and reference-counted copies of it — a third of the per-request cost.)
+  struct Worker {
+    asio::io_context ioc{1};
+    std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
+    std::thread thread;
+  };
+  static std::vector<std::unique_ptr<Worker>> make_workers(unsigned threads) {
+    std::vector<std::unique_ptr<Worker>> workers;
+    for (unsigned i = 0; i < std::max(1u, threads); ++i) workers.push_back(std::make_unique<Worker>());
+    return workers;
+  }
+
   ServerOptions options_;
   Router router_;
-  asio::io_context ioc_{static_cast<int>(options_.threads == 0 ? 1 : options_.threads)};
-  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_;
-  asio::strand<asio::io_context::executor_type> control_{asio::make_strand(ioc_)}; // acceptor, reload timer
+  std::vector<std::unique_ptr<Worker>> workers_ = make_workers(options_.threads);
+  std::size_t next_worker_ = 0; // round-robin; used by accept_loop only
+  // The acceptor and the reload timer get a thread of their own: a busy handler on a worker
+  // must not stop new connections from reaching the other workers.
+  Worker control_worker_;
+  asio::io_context& control_ = control_worker_.ioc;
   tcp::acceptor acceptor_{control_};
   asio::steady_timer reload_timer_{control_};
-  std::vector<std::thread> threads_;
   std::uint16_t port_ = 0;
 
   std::atomic<bool> started_{false};
@@ -113,7 +129,7 @@ public:
 
   // How stop() reaches open connections: `idle` says whether it is between requests.
   struct ConnectionControl {
-    std::function<void()> cancel; // posts a cancel onto the connection's strand
+    std::function<void()> cancel; // posts a cancel onto the connection's thread
     std::atomic<bool> idle{true};
   };
   std::mutex connections_mutex_;
@@ -186,10 +202,12 @@ void Server::Impl::start() {
   if (ec) throw std::runtime_error(options_.name + ": cannot listen on " + where + ": " + ec.message());
   port_ = acceptor_.local_endpoint().port();
 
-  work_.emplace(ioc_.get_executor());
+  for (auto& worker : workers_) worker->work.emplace(worker->ioc.get_executor());
+  control_worker_.work.emplace(control_.get_executor());
   asio::co_spawn(control_, accept_loop(), asio::detached);
   if (options_.tls) asio::co_spawn(control_, reload_loop(), asio::detached);
-  for (unsigned i = 0; i < std::max(1u, options_.threads); ++i) threads_.emplace_back([this] { ioc_.run(); });
+  for (auto& worker : workers_) worker->thread = std::thread([&ioc = worker->ioc] { ioc.run(); });
+  control_worker_.thread = std::thread([this] { control_.run(); });
 }
 
 asio::awaitable<void> Server::Impl::accept_loop() {
@@ -205,7 +223,8 @@ asio::awaitable<void> Server::Impl::accept_loop() {
       continue;
     }
     error_code ec;
-    tcp::socket socket = co_await acceptor_.async_accept(asio::make_strand(ioc_), awaitable_ec(ec));
+    auto& worker = *workers_[next_worker_++ % workers_.size()];
+    tcp::socket socket = co_await acceptor_.async_accept(worker.ioc, awaitable_ec(ec));
     if (stopping_ || ec == asio::error::operation_aborted) break;
     if (ec) {
       // EMFILE and friends: back off briefly rather than spin.
@@ -417,10 +436,13 @@ void Server::Impl::stop(std::chrono::milliseconds grace) {
     cancel_where(false);
     std::this_thread::sleep_for(5ms);
   }
-  work_.reset();
-  if (tasks_.load() > 0) ioc_.stop(); // a stuck task must not hang shutdown
-  for (auto& thread : threads_) thread.join();
-  threads_.clear();
+  std::vector<Worker*> all{&control_worker_};
+  for (auto& worker : workers_) all.push_back(worker.get());
+  for (auto* worker : all) worker->work.reset();
+  for (auto* worker : all)
+    if (tasks_.load() > 0) worker->ioc.stop(); // a stuck task must not hang shutdown
+  for (auto* worker : all)
+    if (worker->thread.joinable()) worker->thread.join();
 }
 
 Server::Server(ServerOptions options, Router router)

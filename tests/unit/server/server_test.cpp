@@ -220,6 +220,35 @@ TEST(Server, GracefulStopFinishesInFlightRequests) {
   server.stop(); // idempotent
 }
 
+// Each thread runs its own event loop and connections are dealt out in turn: with two threads,
+// a handler busy on one connection must not hold up the next connection.
+TEST(Server, ThreadsServeConnectionsInParallel) {
+  std::atomic<bool> entered{false};
+  std::atomic<bool> released{false};
+  Router router;
+  router.handle("/wait", [&](const Request&) {
+    entered = true;
+    const auto deadline = std::chrono::steady_clock::now() + 3s;
+    while (!released && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(1ms);
+    return Response::text(200, released ? "released" : "timed out waiting");
+  });
+  router.handle("/release", [&](const Request&) {
+    released = true;
+    return Response::text(200, "ok");
+  });
+  ServerOptions options = plain_options();
+  options.threads = 2;
+  Server server(options, std::move(router));
+  server.start();
+  RawConnection waiting(server.port());
+  waiting.send_all("GET /wait HTTP/1.1\r\nHost: x\r\n\r\n");
+  while (!entered) std::this_thread::sleep_for(1ms);
+  HttpClient other;
+  auto r = other.request("GET", url(server, "/release"), {}, {}, 2s);
+  EXPECT_EQ(r.status, 200) << r.error;
+  EXPECT_NE(waiting.receive(3s, "released").find("released"), std::string::npos);
+}
+
 TEST(Server, StopCutsARequestThatOutlivesTheGracePeriod) {
   Router router;
   std::atomic<bool> entered{false};

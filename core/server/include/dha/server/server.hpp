@@ -45,6 +45,9 @@ struct ServerOptions {
   std::chrono::milliseconds write_timeout = 10s;
   std::chrono::milliseconds idle_timeout = 90s;  // keep-alive wait for the next request
   std::size_t max_connections = 1024;
+  // Worker threads, each running its own event loop (like nginx's worker processes): a
+  // connection stays on the worker it was dealt to (round-robin), so a handler that blocks
+  // holds up only that worker's connections. One more thread accepts connections.
   unsigned threads = 2;
   Authorizer authorizer;                // empty = every request is routed
 };
