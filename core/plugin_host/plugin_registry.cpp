@@ -89,15 +89,6 @@ const PluginInfo* PluginRegistry::find(const std::string& id) const {
 }
 
 std::unique_ptr<PluginInstance> PluginRegistry::create(const std::string& id, const std::string& config_json) const {
-  const PluginInfo* info = find(id);
-  auto library_it = by_id_.find(id);
-  if (info == nullptr || library_it == by_id_.end()) {
-    std::string known;
-    for (const auto& p : plugins_) known += (known.empty() ? "" : ", ") + p.id;
-    throw PluginError(fmt::format("plugin \"{}\" is not loaded (loaded: {})", id, known.empty() ? "none" : known));
-  }
-  const std::string config = validate_plugin_config(id, info->config_schema, config_json);
-
   auto host = std::make_shared<OwnedHost>();
   host->struct_size = sizeof(dha_host);
   host->abi_major = DHA_ABI_VERSION_MAJOR;
@@ -107,6 +98,19 @@ std::unique_ptr<PluginInstance> PluginRegistry::create(const std::string& id, co
   host->log_context.plugin_id = id;
   host->ctx = &host->log_context;
   host->log = &log_from_plugin;
+  return create(id, config_json, std::move(host));
+}
+
+std::unique_ptr<PluginInstance> PluginRegistry::create(const std::string& id, const std::string& config_json,
+                                                       std::shared_ptr<const dha_host> host) const {
+  const PluginInfo* info = find(id);
+  auto library_it = by_id_.find(id);
+  if (info == nullptr || library_it == by_id_.end()) {
+    std::string known;
+    for (const auto& p : plugins_) known += (known.empty() ? "" : ", ") + p.id;
+    throw PluginError(fmt::format("plugin \"{}\" is not loaded (loaded: {})", id, known.empty() ? "none" : known));
+  }
+  const std::string config = validate_plugin_config(id, info->config_schema, config_json);
 
   const dha_plugin* plugin = nullptr;
   std::string error;

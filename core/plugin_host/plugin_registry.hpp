@@ -36,6 +36,10 @@ class PluginRegistry {
   // Validates `config_json` against the plugin's declared keys (defaults filled in), then asks
   // the plugin to create an instance. Throws PluginError with the plugin's own message.
   std::unique_ptr<PluginInstance> create(const std::string& id, const std::string& config_json = "") const;
+  // The same with a caller-supplied dha_host (the SDK test kit's FakeHost captures the log lines);
+  // the instance keeps `host` alive until it is destroyed.
+  std::unique_ptr<PluginInstance> create(const std::string& id, const std::string& config_json,
+                                         std::shared_ptr<const dha_host> host) const;
 
  private:
   void add(std::shared_ptr<PluginLibrary> library);

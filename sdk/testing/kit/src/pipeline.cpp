@@ -1,0 +1,196 @@
+#include "dha/testing/pipeline.hpp"
+
+#include <dlfcn.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <type_traits>
+#include <variant>
+
+#include "dha/kube/client.hpp"
+#include "dha/kube/clock.hpp"
+#include "dha/kube/config.hpp"
+#include "dha/kube/controller.hpp"
+#include "dha/kube/event_recorder.hpp"
+#include "dha/kube/json.hpp"
+#include "dha/telemetry/registry.hpp"
+#include "operator/plugin_set.hpp"
+#include "operator/reconciler.hpp"
+#include "operator/self_metrics.hpp"
+
+namespace dha::testing {
+namespace {
+
+// The manual clock as dha::kube sees time (Event timestamps and aggregation), so everything the
+// pipeline does happens at the test's time.
+class ManualKubeClock final : public kube::Clock {
+ public:
+  explicit ManualKubeClock(const ManualClock& clock) : clock_(clock) {}
+  kube::TimePoint now() const override { return kube::TimePoint{} + std::chrono::seconds(clock_.now()); }
+  std::chrono::system_clock::time_point wall_now() const override {
+    return std::chrono::system_clock::time_point{} + std::chrono::seconds(clock_.now());
+  }
+
+ private:
+  const ManualClock& clock_;
+};
+
+kube::ResourceRef to_ref(const ObjectRef& o) { return {o.group, o.version, o.plural, o.namespace_name, o.name}; }
+
+// A scratch file for the --plugin-config JSON (PluginSet reads a file, as the operator does).
+class TempFile {
+ public:
+  explicit TempFile(const std::string& text) {
+    char name[] = "/tmp/dha-pipeline-config-XXXXXX";
+    const int fd = mkstemp(name);
+    if (fd < 0) throw std::runtime_error("Pipeline: cannot create a temporary plugin config file");
+    close(fd);
+    path_ = name;
+    std::ofstream(path_) << text;
+  }
+  ~TempFile() { std::filesystem::remove(path_); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace
+
+struct Pipeline::Parts {
+  explicit Parts(const PipelineOptions& o) : clock(o.start_unix_seconds), kube_clock(clock) {}
+
+  ManualClock clock;
+  ManualKubeClock kube_clock;
+  std::unique_ptr<op::PluginSet> plugins;
+  std::unique_ptr<kube::Client> client;
+  telemetry::Registry registry;
+  std::unique_ptr<op::SelfMetrics> metrics;
+  std::unique_ptr<kube::EventRecorder> events;
+  kube::OwnerIndex owners;
+  std::unique_ptr<op::Reconciler> reconciler;
+};
+
+Pipeline::Pipeline(PipelineOptions options) {
+  if (options.start_unix_seconds == 0) options.start_unix_seconds = ManualClock().now();
+  if (options.kubeconfig.empty()) throw std::runtime_error("Pipeline: options.kubeconfig is required");
+  spdlog::set_level(spdlog::level::from_str(options.log_level));
+  parts_ = std::make_unique<Parts>(options);
+  Parts& p = *parts_;
+
+  auto dirs = options.plugin_dirs;
+  dirs.push_back(kit_plugin_dir());
+  const TempFile config(options.plugin_config_json.empty() ? "{}" : options.plugin_config_json);
+  p.plugins = op::PluginSet::load({dirs, op::split_plugin_names(options.plugins), config.path()});
+
+  kube::ConfigFlags flags;
+  flags.kubeconfig = options.kubeconfig;
+  p.client = std::make_unique<kube::Client>(kube::Config::load(flags));
+  p.metrics = std::make_unique<op::SelfMetrics>(p.registry);
+  p.events = std::make_unique<kube::EventRecorder>(*p.client, "db-autoscaler", "", p.kube_clock);
+  op::ReconcilerOptions ro;
+  ro.sync_period = options.sync_period;
+  ro.now = [&clock = p.clock] { return clock.now(); };
+  p.reconciler = std::make_unique<op::Reconciler>(*p.client, *p.plugins, *p.events, *p.metrics, p.owners, ro);
+}
+
+Pipeline::~Pipeline() = default;
+
+ManualClock& Pipeline::clock() { return parts_->clock; }
+
+ReconcileOutcome Pipeline::reconcile(const std::string& ns, const std::string& dha_name) {
+  kube::ReconcileResult result;
+  try {
+    result = parts_->reconciler->reconcile(ns + "/" + dha_name);
+  } catch (const std::exception& e) {
+    result = kube::Error{e.what()};  // the controller treats a throwing reconcile the same way
+  }
+  return std::visit(
+      [](const auto& r) -> ReconcileOutcome {
+        using T = std::decay_t<decltype(r)>;
+        ReconcileOutcome out;
+        if constexpr (std::is_same_v<T, kube::RequeueAfter>) {
+          out.kind = ReconcileOutcome::Kind::kRequeueAfter;
+          out.requeue_after = std::chrono::duration_cast<std::chrono::milliseconds>(r.after);
+        } else if constexpr (std::is_same_v<T, kube::Error>) {
+          out.kind = ReconcileOutcome::Kind::kError;
+          out.error = r.message;
+          out.terminal = r.terminal;
+        }
+        return out;
+      },
+      result);
+}
+
+std::string Pipeline::create(const ObjectRef& collection, std::string_view object_json) {
+  return kube::to_json(parts_->client->create(to_ref(collection), kube::parse_json(object_json)));
+}
+
+std::string Pipeline::get(const ObjectRef& object) { return kube::to_json(parts_->client->get(to_ref(object))); }
+
+std::string Pipeline::merge_patch(const ObjectRef& object, std::string_view patch_json) {
+  return kube::to_json(parts_->client->merge_patch(to_ref(object), patch_json));
+}
+
+std::string Pipeline::patch_status(const ObjectRef& object, std::string_view patch_json) {
+  return kube::to_json(parts_->client->patch_status(to_ref(object), patch_json));
+}
+
+std::optional<std::int64_t> Pipeline::read_int(const ObjectRef& object, std::string_view dotted_path) {
+  const auto doc = parts_->client->get(to_ref(object));
+  const rapidjson::Value* at = &doc;
+  std::size_t start = 0;
+  while (at != nullptr && start <= dotted_path.size()) {
+    const auto dot = dotted_path.find('.', start);
+    const auto key = dotted_path.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+    if (!at->IsObject()) return std::nullopt;
+    auto it = at->FindMember(rapidjson::StringRef(key.data(), key.size()));
+    at = it == at->MemberEnd() ? nullptr : &it->value;
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  if (at == nullptr || !at->IsInt64()) return std::nullopt;
+  return at->GetInt64();
+}
+
+std::string Pipeline::condition(const std::string& ns, const std::string& dha_name, const std::string& type,
+                                const std::string& field) {
+  const auto dha = parts_->client->get(kube::resources::dhas(ns).named(dha_name));
+  const auto* conditions = kube::find_path(dha, {"status", "conditions"});
+  if (conditions == nullptr || !conditions->IsArray()) return "";
+  for (const auto& c : conditions->GetArray()) {
+    const auto* t = kube::find_path(c, {"type"});
+    const auto* v = kube::find_path(c, {field});
+    if (t != nullptr && t->IsString() && t->GetString() == type && v != nullptr && v->IsString()) return v->GetString();
+  }
+  return "";
+}
+
+std::vector<std::string> Pipeline::events(const std::string& ns, const std::string& reason) {
+  const auto page = parts_->client->list_all(kube::resources::events(ns));
+  std::vector<std::string> out;
+  const auto* items = kube::find_path(page.list, {"items"});
+  if (items == nullptr || !items->IsArray()) return out;
+  for (const auto& e : items->GetArray()) {
+    const auto* r = kube::find_path(e, {"reason"});
+    const auto* m = kube::find_path(e, {"message"});
+    if (r != nullptr && r->IsString() && r->GetString() == reason && m != nullptr && m->IsString())
+      out.emplace_back(m->GetString());
+  }
+  return out;
+}
+
+std::string kit_plugin_dir() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<const void*>(&kit_plugin_dir), &info) != 0 && info.dli_fname != nullptr) {
+    const auto installed = std::filesystem::path(info.dli_fname).parent_path() / "dha-sdk" / "plugins";
+    if (std::filesystem::exists(installed)) return installed.string();
+  }
+  return DHA_TESTKIT_BUILD_PLUGIN_DIR;  // inside db-autoscaler's own build tree
+}
+
+}  // namespace dha::testing
