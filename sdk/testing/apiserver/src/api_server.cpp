@@ -23,6 +23,7 @@ class ApiServer::Impl {
   std::unique_ptr<HttpServer> http;
   TestCertificate tls_material;
   bool started = false;
+  bool initialized = false;  // store, types and TLS material exist: a later start() is a restart
 };
 
 namespace apiserver {
@@ -103,20 +104,28 @@ void ApiServer::start() {
       std::stoi(port_text) > 65535)
     throw std::runtime_error("--listen must be HOST:PORT with a port 0-65535, got " + listen);
   int port = std::stoi(port_text);
-  install_builtin_types(state);
-  create_initial_namespaces(state);
-  for (const auto& dir : state.options.crd_dirs)
-    for (const auto& file : crd_files(dir)) {
-      std::ifstream in(file);
-      std::stringstream text;
-      text << in.rdbuf();
-      register_crd_text(state, text.str(), file);
-    }
+  if (impl_->initialized) {
+    // A restart: same store, same address, so clients holding the old URL reconnect to it.
+    port = impl_->http->port();
+    std::lock_guard lock(state.mu);
+    state.stopping = false;
+  } else {
+    install_builtin_types(state);
+    create_initial_namespaces(state);
+    for (const auto& dir : state.options.crd_dirs)
+      for (const auto& file : crd_files(dir)) {
+        std::ifstream in(file);
+        std::stringstream text;
+        text << in.rdbuf();
+        register_crd_text(state, text.str(), file);
+      }
+  }
   impl_->http = std::make_unique<HttpServer>([&state](HttpRequest& r) { return handle_request(state, r); },
                                              state.options.max_body_bytes);
   HttpServer::Tls tls;
   if (state.options.tls) {
-    impl_->tls_material = issue_test_certificate({"localhost"}, {host == "0.0.0.0" ? "127.0.0.1" : host});
+    if (!impl_->initialized)
+      impl_->tls_material = issue_test_certificate({"localhost"}, {host == "0.0.0.0" ? "127.0.0.1" : host});
     tls.cert_pem = impl_->tls_material.cert_pem;
     tls.key_pem = impl_->tls_material.key_pem;
     state.ca_pem = impl_->tls_material.ca_pem;
@@ -128,6 +137,7 @@ void ApiServer::start() {
                      std::to_string(impl_->http->port());
   }
   impl_->started = true;
+  impl_->initialized = true;
 }
 
 void ApiServer::stop() {
@@ -180,6 +190,19 @@ void ApiServer::inject_fault(const std::string& method, const std::string& path_
   fault.pattern = path_regex;
   fault.path = std::regex(path_regex, std::regex::ECMAScript);
   fault.status = status;
+  fault.remaining = count;
+  std::lock_guard lock(impl_->state.mu);
+  impl_->state.faults.push_back(std::move(fault));
+}
+
+void ApiServer::inject_delay(const std::string& method, const std::string& path_regex, std::chrono::milliseconds delay,
+                             int count) {
+  Fault fault;
+  fault.method = method;
+  fault.pattern = path_regex;
+  fault.path = std::regex(path_regex, std::regex::ECMAScript);
+  fault.status = 0;
+  fault.delay = delay;
   fault.remaining = count;
   std::lock_guard lock(impl_->state.mu);
   impl_->state.faults.push_back(std::move(fault));

@@ -4,6 +4,9 @@
 
 #include "server_state.hpp"
 
+#include <algorithm>
+#include <chrono>
+
 namespace dha::testing::apiserver {
 
 namespace {
@@ -77,10 +80,31 @@ ResourceRequest resolve(ServerState& state, const HttpRequest& request) {
   return rr;
 }
 
+// Holds a request for `delay`, waking early when the server stops (stop() must not wait for it).
+void hold(ServerState& state, std::chrono::milliseconds delay) {
+  const auto until = std::chrono::steady_clock::now() + delay;
+  std::unique_lock lock(state.mu);
+  while (!state.stopping && std::chrono::steady_clock::now() < until)
+    state.store.changed.wait_until(lock, std::min(until, std::chrono::steady_clock::now() + std::chrono::milliseconds(50)));
+}
+
 bool check_fault(ServerState& state, const HttpRequest& request, HttpResponse& response) {
+  std::chrono::milliseconds delay{0};
+  {
+    std::lock_guard lock(state.mu);
+    for (auto& fault : state.faults) {
+      if (fault.status != 0 || fault.remaining <= 0) continue;
+      if (fault.method != "*" && fault.method != request.method) continue;
+      if (!std::regex_search(request.path, fault.path)) continue;
+      --fault.remaining;
+      delay = fault.delay;
+      break;
+    }
+  }
+  if (delay.count() > 0) hold(state, delay);
   std::lock_guard lock(state.mu);
   for (auto it = state.faults.begin(); it != state.faults.end(); ++it) {
-    if (it->remaining <= 0) continue;
+    if (it->status == 0 || it->remaining <= 0) continue;
     if (it->method != "*" && it->method != request.method) continue;
     if (!std::regex_search(request.path, it->path)) continue;
     --it->remaining;
@@ -129,6 +153,7 @@ HttpResponse serve(ServerState& state, HttpRequest& request, Identity& identity)
 }  // namespace
 
 HttpResponse handle_request(ServerState& state, HttpRequest& request) {
+  const auto received = std::chrono::system_clock::now();
   Identity identity;
   HttpResponse response;
   try {
@@ -151,6 +176,8 @@ HttpResponse handle_request(ServerState& state, HttpRequest& request) {
   entry.status = response.status;
   if (request.method != "GET" && request.method != "HEAD") entry.body = request.body;
   std::lock_guard lock(state.mu);
+  entry.received = received;
+  entry.time = std::chrono::system_clock::now();  // under the lock: audit order is time order
   state.audit.push_back(std::move(entry));
   return response;
 }

@@ -7,6 +7,7 @@
 #include "object_store.hpp"
 #include "resource_types.hpp"
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -20,7 +21,8 @@ struct Fault {
   std::string method;
   std::string pattern;
   std::regex path;
-  int status = 500;
+  int status = 500;  // 0 = a delay fault: hold the request for `delay`, then serve it
+  std::chrono::milliseconds delay{0};
   int remaining = 1;
 };
 

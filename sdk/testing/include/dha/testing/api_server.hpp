@@ -48,6 +48,10 @@ struct AuditEntry {
   std::string content_type; // of the request
   int status = 0;           // HTTP status code returned
   std::string body;         // request body for writes (POST/PUT/PATCH/DELETE), else ""
+  // Wall clock: when the request arrived (its sender acted on what it knew then) and when the
+  // answer was decided (a write takes effect then). Chaos checks line writes up with other events.
+  std::chrono::system_clock::time_point received;
+  std::chrono::system_clock::time_point time;
 };
 
 class ApiServer {
@@ -57,8 +61,12 @@ class ApiServer {
   ApiServer(const ApiServer&) = delete;
   ApiServer& operator=(const ApiServer&) = delete;
 
-  void start();  // returns once listening; throws std::runtime_error on bad options/CRDs
-  void stop();   // idempotent; closes every connection, ends every watch
+  // Returns once listening; throws std::runtime_error on bad options/CRDs. After stop(), start()
+  // restarts the server on the same store: objects, resourceVersions, watch history, CRDs, audit,
+  // TLS material and port are kept, as a kube-apiserver restart keeps etcd. (The port is rebound;
+  // if another process took it meanwhile, start() throws.)
+  void start();
+  void stop();   // idempotent; closes every connection, ends every watch; the store survives
 
   std::string url() const;  // e.g. "https://127.0.0.1:41234"
   uint16_t port() const;
@@ -74,6 +82,11 @@ class ApiServer {
   // ("*" = any) and whose path matches the ECMAScript regex `path_regex` get a Kubernetes
   // Status error with HTTP `status` instead of being served. Nothing is stored for them.
   void inject_fault(const std::string& method, const std::string& path_regex, int status, int count = 1);
+  // Delay fault: the next `count` matching requests are held for `delay` and then served
+  // normally (a slow API server, e.g. to push a client past its timeout). A held request ends
+  // early when the server stops.
+  void inject_delay(const std::string& method, const std::string& path_regex, std::chrono::milliseconds delay,
+                    int count = 1);
   void clear_faults();
 
   // Registers a CRD from YAML or JSON text, as if created with kubectl (throws on invalid CRDs).
