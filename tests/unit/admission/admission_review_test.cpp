@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <cstdio>
 
 #include <stdexcept>
 #include <string>
@@ -143,6 +147,104 @@ TEST(AdmissionReview, NonStandardExceptionIsStillAnErroredResponse) {
   auto reply = handle_admission_review(update("bob", 3, 4), "application/json", throwing);
   EXPECT_EQ(reply.result, ReviewResult::errored);
   EXPECT_NE(reply.body.find("\"code\":500"), std::string::npos);
+}
+
+// The response is written by hand for speed; it must stay byte-identical to what
+// rapidjson::Writer produced before, for every byte a uid, reason or message can carry.
+std::string writer_reference(std::string_view uid, bool allowed, int code, std::string_view reason,
+                             std::string_view message) {
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
+  auto str = [&](std::string_view s) { w.String(s.data(), static_cast<rapidjson::SizeType>(s.size())); };
+  w.StartObject();
+  w.Key("apiVersion");
+  str("admission.k8s.io/v1");
+  w.Key("kind");
+  str("AdmissionReview");
+  w.Key("response");
+  w.StartObject();
+  w.Key("uid");
+  str(uid);
+  w.Key("allowed");
+  w.Bool(allowed);
+  w.Key("status");
+  w.StartObject();
+  w.Key("code");
+  w.Int(code);
+  if (!reason.empty()) {
+    w.Key("reason");
+    str(reason);
+  }
+  if (!message.empty()) {
+    w.Key("message");
+    str(message);
+  }
+  w.EndObject();
+  w.EndObject();
+  w.EndObject();
+  return {buffer.GetString(), buffer.GetSize()};
+}
+
+// A JSON string literal that decodes to exactly `bytes` (\u00XX for anything but plain ASCII
+// letters and digits; raw bytes >= 0x80 pass through, RapidJSON does not validate them).
+std::string json_literal(std::string_view bytes) {
+  std::string out = "\"";
+  for (unsigned char c : bytes) {
+    if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c >= 0x80) {
+      out += static_cast<char>(c);
+    } else {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\u%04x", c);
+      out += hex;
+    }
+  }
+  return out + "\"";
+}
+
+TEST(AdmissionReview, ResponseBytesMatchRapidJsonWriterForEveryEscape) {
+  std::string all_bytes;
+  for (int c = 1; c < 256; ++c) all_bytes += static_cast<char>(c);
+  const std::string cases[] = {
+      "",
+      "plain",
+      "exactly8",
+      "sixteen-chars-ok",
+      std::string("nul\0inside", 10),
+      "quote\" backslash\\ slash/ tab\t newline\n cr\r ff\f bs\b bell\a esc\x1b del\x7f",
+      "\"\"\"\"\"\"\"\"\\\\\\\\\\\\\\\\",          // escapes filling whole 8-byte words
+      "0123456\n0123456\"0123456\\",              // an escape at the end of each word
+      "caf\xc3\xa9 \xe2\x9c\x93 \xf0\x9f\x98\x80", // UTF-8 passes through
+      "\xff\xfe invalid UTF-8 \xc3",              // so does invalid UTF-8
+      all_bytes,
+      std::string(1000, 'x') + "\x01" + std::string(1000, 'y'),
+  };
+  for (const auto& text : cases) {
+    SCOPED_TRACE(testing::PrintToString(text));
+    Decision echo = [&](const rapidjson::Value*, const rapidjson::Value*, std::string_view) {
+      OwnershipVerdict verdict;
+      verdict.allowed = false;
+      verdict.code = 403;
+      verdict.reason = text;
+      verdict.message = text + text;
+      return verdict;
+    };
+    const std::string body = review(R"({"uid":)" + json_literal(text + "-uid") + "}");
+    auto reply = handle_admission_review(body, "application/json", echo);
+    EXPECT_EQ(reply.uid, text + "-uid");
+    EXPECT_EQ(reply.body, writer_reference(text + "-uid", false, 403, text, text + text));
+  }
+}
+
+TEST(AdmissionReview, ByteOrderMarkIsSkippedAndErrorOffsetsCountFromTheBodyStart) {
+  const std::string bom = "\xEF\xBB\xBF";
+  EXPECT_EQ(handle_admission_review(bom + update("bob", 3, 5), "application/json", ownership).result,
+            ReviewResult::denied);
+  // A lone 0xEF is not a byte order mark (RapidJSON's stream reader used to drop it).
+  EXPECT_EQ(handle_admission_review("\xEF" + update("bob", 3, 5), "application/json", ownership).result,
+            ReviewResult::bad_request);
+  auto reply = handle_admission_review(bom + "{\"apiVersion\" 1}", "application/json", ownership);
+  EXPECT_EQ(reply.result, ReviewResult::bad_request);
+  EXPECT_NE(reply.body.find("invalid JSON at offset 17:"), std::string::npos) << reply.body;
 }
 
 } // namespace

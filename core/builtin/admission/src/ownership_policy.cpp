@@ -65,27 +65,37 @@ bool replicas_differ(const Value* old_value, const Value* new_value) {
   return !json_equal(*old_value, *new_value);
 }
 
-// Go's %q for the names we print: quotes, backslashes and control bytes are escaped.
-std::string go_quote(std::string_view text) {
-  std::string out = "\"";
-  for (unsigned char c : text) {
+// Go's %q for the names we print: quotes, backslashes and control bytes are escaped. Runs
+// of plain bytes are appended in bulk.
+void append_go_quoted(std::string& out, std::string_view text) {
+  out += '"';
+  std::size_t run = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c != 0x7f && c != '"' && c != '\\') continue;
+    out.append(text, run, i - run);
+    run = i + 1;
     switch (c) {
     case '"': out += "\\\""; break;
     case '\\': out += "\\\\"; break;
     case '\n': out += "\\n"; break;
     case '\r': out += "\\r"; break;
     case '\t': out += "\\t"; break;
-    default:
-      if (c < 0x20 || c == 0x7f) {
-        char hex[8];
-        std::snprintf(hex, sizeof hex, "\\x%02x", c);
-        out += hex;
-      } else {
-        out += static_cast<char>(c);
-      }
+    default: {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    }
     }
   }
+  out.append(text, run, text.size() - run);
   out += '"';
+}
+
+std::string go_quote(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 2);
+  append_go_quoted(out, text);
   return out;
 }
 
@@ -107,13 +117,17 @@ std::string render(const Value* value) {
 
 OwnershipVerdict allow() { return {}; }
 
-OwnershipVerdict deny(std::string_view marker, const std::string& attempt) {
+// The denial up to "manual control ("; the caller appends what was attempted and the ")".
+OwnershipVerdict deny(std::string_view marker, std::size_t expected_rest) {
   OwnershipVerdict verdict;
   verdict.allowed = false;
   verdict.code = 403;
   verdict.reason = "Forbidden";
-  verdict.message = "replicas of this database is managed by DatabaseHorizontalAutoscaler " + go_quote(marker) +
-                    "; delete the DHA to regain manual control (" + attempt + ")";
+  auto& m = verdict.message;
+  m.reserve(120 + marker.size() + expected_rest);
+  m += "replicas of this database is managed by DatabaseHorizontalAutoscaler ";
+  append_go_quoted(m, marker);
+  m += "; delete the DHA to regain manual control (";
   return verdict;
 }
 
@@ -133,15 +147,29 @@ OwnershipVerdict evaluate_ownership(const Value* old_object, const Value* new_ob
   const std::string_view managed_by = old_marker.empty() ? new_marker : old_marker;
   const Value* old_replicas = replicas_of(*old_object);
   const Value* new_replicas = replicas_of(*new_object);
+  const auto by_user = [&](OwnershipVerdict& verdict) {
+    verdict.message += " by ";
+    append_go_quoted(verdict.message, username);
+    verdict.message += ')';
+    return std::move(verdict);
+  };
   if (replicas_differ(old_replicas, new_replicas)) {
-    return deny(managed_by,
-                "attempted change " + render(old_replicas) + " -> " + render(new_replicas) + " by " + go_quote(username));
+    auto verdict = deny(managed_by, 64 + username.size());
+    verdict.message += "attempted change ";
+    verdict.message += render(old_replicas);
+    verdict.message += " -> ";
+    verdict.message += render(new_replicas);
+    return by_user(verdict);
   }
   if (!old_marker.empty() && new_marker != old_marker) {
-    if (new_marker.empty())
-      return deny(managed_by, "attempted removal of the managed-by marker by " + go_quote(username));
-    return deny(managed_by,
-                "attempted change of the managed-by marker to " + go_quote(new_marker) + " by " + go_quote(username));
+    auto verdict = deny(managed_by, 64 + new_marker.size() + username.size());
+    if (new_marker.empty()) {
+      verdict.message += "attempted removal of the managed-by marker";
+    } else {
+      verdict.message += "attempted change of the managed-by marker to ";
+      append_go_quoted(verdict.message, new_marker);
+    }
+    return by_user(verdict);
   }
   return allow();
 }
