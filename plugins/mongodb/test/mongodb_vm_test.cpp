@@ -3,8 +3,6 @@
 // whose mongodb_mongod_replset_my_state is 2, the primary's is 1.
 #include <gtest/gtest.h>
 
-#include <chrono>
-#include <cmath>
 #include <string>
 
 #include "dha/testing/victoria_metrics.hpp"
@@ -12,11 +10,6 @@
 
 namespace dha::plugins {
 namespace {
-
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 std::string member_series(const std::string& ns, const std::string& app, int ordinal, int state, double connections,
                           double lag, double writes_per_s, double cpu_per_s, int64_t t1, int64_t t0) {
@@ -46,7 +39,7 @@ class MongodbQueriesOnVictoriaMetrics : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     vm_ = new dha::testing::VictoriaMetrics();
-    const int64_t t1 = now_ms() - 1000;
+    const int64_t t1 = dha::testing::unix_millis_now() - 1000;
     const int64_t t0 = t1 - 60000;
     std::string d;
     d += member_series("tenant-a", "db", 0, 1, 700, 0, 10, 3.0, t1, t0);
@@ -61,10 +54,7 @@ class MongodbQueriesOnVictoriaMetrics : public ::testing::Test {
     vm_ = nullptr;
   }
   static double value(const std::string& tmpl) {
-    const std::string q = dha::testing::fill_query_placeholders(tmpl, "tenant-a", "db", "mongodb-db");
-    const auto v = vm_->query_vector(q);
-    EXPECT_EQ(v.size(), 1u) << q;
-    return v.empty() ? NAN : v[0].value;
+    return dha::testing::query_one_value(*vm_, tmpl, "tenant-a", "db", "mongodb-db");
   }
   static sdk::Queries queries() {
     const sdk::json::Document config = sdk::json::parse("{}", "config");

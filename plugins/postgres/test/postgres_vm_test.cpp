@@ -4,8 +4,6 @@
 // application in the same namespace.
 #include <gtest/gtest.h>
 
-#include <chrono>
-#include <cmath>
 #include <string>
 
 #include "dha/testing/victoria_metrics.hpp"
@@ -13,11 +11,6 @@
 
 namespace dha::plugins {
 namespace {
-
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 struct Pod {
   std::string ns, app, pod, role;
@@ -60,7 +53,7 @@ class PostgresQueriesOnVictoriaMetrics : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     vm_ = new dha::testing::VictoriaMetrics();
-    const int64_t t1 = now_ms() - 1000;
+    const int64_t t1 = dha::testing::unix_millis_now() - 1000;
     const int64_t t0 = t1 - 60000;
     std::string data;
     // The target: tenant-a/db, primary db-1, replicas db-2 and db-3.
@@ -80,10 +73,7 @@ class PostgresQueriesOnVictoriaMetrics : public ::testing::Test {
   }
 
   static double value(const std::string& tmpl, const std::string& name = "db") {
-    const std::string q = dha::testing::fill_query_placeholders(tmpl, "tenant-a", name, "postgres-" + name);
-    const auto v = vm_->query_vector(q);
-    EXPECT_EQ(v.size(), 1u) << q;
-    return v.empty() ? NAN : v[0].value;
+    return dha::testing::query_one_value(*vm_, tmpl, "tenant-a", name, "postgres-" + name);
   }
 
   static dha::testing::VictoriaMetrics* vm_;

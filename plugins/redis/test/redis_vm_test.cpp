@@ -3,8 +3,6 @@
 // redisfailovers-role=master|slave): read load from slaves only, write activity from the master.
 #include <gtest/gtest.h>
 
-#include <chrono>
-#include <cmath>
 #include <string>
 
 #include "dha/testing/victoria_metrics.hpp"
@@ -12,11 +10,6 @@
 
 namespace dha::plugins {
 namespace {
-
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 std::string pod_series(const std::string& ns, const std::string& app, const std::string& pod, const std::string& role,
                        double clients, double cpu_per_s, double offset_per_s, int64_t t1, int64_t t0) {
@@ -42,7 +35,7 @@ class RedisQueriesOnVictoriaMetrics : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     vm_ = new dha::testing::VictoriaMetrics();
-    const int64_t t1 = now_ms() - 1000;
+    const int64_t t1 = dha::testing::unix_millis_now() - 1000;
     const int64_t t0 = t1 - 60000;
     std::string d;
     d += pod_series("tenant-a", "cache", "rfr-redis-cache-0", "master", 400, 2.0, 50, t1, t0);
@@ -60,10 +53,7 @@ class RedisQueriesOnVictoriaMetrics : public ::testing::Test {
     vm_ = nullptr;
   }
   static double value(const std::string& tmpl) {
-    const std::string q = dha::testing::fill_query_placeholders(tmpl, "tenant-a", "cache", "redis-cache");
-    const auto v = vm_->query_vector(q);
-    EXPECT_EQ(v.size(), 1u) << q;
-    return v.empty() ? NAN : v[0].value;
+    return dha::testing::query_one_value(*vm_, tmpl, "tenant-a", "cache", "redis-cache");
   }
   static sdk::Queries queries() {
     const sdk::json::Document config = sdk::json::parse("{}", "config");

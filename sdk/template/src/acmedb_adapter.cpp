@@ -1,11 +1,14 @@
 #include "acmedb_adapter.hpp"
 
+#include <string>
+
 namespace acme {
 
-AcmeDbAdapter::AcmeDbAdapter(const dha::sdk::Host&, const dha::sdk::json::Value& config)
-    : min_quorum_(config["minQuorum"].GetInt64()) {
+AcmeDbAdapter::AcmeDbAdapter(const dha::sdk::Host& host, const dha::sdk::json::Value& config)
+    : host_(host), min_quorum_(config["minQuorum"].GetInt64()) {
   // The host already checked the type and filled the default; the value is ours to judge.
   if (min_quorum_ < 1) throw dha::sdk::Error(DHA_INVALID_ARGUMENT, "minQuorum must be at least 1");
+  host_.info("AcmeDB adapter ready, minQuorum " + std::to_string(min_quorum_));
 }
 
 std::vector<dha::sdk::TargetKind> AcmeDbAdapter::targets() const {
@@ -27,6 +30,8 @@ dha::sdk::Topology AcmeDbAdapter::topology(const dha::sdk::ObjectView& target) c
   if (dha::sdk::values::read_bool(target.spec(), "sharded", false)) {
     t.scalable = false;
     t.reason = "sharded AcmeDB is not horizontally scalable";
+    // Logged through the host, so the operator's log (or a test's FakeHost) says why.
+    host_.warning("AcmeDB " + std::string(target.name()) + " is sharded; not scaling it");
   }
   return t;
 }

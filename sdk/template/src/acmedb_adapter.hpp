@@ -25,6 +25,7 @@ class AcmeDbAdapter final : public dha::sdk::EngineAdapter {
   dha::sdk::Queries queries(const dha::sdk::QueryRequest& request) const override;
 
  private:
+  dha::sdk::Host host_;  // valid for the instance's lifetime (ABI rule)
   int64_t min_quorum_;
 };
 

@@ -193,4 +193,30 @@ std::string fill_query_placeholders(std::string_view tmpl, std::string_view name
   return out;
 }
 
+double query_one_value(VictoriaMetrics& vm, std::string_view query_template, std::string_view namespace_name,
+                       std::string_view name, std::string_view release) {
+  const std::string q = fill_query_placeholders(query_template, namespace_name, name, release);
+  const auto samples = vm.query_vector(q);
+  if (samples.size() != 1) {
+    std::string got;
+    for (const auto& s : samples) {
+      got += got.empty() ? "{" : ", {";
+      bool first = true;
+      for (const auto& [k, v] : s.labels) {
+        got += (first ? "" : ",") + k + "=\"" + v + "\"";
+        first = false;
+      }
+      got += "} " + std::to_string(s.value);
+    }
+    throw std::runtime_error("query " + q + " returned " + std::to_string(samples.size()) +
+                             " series, expected exactly one: [" + got + "]");
+  }
+  return samples.front().value;
+}
+
+int64_t unix_millis_now() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 }  // namespace dha::testing

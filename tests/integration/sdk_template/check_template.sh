@@ -9,9 +9,24 @@ work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 
 cmake --install "$build_dir" --prefix "$work/prefix" >/dev/null
 cp -r "$source_dir/sdk/template" "$work/acmedb"   # outside the repository, like a real copy
-cmake -S "$work/acmedb" -B "$work/build" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$work/build" >/dev/null
+# An SDK built with -DDHA_SANITIZE=ON ships sanitized kit libraries: the template must link the
+# same runtime, as an author's sanitizer CI job would.
+sanitize=()
+if grep -q '^DHA_SANITIZE:BOOL=ON' "$build_dir/CMakeCache.txt"; then
+  sanitize=(-DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer")
+fi
+cmake -S "$work/acmedb" -B "$work/build" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_BUILD_TYPE=Release \
+  "${sanitize[@]}" >/dev/null
+cmake --build "$work/build" -j2 >/dev/null
+# The template's own tests, kit included: FakeHost/PluginUnderTest, the VictoriaMetrics-backed
+# queries and the pipeline harness ("with this load AcmeDB scales 3 -> 4", and what must not scale).
 ctest --test-dir "$work/build" --output-on-failure
+for must_run in AcmeDbPlugin.RefusesBadConfigurationsWithAClearMessage \
+                AcmeDbQueriesOnVictoriaMetrics.ReadConnectionsSumTheReplicasOfThisClusterOnly \
+                AcmeDbPipeline.WithThisLoadAcmeDbScalesThreeToFour AcmeDbPipeline.LoadUnderTargetKeepsThreeReplicas; do
+  ctest --test-dir "$work/build" -N -R "^$must_run\$" | grep -q "Total Tests: 1" \
+    || { echo "the template's test $must_run is missing"; exit 1; }
+done
 
 exports=$(nm -D --defined-only "$work/build/acmedb.so" | awk '{print $3}' | sort -u | tr '\n' ' ')
 if [[ "$exports" != "dha_plugin_entry_v1 " ]]; then

@@ -103,6 +103,16 @@ class VmAgent {
 std::string fill_query_placeholders(std::string_view query_template, std::string_view namespace_name,
                                     std::string_view name, std::string_view release);
 
+// The one value a plugin's query template gives for a target: placeholders filled as above,
+// queried at the current time. Throws std::runtime_error quoting the query and the series it got
+// unless exactly one series answers — a query that leaks another replica, application or
+// namespace into a sum usually shows up as a second series or a wrong value.
+double query_one_value(VictoriaMetrics& vm, std::string_view query_template, std::string_view namespace_name,
+                       std::string_view name, std::string_view release);
+
+// Milliseconds since the epoch, the timestamp unit of import_prometheus().
+int64_t unix_millis_now();
+
 // Blocking HTTP helpers the fixtures use, exposed for tests that poke exporters directly.
 struct HttpResult {
   long status = 0;  // 0 when no HTTP answer came
