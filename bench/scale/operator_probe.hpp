@@ -1,0 +1,26 @@
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+// Reading a running process from the outside: its /proc counters and Prometheus text.
+namespace dha::scalebench {
+
+struct ProcessSample {
+  double cpu_seconds = 0;  // utime + stime
+  double rss_mib = 0;      // VmRSS
+  double peak_mib = 0;     // VmHWM
+};
+
+// Throws when the process is gone.
+ProcessSample sample_process(pid_t pid);
+
+// Sum of every sample of `name` whose label set contains `label_filter` ("" = all).
+double metric_sum(std::string_view text, std::string_view name, std::string_view label_filter = {});
+// Number of series of `name` (lines "name{...} value").
+std::size_t series_count(std::string_view text, std::string_view name);
+
+}  // namespace dha::scalebench

@@ -1,0 +1,339 @@
+// The scale benchmark (issue 11): N Postgres applications with N DHAs in the embedded API
+// server (this process) and a real VictoriaMetrics, reconciled by the real `db-autoscaler run`
+// pinned to one CPU. Prints one markdown table row (see README.md for the columns).
+//
+//   scale_bench --n 1000 [--namespaces 100] [--sync-period 60] [--operator-cpu 1] [--sample 20]
+//
+// Phases: build the world → start the operator → wait until every DHA has been reconciled once
+// (first pass) → measure one steady sync period (API requests, metric queries, CPU) while the
+// load of a sample of DHAs rises → wait for the sample's scale-up PATCHes (end-to-end latency).
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <numeric>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "dha/kube/config.hpp"
+#include "dha/kube/informer.hpp"
+#include "dha/kube/json.hpp"
+#include "dha/testing/api_server.hpp"
+#include "dha/testing/child_process.hpp"
+#include "dha/testing/victoria_metrics.hpp"
+#include "operator_probe.hpp"
+#include "scale_world.hpp"
+
+namespace sb = dha::scalebench;
+namespace kube = dha::kube;
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr const char* kOperatorUser = "system:serviceaccount:cozy-db-autoscaler:db-autoscaler";
+
+struct Args {
+  int n = 100;
+  int namespaces = 0;  // 0 = N/10 (at least 1): ten databases per tenant
+  int sync_period = 60;
+  int operator_cpu = 1;
+  int sample = 20;
+  int create_threads = 2;
+  bool leader_elect = false;
+  std::string binary = DHA_BINARY;
+  std::string log_level = "info";
+  std::string work_dir;
+  double first_pass_timeout = 600;
+};
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+kube::Config config_for(const dha::testing::ApiServer& api, const std::string& dir, const std::string& token) {
+  const std::string path = dir + "/kubeconfig-" + token;
+  api.write_kubeconfig(path, token);
+  kube::ConfigFlags flags;
+  flags.kubeconfig = path;
+  return kube::Config::load(flags);
+}
+
+// "VERB resource[/subresource]" of an API path, e.g. "GET workloadmonitors", "LIST resourcequotas",
+// "PUT databasehorizontalautoscalers/status".
+std::string request_kind(const std::string& method, const std::string& path) {
+  std::vector<std::string> seg;
+  for (std::size_t pos = 1; pos <= path.size();) {
+    auto end = path.find('/', pos);
+    if (end == std::string::npos) end = path.size();
+    seg.push_back(path.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  const std::size_t skip = !seg.empty() && seg[0] == "api" ? 2 : 3;  // api/v1 | apis/group/version
+  std::vector<std::string> rest(seg.begin() + static_cast<std::ptrdiff_t>(std::min(skip, seg.size())), seg.end());
+  if (rest.size() >= 3 && rest[0] == "namespaces") rest.erase(rest.begin(), rest.begin() + 2);
+  if (rest.empty()) return method + " " + path;
+  std::string verb = method == "GET" && rest.size() == 1 ? "LIST" : method;
+  return verb + " " + rest[0] + (rest.size() >= 3 ? "/" + rest[2] : "");
+}
+
+// Operator requests in the audit log from index `from`, by kind, leaving out watches
+// (long-lived streams, not per-cycle work).
+std::map<std::string, int> operator_requests(const std::vector<dha::testing::AuditEntry>& audit, std::size_t from) {
+  std::map<std::string, int> by_kind;
+  for (std::size_t i = from; i < audit.size(); ++i) {
+    const auto& e = audit[i];
+    if (e.username != kOperatorUser || e.query.find("watch=") != std::string::npos) continue;
+    ++by_kind[request_kind(e.method, e.path)];
+  }
+  return by_kind;
+}
+
+std::string metrics_of(std::uint16_t port) {
+  auto r = dha::testing::http_request("GET", fmt::format("http://127.0.0.1:{}/metrics", port), {}, 10s);
+  return r.status == 200 ? r.body : std::string();
+}
+
+double vm_queries(const dha::testing::VictoriaMetrics& vm) {
+  auto r = dha::testing::http_request("GET", fmt::format("http://127.0.0.1:{}/metrics", vm.port()), {}, 10s);
+  return sb::metric_sum(r.body, "vm_http_requests_total", "path=\"/api/v1/query\"");
+}
+
+// Re-imports every series periodically, as exporters scraped by vmagent would, so no series
+// goes stale during a long run. The load vector can change between rounds.
+class SeriesPusher {
+ public:
+  SeriesPusher(dha::testing::VictoriaMetrics& vm, const std::vector<sb::App>& apps)
+      : vm_(vm), apps_(apps), load_(apps.size(), sb::kSteadyLoad) {}
+  ~SeriesPusher() { stop(); }
+  void push_now() {
+    std::lock_guard lock(mu_);
+    vm_.import_prometheus(sb::series_for(apps_, load_, sb::now_ms()));
+  }
+  void set_load(std::size_t i, double value) {
+    std::lock_guard lock(mu_);
+    load_[i] = value;
+  }
+  void start() {
+    thread_ = std::thread([this] {
+      std::unique_lock lock(stop_mu_);
+      while (!stop_cv_.wait_for(lock, 30s, [this] { return stopping_; })) push_now();
+    });
+  }
+  void stop() {
+    {
+      std::lock_guard lock(stop_mu_);
+      stopping_ = true;
+    }
+    stop_cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  dha::testing::VictoriaMetrics& vm_;
+  const std::vector<sb::App>& apps_;
+  std::vector<double> load_;
+  std::mutex mu_;
+  std::mutex stop_mu_;
+  std::condition_variable stop_cv_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+std::string format_verbs(const std::map<std::string, int>& verbs, double per) {
+  std::string out;
+  for (const auto& [verb, count] : verbs)
+    out += fmt::format("{}{} {:.2f}", out.empty() ? "" : ", ", verb, per > 0 ? count / per : 0.0);
+  return out.empty() ? "0" : out;
+}
+
+int run(const Args& args) {
+  const int namespaces = args.namespaces > 0 ? args.namespaces : std::max(1, args.n / 10);
+  const std::string dir = args.work_dir.empty() ? dha::testing::make_temp_dir("dha-scale-") : args.work_dir;
+  std::filesystem::create_directories(dir);
+  std::cerr << fmt::format("scale: N={} namespaces={} sync={}s work dir {}\n", args.n, namespaces, args.sync_period, dir);
+
+  dha::testing::ApiServerOptions o;
+  o.tokens["admin-token"] = {"admin", {"system:masters"}, "uid-admin"};
+  o.tokens["operator-token"] = {kOperatorUser, {"system:serviceaccounts"}, "uid-op"};
+  o.crd_dirs = {std::string(DHA_SOURCE_DIR) + "/sdk/testing/crds", std::string(DHA_SOURCE_DIR) + "/charts/db-autoscaler/crds"};
+  o.watch_history = 100000;  // a 10k world's first pass writes ~10k statuses; watchers must keep up, not relist
+  dha::testing::ApiServer api(o);
+  api.start();
+  dha::testing::VictoriaMetrics vm;
+  const auto admin = config_for(api, dir, "admin-token");
+  const auto op_kubeconfig = dir + "/kubeconfig-operator";
+  api.write_kubeconfig(op_kubeconfig, "operator-token");
+
+  const auto apps = sb::plan_apps(args.n, namespaces);
+  auto t = Clock::now();
+  sb::create_world(admin, apps, args.create_threads);
+  const double create_s = seconds_since(t);
+  SeriesPusher series(vm, apps);
+  series.push_now();
+  vm.flush();
+  series.start();
+  std::cerr << fmt::format("scale: world created in {:.1f}s\n", create_s);
+  api.clear_audit();
+
+  // Watches the sample's targets: the time their spec.replicas changes is the PATCH's time.
+  const std::size_t sample = std::min<std::size_t>(static_cast<std::size_t>(std::max(args.sample, 0)), apps.size());
+  std::map<std::string, std::size_t> sample_index;  // "ns/name" → index in the sample
+  for (std::size_t k = 0; k < sample; ++k) {
+    const std::size_t i = k * apps.size() / std::max<std::size_t>(sample, 1);
+    sample_index[apps[i].ns + "/" + apps[i].name] = i;
+  }
+  std::mutex patch_mu;
+  std::map<std::string, Clock::time_point> patched_at;
+  kube::Client watcher_client(admin);
+  kube::Informer targets(watcher_client, {"apps.cozystack.io", "v1alpha1", "postgreses", {}, {}});
+  targets.add_handler({nullptr,
+                       [&](const kube::ObjectPtr& before, const kube::ObjectPtr& after) {
+                         const std::string key = kube::key_of(*after);
+                         if (sample_index.count(key) == 0) return;
+                         const auto* a = kube::find_path(*before, {"spec", "replicas"});
+                         const auto* b = kube::find_path(*after, {"spec", "replicas"});
+                         if (a == nullptr || b == nullptr || *a == *b) return;
+                         std::lock_guard lock(patch_mu);
+                         patched_at.emplace(key, Clock::now());
+                       },
+                       nullptr});
+  targets.start();
+  if (!targets.wait_for_sync(60s)) throw std::runtime_error("the benchmark's own informer did not sync");
+
+  // The operator, pinned to one CPU.
+  const auto metrics_port = dha::testing::free_loopback_port();
+  {
+    std::ofstream config(dir + "/plugin-config.json");
+    config << R"({"metrics-vm": {"url": ")" << vm.url() << R"(", "timeoutSeconds": 5}})";
+  }
+  std::vector<std::string> argv{"/usr/bin/taskset", "-c", std::to_string(args.operator_cpu), args.binary, "run",
+                                "--plugin-dir", DHA_POSTGRES_PLUGIN_DIR, "--plugin-dir", DHA_METRICS_VM_PLUGIN_DIR,
+                                "--plugins=postgres,metrics-vm", "--plugin-config=" + dir + "/plugin-config.json",
+                                "--kubeconfig=" + op_kubeconfig, fmt::format("--sync-period={}s", args.sync_period),
+                                "--enable-webhook=false", "--health-probe-bind-address=127.0.0.1:0",
+                                fmt::format("--metrics-bind-address=127.0.0.1:{}", metrics_port),
+                                "--metrics-secure=false", std::string("--operator-username=") + kOperatorUser,
+                                "--log-format=json", "--log-level=" + args.log_level};
+  if (args.leader_elect) argv.push_back("--leader-elect");
+  const auto started = Clock::now();
+  dha::testing::ChildProcess op(argv, dir + "/operator.log");
+
+  // First pass: every DHA has per-DHA gauges once its first reconcile finished.
+  double first_pass_s = -1;
+  std::string text;
+  while (seconds_since(started) < args.first_pass_timeout) {
+    std::this_thread::sleep_for(500ms);
+    if (!op.running()) throw std::runtime_error("the operator exited:\n" + op.log_tail());
+    text = metrics_of(metrics_port);
+    if (sb::series_count(text, "db_autoscaler_desired_replicas") >= apps.size()) {
+      first_pass_s = seconds_since(started);
+      break;
+    }
+  }
+  if (first_pass_s < 0)
+    throw std::runtime_error(fmt::format("first pass incomplete after {}s: {} of {} DHAs reconciled", args.first_pass_timeout,
+                                         sb::series_count(text, "db_autoscaler_desired_replicas"), apps.size()));
+  const double first_pass_reconciles = sb::metric_sum(text, "db_autoscaler_reconcile_total");
+  const auto first_pass_proc = sb::sample_process(op.pid());
+  std::cerr << fmt::format("scale: first pass {:.1f}s, {} reconciles, cpu {:.1f}s\n", first_pass_s, first_pass_reconciles,
+                           first_pass_proc.cpu_seconds);
+
+  // Let the first pass's own follow-ups (finalizer re-enqueues) drain, then one steady period.
+  std::this_thread::sleep_for(std::chrono::seconds(std::min(args.sync_period / 4, 10)));
+  const auto audit_before = api.audit().size();
+  const double reconciles_before = sb::metric_sum(metrics_of(metrics_port), "db_autoscaler_reconcile_total");
+  const double queries_before = vm_queries(vm);
+  const auto proc_before = sb::sample_process(op.pid());
+  const auto window_start = Clock::now();
+
+  // The load change: the sample's connections double; each should get one scale-up PATCH.
+  for (const auto& [key, i] : sample_index) series.set_load(i, sb::kRaisedLoad);
+  series.push_now();
+  vm.flush();
+  const auto load_changed = Clock::now();
+
+  std::this_thread::sleep_until(window_start + std::chrono::seconds(args.sync_period));
+  const auto audit = api.audit();
+  const double reconciles_after = sb::metric_sum(metrics_of(metrics_port), "db_autoscaler_reconcile_total");
+  const double queries_after = vm_queries(vm);
+  const auto proc_after = sb::sample_process(op.pid());
+  const double window_s = seconds_since(window_start);
+
+  // Latency: wait up to one more sync period for stragglers.
+  const auto latency_deadline = load_changed + std::chrono::seconds(2 * args.sync_period + 10);
+  while (Clock::now() < latency_deadline) {
+    {
+      std::lock_guard lock(patch_mu);
+      if (patched_at.size() >= sample_index.size()) break;
+    }
+    std::this_thread::sleep_for(200ms);
+  }
+  std::vector<double> latencies;
+  {
+    std::lock_guard lock(patch_mu);
+    for (const auto& [key, at] : patched_at) latencies.push_back(std::chrono::duration<double>(at - load_changed).count());
+  }
+  std::sort(latencies.begin(), latencies.end());
+  const auto final_proc = sb::sample_process(op.pid());
+  targets.stop();
+  series.stop();
+
+  const double reconciles = reconciles_after - reconciles_before;
+  const auto verbs = operator_requests(audit, audit_before);
+  const int requests = std::accumulate(verbs.begin(), verbs.end(), 0, [](int s, const auto& v) { return s + v.second; });
+  const double cpu = proc_after.cpu_seconds - proc_before.cpu_seconds;
+  auto pct = [&](double p) {
+    return latencies.empty() ? std::string("-")
+                             : fmt::format("{:.1f}", latencies[std::min(latencies.size() - 1,
+                                                                         static_cast<std::size_t>(p * latencies.size()))]);
+  };
+
+  std::cerr << fmt::format("scale: steady window {:.1f}s: {} reconciles, requests: {}\n", window_s, reconciles,
+                           format_verbs(verbs, 1));
+  // | N | ns | first pass s | first-pass rec/s | steady rec/s | API req/rec | by verb | queries/rec |
+  // CPU ms/rec | CPU s per sync period | RSS MiB | peak MiB | KiB/DHA | latency p50/max s (patched/sample) |
+  std::cout << fmt::format(
+      "| {} | {} | {:.1f} | {:.0f} | {:.1f} | {:.2f} | {} | {:.2f} | {:.2f} | {:.1f} | {:.1f} | {:.1f} | {:.1f} | {} / {} ({}/{}) |\n",
+      args.n, namespaces, first_pass_s, first_pass_reconciles / first_pass_s, reconciles / window_s,
+      reconciles > 0 ? requests / reconciles : 0.0, format_verbs(verbs, reconciles),
+      reconciles > 0 ? (queries_after - queries_before) / reconciles : 0.0, reconciles > 0 ? 1000 * cpu / reconciles : 0.0,
+      cpu * args.sync_period / window_s, final_proc.rss_mib, final_proc.peak_mib, final_proc.rss_mib * 1024 / args.n,
+      pct(0.5), latencies.empty() ? std::string("-") : fmt::format("{:.1f}", latencies.back()), latencies.size(),
+      sample_index.size());
+  op.stop();
+  if (args.work_dir.empty()) std::filesystem::remove_all(dir);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"db-autoscaler scale benchmark: one markdown row per run"};
+  Args a;
+  app.add_option("--n", a.n, "number of applications and DHAs")->check(CLI::Range(1, 1000000));
+  app.add_option("--namespaces", a.namespaces, "tenant namespaces (default N/10)");
+  app.add_option("--sync-period", a.sync_period, "operator --sync-period in seconds")->check(CLI::Range(2, 3600));
+  app.add_option("--operator-cpu", a.operator_cpu, "CPU the operator is pinned to (taskset -c)");
+  app.add_option("--sample", a.sample, "DHAs whose load rises (end-to-end latency)");
+  app.add_option("--create-threads", a.create_threads, "parallel clients creating the world");
+  app.add_flag("--leader-elect", a.leader_elect, "run the operator with leader election on");
+  app.add_option("--operator", a.binary, "db-autoscaler binary")->check(CLI::ExistingFile);
+  app.add_option("--log-level", a.log_level, "operator --log-level");
+  app.add_option("--work-dir", a.work_dir, "keep kubeconfigs and the operator log here");
+  app.add_option("--first-pass-timeout", a.first_pass_timeout, "seconds");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    return run(a);
+  } catch (const std::exception& e) {
+    std::cerr << "scale_bench: " << e.what() << "\n";
+    return 1;
+  }
+}
