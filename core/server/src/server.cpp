@@ -14,12 +14,15 @@
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 #include <spdlog/spdlog.h>
 
 #include <array>
+#include <iterator>
+#include <string_view>
 #include <atomic>
 #include <type_traits>
 #include <mutex>
@@ -50,30 +53,115 @@ private:
   std::atomic<std::size_t>* counter_;
 };
 
-Request to_request(http::request<http::string_body>&& in, std::string remote, bool secure) {
+Request to_request(http::request<http::string_body>&& in, const std::string& remote, bool secure) {
   Request out;
   out.method = std::string(in.method_string());
   out.target = std::string(in.target());
   auto q = out.target.find('?');
   out.path = out.target.substr(0, q);
   if (q != std::string::npos) out.query = out.target.substr(q + 1);
+  out.headers.reserve(static_cast<std::size_t>(std::distance(in.begin(), in.end())));
   for (const auto& field : in) out.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
   out.body = std::move(in.body());
-  out.remote_address = std::move(remote);
+  out.remote_address = remote;
   out.secure = secure;
   return out;
 }
 
-http::response<http::string_body> to_beast(Response&& in, unsigned version, bool keep_alive) {
-  // A handler's out-of-range status must not make Beast throw mid-connection.
-  const int status = in.status >= 100 && in.status <= 599 ? in.status : 500;
-  http::response<http::string_body> out{static_cast<http::status>(status), version};
-  out.set(http::field::content_type, in.content_type);
-  for (auto& [name, value] : in.headers) out.set(name, value);
-  out.body() = std::move(in.body);
-  out.keep_alive(keep_alive);
-  out.prepare_payload();
+bool iequals(std::string_view a, std::string_view b) { return beast::iequals(a, b); }
+
+bool valid_header_text(std::string_view text) {
+  return text.find_first_of(std::string_view("\r\n\0", 3)) == std::string_view::npos;
+}
+
+// The response as it goes on the wire, status line to body, in one string: one buffer for
+// one TLS record and one send, without Beast's serializer and its buffer-sequence views
+// (which cost more than the TLS encryption of the response). The layout is what Beast
+// produced: Content-Type, the handler's headers in order, Connection when needed,
+// Content-Length. Framing headers are the server's: a handler's Content-Length, Connection
+// or Transfer-Encoding is dropped; its Content-Type replaces the default.
+std::string serialize(Response&& in, unsigned version, bool keep_alive) {
+  // A handler's out-of-range status, a body on a status that cannot have one, or a header
+  // that would split the response must not reach the wire.
+  int status = in.status >= 100 && in.status <= 599 ? in.status : 500;
+  const bool bodyless = status < 200 || status == 204 || status == 304;
+  bool headers_ok = true;
+  for (const auto& [name, value] : in.headers) headers_ok = headers_ok && !name.empty() && valid_header_text(name) && valid_header_text(value);
+  headers_ok = headers_ok && valid_header_text(in.content_type);
+  if ((bodyless && !in.body.empty()) || !headers_ok) {
+    in = Response::text(500, bodyless && !in.body.empty() ? "internal error: a " + std::to_string(status) +
+                                                                 " response cannot carry a body\n"
+                                                           : std::string("internal error: invalid response header\n"));
+    status = 500;
+  }
+  bool own_content_type = false;
+  std::size_t size = 96 + in.content_type.size() + in.body.size();
+  for (const auto& [name, value] : in.headers) {
+    size += name.size() + value.size() + 4;
+    own_content_type = own_content_type || iequals(name, "Content-Type");
+  }
+  std::string out;
+  out.reserve(size);
+  out += version == 10 ? "HTTP/1.0 " : "HTTP/1.1 ";
+  out += std::to_string(status);
+  out += ' ';
+  out += http::obsolete_reason(static_cast<http::status>(status));
+  out += "\r\n";
+  if (!own_content_type) {
+    out += "Content-Type: ";
+    out += in.content_type;
+    out += "\r\n";
+  }
+  for (const auto& [name, value] : in.headers) {
+    if (iequals(name, "Content-Length") || iequals(name, "Connection") || iequals(name, "Transfer-Encoding")) continue;
+    out += name;
+    out += ": ";
+    out += value;
+    out += "\r\n";
+  }
+  if (version == 10 && keep_alive) out += "Connection: keep-alive\r\n";
+  if (version != 10 && !keep_alive) out += "Connection: close\r\n";
+  out += "Content-Length: ";
+  out += std::to_string(in.body.size());
+  out += "\r\n\r\n";
+  out += in.body;
   return out;
+}
+
+// Feeds `parser` from `buffer`, reading more from `stream` whenever it needs more, until
+// done(parser). The loop of Beast's http::async_read_some without its composed-operation
+// layers, and without the extra trip through the event loop when the buffer already holds
+// what is needed (the common case for a request body). Limits are the parser's, as there.
+template <class Stream, class Parser, class Done>
+asio::awaitable<void> read_message_part(Stream& stream, beast::flat_buffer& buffer, Parser& parser, Done done,
+                                        error_code& ec) {
+  ec = {};
+  while (!done(parser)) {
+    if (buffer.size() > 0) {
+      const std::size_t used = parser.put(buffer.data(), ec);
+      buffer.consume(used);
+      if (!ec && used > 0) continue;
+      if (ec && ec != http::error::need_more) co_return;
+      ec = {};
+    }
+    const std::size_t size = beast::read_size(buffer, 65536);
+    if (size == 0) {
+      ec = http::error::buffer_overflow;
+      co_return;
+    }
+    const std::size_t n = co_await stream.async_read_some(buffer.prepare(size), awaitable_ec(ec));
+    buffer.commit(n);
+    if (ec == asio::error::eof) {
+      if (!parser.got_some()) {
+        ec = http::error::end_of_stream;
+        co_return;
+      }
+      ec = {};
+      parser.put_eof(ec);
+      co_return;
+    }
+    if (ec) co_return;
+  }
 }
 
 } // namespace
@@ -328,7 +416,8 @@ asio::awaitable<void> Server::Impl::serve(Stream& stream, ConnectionControl& con
     if (stopping_) co_return;
     error_code ec;
     beast::get_lowest_layer(stream).expires_after(first ? options_.read_timeout : options_.idle_timeout);
-    co_await http::async_read_header(stream, buffer, parser, awaitable_ec(ec));
+    parser.eager(false);
+    co_await read_message_part(stream, buffer, parser, [](const auto& p) { return p.is_header_done(); }, ec);
     control.idle = false;
 
     std::optional<Response> refusal;
@@ -351,7 +440,8 @@ asio::awaitable<void> Server::Impl::serve(Stream& stream, ConnectionControl& con
         if (ec) co_return;
       }
       beast::get_lowest_layer(stream).expires_after(options_.read_timeout);
-      co_await http::async_read(stream, buffer, parser, awaitable_ec(ec));
+      parser.eager(true);
+      co_await read_message_part(stream, buffer, parser, [](const auto& p) { return p.is_done(); }, ec);
       if (ec == http::error::body_limit) {
         refusal = Response::text(413, "request body too large; limit is " + std::to_string(options_.max_body_bytes) +
                                           " bytes\n");
@@ -366,9 +456,9 @@ asio::awaitable<void> Server::Impl::serve(Stream& stream, ConnectionControl& con
     // After a refused request the rest of its bytes are unread: the connection cannot be
     // reused. Decided after the handler ran, so a stop() during it is seen.
     const bool keep_alive = !refusal && client_keep_alive && !stopping_;
-    auto out = to_beast(std::move(response), version, keep_alive);
+    const std::string out = serialize(std::move(response), version, keep_alive);
     beast::get_lowest_layer(stream).expires_after(options_.write_timeout);
-    co_await http::async_write(stream, out, awaitable_ec(ec));
+    co_await asio::async_write(stream, asio::buffer(out), awaitable_ec(ec));
     if (ec) co_return;
     if (refusal) co_await drain(stream);
     if (!keep_alive) co_return;

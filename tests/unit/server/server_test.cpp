@@ -149,6 +149,57 @@ TEST(Server, HonoursExpect100Continue) {
   EXPECT_NE(raw.receive(2s, "body=hi").find("body=hi"), std::string::npos);
 }
 
+// The server writes the response head itself; the framing must be exact and the server's.
+TEST(Server, WritesExactResponseFraming) {
+  Router router;
+  router.handle("/plain", [](const Request&) { return Response::text(201, "abc"); });
+  router.handle("/headers", [](const Request&) {
+    Response r = Response::text(200, "{}");
+    r.headers = {{"X-One", "1"}, {"content-type", "application/json"}, {"Content-Length", "999"},
+                 {"Connection", "upgrade"}, {"X-Two", "2"}};
+    return r;
+  });
+  router.handle("/no-content", [](const Request&) { return Response::text(204, ""); });
+  router.handle("/no-content-with-body", [](const Request&) { return Response::text(204, "oops"); });
+  router.handle("/split", [](const Request&) {
+    Response r = Response::text(200, "x");
+    r.headers = {{"X-Evil", "a\r\nSet-Cookie: b"}};
+    return r;
+  });
+  struct Case {
+    const char* request;
+    std::string expected;
+  };
+  const Case cases[] = {
+      {"GET /plain HTTP/1.1\r\nHost: x\r\n\r\n",
+       "HTTP/1.1 201 Created\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 3\r\n\r\nabc"},
+      {"GET /headers HTTP/1.1\r\nHost: x\r\n\r\n",
+       "HTTP/1.1 200 OK\r\nX-One: 1\r\ncontent-type: application/json\r\nX-Two: 2\r\nContent-Length: 2\r\n\r\n{}"},
+      {"GET /plain HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+       "HTTP/1.1 201 Created\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: "
+       "3\r\n\r\nabc"},
+      {"GET /plain HTTP/1.0\r\nConnection: keep-alive\r\n\r\n",
+       "HTTP/1.0 201 Created\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: keep-alive\r\nContent-Length: "
+       "3\r\n\r\nabc"},
+      {"GET /no-content HTTP/1.1\r\nHost: x\r\n\r\n",
+       "HTTP/1.1 204 No Content\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 0\r\n\r\n"},
+      {"GET /no-content-with-body HTTP/1.1\r\nHost: x\r\n\r\n",
+       "HTTP/1.1 500 Internal Server Error\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 51\r\n\r\n"
+       "internal error: a 204 response cannot carry a body\n"},
+      {"GET /split HTTP/1.1\r\nHost: x\r\n\r\n",
+       "HTTP/1.1 500 Internal Server Error\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 40\r\n\r\n"
+       "internal error: invalid response header\n"},
+  };
+  Server server(plain_options(), std::move(router));
+  server.start();
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.request);
+    RawConnection raw(server.port());
+    ASSERT_TRUE(raw.send_all(c.request));
+    EXPECT_EQ(raw.receive(2s, c.expected), c.expected);
+  }
+}
+
 TEST(Server, GarbageGetsTheConnectionClosedNotACrash) {
   Server server(plain_options(), echo_router());
   server.start();
