@@ -17,6 +17,7 @@
 #include "dha/kube/controller.hpp"
 #include "dha/kube/event_recorder.hpp"
 #include "dha/kube/json.hpp"
+#include "dha/sdk/json.hpp"
 #include "dha/telemetry/registry.hpp"
 #include "operator/plugin_set.hpp"
 #include "operator/reconciler.hpp"
@@ -142,17 +143,7 @@ std::string Pipeline::patch_status(const ObjectRef& object, std::string_view pat
 
 std::optional<std::int64_t> Pipeline::read_int(const ObjectRef& object, std::string_view dotted_path) {
   const auto doc = parts_->client->get(to_ref(object));
-  const rapidjson::Value* at = &doc;
-  std::size_t start = 0;
-  while (at != nullptr && start <= dotted_path.size()) {
-    const auto dot = dotted_path.find('.', start);
-    const auto key = dotted_path.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
-    if (!at->IsObject()) return std::nullopt;
-    auto it = at->FindMember(rapidjson::StringRef(key.data(), key.size()));
-    at = it == at->MemberEnd() ? nullptr : &it->value;
-    if (dot == std::string_view::npos) break;
-    start = dot + 1;
-  }
+  const auto* at = sdk::json::find_path(doc, dotted_path);
   if (at == nullptr || !at->IsInt64()) return std::nullopt;
   return at->GetInt64();
 }
