@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "dha/testing/victoria_metrics.hpp"
+#include "dha/testing/vm_query_suite.hpp"
 #include "mariadb_adapter.hpp"
 
 namespace dha::plugins {
@@ -38,35 +38,24 @@ std::string instance_series(const std::string& ns, const std::string& app, int o
   return s;
 }
 
-class MariadbQueriesOnVictoriaMetrics : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    vm_ = new dha::testing::VictoriaMetrics();
-    const int64_t t1 = dha::testing::unix_millis_now() - 1000;
-    const int64_t t0 = t1 - 60000;
+class MariadbQueriesOnVictoriaMetrics : public dha::testing::VmQuerySuite<MariadbQueriesOnVictoriaMetrics> {
+ public:
+  static std::string series(int64_t t1, int64_t t0) {
     std::string d;
     d += instance_series("tenant-a", "db", 0, false, 300, 0, 40, 2.0, t1, t0);
     d += instance_series("tenant-a", "db", 1, true, 21, 4, 5, 0.3, t1, t0);
     d += instance_series("tenant-a", "db", 2, true, 9, 11, 5, 0.1, t1, t0);
     d += instance_series("tenant-b", "db", 1, true, 9000, 900, 900, 9, t1, t0);
     d += instance_series("tenant-a", "db2", 1, true, 8000, 800, 800, 9, t1, t0);
-    vm_->import_prometheus(d);
+    return d;
   }
-  static void TearDownTestSuite() {
-    delete vm_;
-    vm_ = nullptr;
-  }
-  static double value(const std::string& tmpl) {
-    return dha::testing::query_one_value(*vm_, tmpl, "tenant-a", "db", "mariadb-db");
-  }
+  static Target target() { return {"tenant-a", "db", "mariadb-db"}; }
   static sdk::Queries queries() {
     const sdk::json::Document config = sdk::json::parse("{}", "config");
     return MariadbAdapter(sdk::Host(), config)
         .queries({"tenant-a", "db", "mariadb-db", "apps.cozystack.io", "MariaDB", {"ReadConnections", "ReadCPUUtilization"}});
   }
-  static dha::testing::VictoriaMetrics* vm_;
 };
-dha::testing::VictoriaMetrics* MariadbQueriesOnVictoriaMetrics::vm_ = nullptr;
 
 TEST_F(MariadbQueriesOnVictoriaMetrics, ReadConnectionsFromTargetsWithSlaveStatus) {
   EXPECT_DOUBLE_EQ(value(queries().driver.at("ReadConnections")), 21 + 9);

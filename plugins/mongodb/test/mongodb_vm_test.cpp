@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "dha/testing/victoria_metrics.hpp"
+#include "dha/testing/vm_query_suite.hpp"
 #include "mongodb_adapter.hpp"
 
 namespace dha::plugins {
@@ -35,35 +35,24 @@ std::string member_series(const std::string& ns, const std::string& app, int ord
   return s;
 }
 
-class MongodbQueriesOnVictoriaMetrics : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    vm_ = new dha::testing::VictoriaMetrics();
-    const int64_t t1 = dha::testing::unix_millis_now() - 1000;
-    const int64_t t0 = t1 - 60000;
+class MongodbQueriesOnVictoriaMetrics : public dha::testing::VmQuerySuite<MongodbQueriesOnVictoriaMetrics> {
+ public:
+  static std::string series(int64_t t1, int64_t t0) {
     std::string d;
     d += member_series("tenant-a", "db", 0, 1, 700, 0, 10, 3.0, t1, t0);
     d += member_series("tenant-a", "db", 1, 2, 17, 2, 0, 0.25, t1, t0);
     d += member_series("tenant-a", "db", 2, 2, 23, 6, 0, 0.05, t1, t0);
     d += member_series("tenant-b", "db", 1, 2, 9000, 900, 900, 9, t1, t0);
     d += member_series("tenant-a", "db2", 1, 2, 8000, 800, 800, 9, t1, t0);
-    vm_->import_prometheus(d);
+    return d;
   }
-  static void TearDownTestSuite() {
-    delete vm_;
-    vm_ = nullptr;
-  }
-  static double value(const std::string& tmpl) {
-    return dha::testing::query_one_value(*vm_, tmpl, "tenant-a", "db", "mongodb-db");
-  }
+  static Target target() { return {"tenant-a", "db", "mongodb-db"}; }
   static sdk::Queries queries() {
     const sdk::json::Document config = sdk::json::parse("{}", "config");
     return MongodbAdapter(sdk::Host(), config)
         .queries({"tenant-a", "db", "mongodb-db", "apps.cozystack.io", "MongoDB", {"ReadConnections", "ReadCPUUtilization"}});
   }
-  static dha::testing::VictoriaMetrics* vm_;
 };
-dha::testing::VictoriaMetrics* MongodbQueriesOnVictoriaMetrics::vm_ = nullptr;
 
 TEST_F(MongodbQueriesOnVictoriaMetrics, ReadConnectionsFromSecondariesOnly) {
   EXPECT_DOUBLE_EQ(value(queries().driver.at("ReadConnections")), 17 + 23);

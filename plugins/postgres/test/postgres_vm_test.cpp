@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "dha/testing/victoria_metrics.hpp"
+#include "dha/testing/vm_query_suite.hpp"
 #include "postgres_adapter.hpp"
 
 namespace dha::plugins {
@@ -49,12 +49,9 @@ std::string pod_series(const Pod& p, double backends_active, double lag, double 
   return s;
 }
 
-class PostgresQueriesOnVictoriaMetrics : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    vm_ = new dha::testing::VictoriaMetrics();
-    const int64_t t1 = dha::testing::unix_millis_now() - 1000;
-    const int64_t t0 = t1 - 60000;
+class PostgresQueriesOnVictoriaMetrics : public dha::testing::VmQuerySuite<PostgresQueriesOnVictoriaMetrics> {
+ public:
+  static std::string series(int64_t t1, int64_t t0) {
     std::string data;
     // The target: tenant-a/db, primary db-1, replicas db-2 and db-3.
     data += pod_series({"tenant-a", "db", "postgres-db-1", "primary"}, 900, 0, 3.0, 100, t1, t0);
@@ -65,20 +62,13 @@ class PostgresQueriesOnVictoriaMetrics : public ::testing::Test {
     data += pod_series({"tenant-b", "db", "postgres-db-2", "replica"}, 5000, 900, 9.0, 50000, t1, t0);
     data += pod_series({"tenant-a", "db2", "postgres-db2-1", "primary"}, 7000, 0, 9.0, 70000, t1, t0);
     data += pod_series({"tenant-a", "db2", "postgres-db2-2", "replica"}, 7000, 800, 9.0, 70000, t1, t0);
-    vm_->import_prometheus(data);
-  }
-  static void TearDownTestSuite() {
-    delete vm_;
-    vm_ = nullptr;
+    return data;
   }
 
   static double value(const std::string& tmpl, const std::string& name = "db") {
-    return dha::testing::query_one_value(*vm_, tmpl, "tenant-a", name, "postgres-" + name);
+    return dha::testing::query_one_value(vm(), tmpl, "tenant-a", name, "postgres-" + name);
   }
-
-  static dha::testing::VictoriaMetrics* vm_;
 };
-dha::testing::VictoriaMetrics* PostgresQueriesOnVictoriaMetrics::vm_ = nullptr;
 
 sdk::Queries app_queries() {
   const sdk::json::Document config = sdk::json::parse("{}", "config");

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "dha/testing/victoria_metrics.hpp"
+#include "dha/testing/vm_query_suite.hpp"
 #include "redis_adapter.hpp"
 
 namespace dha::plugins {
@@ -31,12 +31,9 @@ std::string pod_series(const std::string& ns, const std::string& app, const std:
   return s;
 }
 
-class RedisQueriesOnVictoriaMetrics : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    vm_ = new dha::testing::VictoriaMetrics();
-    const int64_t t1 = dha::testing::unix_millis_now() - 1000;
-    const int64_t t0 = t1 - 60000;
+class RedisQueriesOnVictoriaMetrics : public dha::testing::VmQuerySuite<RedisQueriesOnVictoriaMetrics> {
+ public:
+  static std::string series(int64_t t1, int64_t t0) {
     std::string d;
     d += pod_series("tenant-a", "cache", "rfr-redis-cache-0", "master", 400, 2.0, 50, t1, t0);
     d += pod_series("tenant-a", "cache", "rfr-redis-cache-1", "slave", 11, 0.05, 50, t1, t0);
@@ -46,23 +43,15 @@ class RedisQueriesOnVictoriaMetrics : public ::testing::Test {
     // Sentinels are pods of the same instance but carry no redisfailovers-role.
     d += "kube_pod_labels{namespace=\"tenant-a\",pod=\"rfs-redis-cache-0\",label_app_kubernetes_io_instance=\"redis-cache\",label_app_kubernetes_io_component=\"sentinel\"} 1 " +
          std::to_string(t1) + "\n";
-    vm_->import_prometheus(d);
+    return d;
   }
-  static void TearDownTestSuite() {
-    delete vm_;
-    vm_ = nullptr;
-  }
-  static double value(const std::string& tmpl) {
-    return dha::testing::query_one_value(*vm_, tmpl, "tenant-a", "cache", "redis-cache");
-  }
+  static Target target() { return {"tenant-a", "cache", "redis-cache"}; }
   static sdk::Queries queries() {
     const sdk::json::Document config = sdk::json::parse("{}", "config");
     return RedisAdapter(sdk::Host(), config)
         .queries({"tenant-a", "cache", "redis-cache", "apps.cozystack.io", "Redis", {"ReadConnections", "ReadCPUUtilization"}});
   }
-  static dha::testing::VictoriaMetrics* vm_;
 };
-dha::testing::VictoriaMetrics* RedisQueriesOnVictoriaMetrics::vm_ = nullptr;
 
 TEST_F(RedisQueriesOnVictoriaMetrics, ReadConnectionsFromSlavesOnly) {
   EXPECT_DOUBLE_EQ(value(queries().driver.at("ReadConnections")), 11 + 13);

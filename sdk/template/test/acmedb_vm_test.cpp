@@ -6,11 +6,9 @@
 #include <string>
 
 #include "acmedb_adapter.hpp"
-#include "dha/testing/victoria_metrics.hpp"
+#include "dha/testing/vm_query_suite.hpp"
 
 namespace {
-
-using dha::testing::VictoriaMetrics;
 
 std::string pod(const std::string& ns, const std::string& cluster, const std::string& name, const std::string& role,
                 double connections, double delay, double writes_per_s, int64_t t1, int64_t t0) {
@@ -30,12 +28,11 @@ std::string pod(const std::string& ns, const std::string& cluster, const std::st
   return out;
 }
 
-class AcmeDbQueriesOnVictoriaMetrics : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    vm_ = new VictoriaMetrics();
-    const int64_t t1 = dha::testing::unix_millis_now() - 1000;
-    const int64_t t0 = t1 - 60000;
+// The kit's VmQuerySuite starts one VictoriaMetrics for the suite, imports series() once, and
+// value() renders a query for target() as the host does, insisting on exactly one series.
+class AcmeDbQueriesOnVictoriaMetrics : public dha::testing::VmQuerySuite<AcmeDbQueriesOnVictoriaMetrics> {
+ public:
+  static std::string series(int64_t t1, int64_t t0) {
     std::string data;
     // The target: tenant-a/orders (primary orders-0, replicas orders-1 and orders-2).
     data += pod("tenant-a", "orders", "orders-0", "primary", 900, 0, 40, t1, t0);
@@ -44,25 +41,16 @@ class AcmeDbQueriesOnVictoriaMetrics : public ::testing::Test {
     // Another cluster in the same namespace, and the same name in another namespace.
     data += pod("tenant-a", "billing", "billing-1", "replica", 7000, 90, 0, t1, t0);
     data += pod("tenant-b", "orders", "orders-1", "replica", 5000, 80, 0, t1, t0);
-    vm_->import_prometheus(data);
+    return data;
   }
-  static void TearDownTestSuite() {
-    delete vm_;
-    vm_ = nullptr;
-  }
+  static Target target() { return {"tenant-a", "orders", "acmedb-orders"}; }
 
   static dha::sdk::Queries queries() {
     const auto config = dha::sdk::json::parse(R"({"minQuorum": 1})", "config");
     acme::AcmeDbAdapter adapter(dha::sdk::Host{}, config);
     return adapter.queries({"tenant-a", "orders", "acmedb-orders", "db.example.com", "AcmeDB", {"ReadConnections"}});
   }
-  static double value(const std::string& tmpl) {
-    return dha::testing::query_one_value(*vm_, tmpl, "tenant-a", "orders", "acmedb-orders");
-  }
-
-  static VictoriaMetrics* vm_;
 };
-VictoriaMetrics* AcmeDbQueriesOnVictoriaMetrics::vm_ = nullptr;
 
 TEST_F(AcmeDbQueriesOnVictoriaMetrics, ReadConnectionsSumTheReplicasOfThisClusterOnly) {
   EXPECT_DOUBLE_EQ(value(queries().driver.at("ReadConnections")), 30 + 12);
