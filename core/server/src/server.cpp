@@ -1,6 +1,7 @@
 // The only translation unit that includes Beast: keep it that way, it is the slowest header
 // set in the build.
 
+#include "connection_streams.hpp"
 #include "tls_context.hpp"
 
 #include <dha/server/server.hpp>
@@ -17,10 +18,10 @@
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <boost/beast/ssl.hpp>
 #include <spdlog/spdlog.h>
 
 #include <array>
+#include <csignal>
 #include <iterator>
 #include <string_view>
 #include <atomic>
@@ -149,7 +150,7 @@ asio::awaitable<void> read_message_part(Stream& stream, beast::flat_buffer& buff
       ec = http::error::buffer_overflow;
       co_return;
     }
-    const std::size_t n = co_await stream.async_read_some(buffer.prepare(size), awaitable_ec(ec));
+    const std::size_t n = co_await stream.read_some(buffer.prepare(size), ec);
     buffer.commit(n);
     if (ec == asio::error::eof) {
       if (!parser.got_some()) {
@@ -294,7 +295,17 @@ void Server::Impl::start() {
   control_worker_.work.emplace(control_.get_executor());
   asio::co_spawn(control_, accept_loop(), asio::detached);
   if (options_.tls) asio::co_spawn(control_, reload_loop(), asio::detached);
-  for (auto& worker : workers_) worker->thread = std::thread([&ioc = worker->ioc] { ioc.run(); });
+  for (auto& worker : workers_)
+    worker->thread = std::thread([&ioc = worker->ioc] {
+      // OpenSSL writes to the socket itself, with write(2): to a peer that has gone that
+      // raises SIGPIPE, which would end the process. Blocked in this thread only, the write
+      // just fails with EPIPE (Asio's own sends use MSG_NOSIGNAL).
+      sigset_t pipe;
+      sigemptyset(&pipe);
+      sigaddset(&pipe, SIGPIPE);
+      pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
+      ioc.run();
+    });
   control_worker_.thread = std::thread([this] { control_.run(); });
 }
 
@@ -358,36 +369,20 @@ asio::awaitable<void> Server::Impl::run_connection(tcp::socket socket) {
   auto peer = socket.remote_endpoint(ec);
   std::string remote = ec ? "unknown" : peer.address().to_string() + ":" + std::to_string(peer.port());
   auto executor = socket.get_executor();
+  auto connection = std::make_shared<detail::Connection>(std::move(socket));
+  asio::co_spawn(executor, detail::Connection::watchdog(connection), asio::detached);
+  struct Close {
+    detail::Connection& connection;
+    ~Close() { connection.close(); }
+  } close{*connection};
+
   auto control = std::make_shared<ConnectionControl>();
-
-  if (!options_.tls) {
-    auto stream = std::make_shared<beast::tcp_stream>(std::move(socket));
-    control->cancel = [executor, weak = std::weak_ptr(stream)] {
-      asio::post(executor, [weak] {
-        if (auto s = weak.lock()) {
-          error_code ignored;
-          s->socket().cancel(ignored);
-        }
-      });
-    };
-    {
-      std::lock_guard lock(connections_mutex_);
-      release.id = ++next_id_;
-      open_.emplace(release.id, control);
-    }
-    co_await serve(*stream, *control, std::move(remote), false);
-    stream->socket().shutdown(tcp::socket::shutdown_send, ec);
-    co_return;
-  }
-
-  auto tls = current_tls(); // held for the connection's life: rotation never affects it
-  auto stream = std::make_shared<beast::ssl_stream<beast::tcp_stream>>(std::move(socket), *tls);
-  control->cancel = [executor, weak = std::weak_ptr(stream)] {
+  control->cancel = [executor, weak = std::weak_ptr(connection)] {
     asio::post(executor, [weak] {
-      if (auto s = weak.lock()) {
-          error_code ignored;
-          beast::get_lowest_layer(*s).socket().cancel(ignored);
-        }
+      if (auto c = weak.lock()) {
+        error_code ignored;
+        c->socket().cancel(ignored);
+      }
     });
   };
   {
@@ -395,12 +390,28 @@ asio::awaitable<void> Server::Impl::run_connection(tcp::socket socket) {
     release.id = ++next_id_;
     open_.emplace(release.id, control);
   }
-  beast::get_lowest_layer(*stream).expires_after(options_.handshake_timeout);
-  co_await stream->async_handshake(asio::ssl::stream_base::server, awaitable_ec(ec));
+
+  if (!options_.tls) {
+    detail::PlainStream stream(*connection);
+    co_await serve(stream, *control, std::move(remote), false);
+    connection->socket().shutdown(tcp::socket::shutdown_send, ec);
+    co_return;
+  }
+
+  auto tls = current_tls(); // held for the connection's life: rotation never affects it
+  std::optional<detail::TlsStream> stream;
+  try {
+    stream.emplace(*connection, tls->native_handle());
+  } catch (const std::exception& e) {
+    spdlog::warn("{}: cannot set up TLS for {}: {}", options_.name, remote, e.what());
+    co_return;
+  }
+  connection->expires_after(options_.handshake_timeout);
+  co_await stream->handshake(ec);
   if (ec) co_return;
   co_await serve(*stream, *control, std::move(remote), true);
-  beast::get_lowest_layer(*stream).expires_after(1s);
-  co_await stream->async_shutdown(awaitable_ec(ec));
+  connection->expires_after(1s);
+  co_await stream->shutdown(ec);
 }
 
 template <class Stream>
@@ -415,7 +426,7 @@ asio::awaitable<void> Server::Impl::serve(Stream& stream, ConnectionControl& con
     control.idle = true;
     if (stopping_) co_return;
     error_code ec;
-    beast::get_lowest_layer(stream).expires_after(first ? options_.read_timeout : options_.idle_timeout);
+    stream.connection().expires_after(first ? options_.read_timeout : options_.idle_timeout);
     parser.eager(false);
     co_await read_message_part(stream, buffer, parser, [](const auto& p) { return p.is_header_done(); }, ec);
     control.idle = false;
@@ -434,12 +445,12 @@ asio::awaitable<void> Server::Impl::serve(Stream& stream, ConnectionControl& con
                                         " bytes\n");
     } else {
       if (beast::iequals(parser.get()[http::field::expect], "100-continue")) {
-        http::response<http::empty_body> cont{http::status::continue_, 11};
-        beast::get_lowest_layer(stream).expires_after(options_.write_timeout);
-        co_await http::async_write(stream, cont, awaitable_ec(ec));
+        static constexpr std::string_view cont = "HTTP/1.1 100 Continue\r\n\r\n";
+        stream.connection().expires_after(options_.write_timeout);
+        co_await stream.write(asio::buffer(cont), ec);
         if (ec) co_return;
       }
-      beast::get_lowest_layer(stream).expires_after(options_.read_timeout);
+      stream.connection().expires_after(options_.read_timeout);
       parser.eager(true);
       co_await read_message_part(stream, buffer, parser, [](const auto& p) { return p.is_done(); }, ec);
       if (ec == http::error::body_limit) {
@@ -457,8 +468,8 @@ asio::awaitable<void> Server::Impl::serve(Stream& stream, ConnectionControl& con
     // reused. Decided after the handler ran, so a stop() during it is seen.
     const bool keep_alive = !refusal && client_keep_alive && !stopping_;
     const std::string out = serialize(std::move(response), version, keep_alive);
-    beast::get_lowest_layer(stream).expires_after(options_.write_timeout);
-    co_await asio::async_write(stream, asio::buffer(out), awaitable_ec(ec));
+    stream.connection().expires_after(options_.write_timeout);
+    co_await stream.write(asio::buffer(out), ec);
     if (ec) co_return;
     if (refusal) co_await drain(stream);
     if (!keep_alive) co_return;
@@ -472,12 +483,13 @@ asio::awaitable<void> Server::Impl::serve(Stream& stream, ConnectionControl& con
 template <class Stream>
 asio::awaitable<void> Server::Impl::drain(Stream& stream) {
   error_code ec;
-  if constexpr (std::is_same_v<Stream, beast::tcp_stream>) stream.socket().shutdown(tcp::socket::shutdown_send, ec);
-  beast::get_lowest_layer(stream).expires_after(500ms);
+  if constexpr (std::is_same_v<Stream, detail::PlainStream>)
+    stream.connection().socket().shutdown(tcp::socket::shutdown_send, ec);
+  stream.connection().expires_after(500ms);
   std::array<char, 8192> discard;
   std::size_t total = 0;
   while (total < 4 * 1024 * 1024) {
-    total += co_await stream.async_read_some(asio::buffer(discard), awaitable_ec(ec));
+    total += co_await stream.read_some(asio::buffer(discard), ec);
     if (ec) break;
   }
 }

@@ -25,13 +25,13 @@ struct TlsServer {
   testing_pki::Pki pki = make_pki("first");
   std::unique_ptr<Server> server;
 
-  explicit TlsServer(std::chrono::milliseconds reload = 50ms) {
+  explicit TlsServer(std::chrono::milliseconds reload = 50ms, ServerOptions options = {}) {
     write_cert_dir(dir.path(), pki.serving);
-    ServerOptions options;
     options.host = "127.0.0.1";
     options.tls = TlsOptions{dir.path(), "tls.crt", "tls.key", reload};
     Router router;
     router.handle("/ping", [](const Request& r) { return Response::text(200, r.secure ? "secure" : "plain"); });
+    router.handle("/big", [](const Request&) { return Response::text(200, std::string(64 * 1024 * 1024, 'x')); });
     server = std::make_unique<Server>(options, std::move(router));
     server->start();
   }
@@ -88,6 +88,36 @@ TEST(TlsServer, PlainHttpOnTheTlsPortIsClosed) {
   testing_clients::RawConnection raw(s.server->port());
   raw.send_all("GET /ping HTTP/1.1\r\nHost: x\r\n\r\n");
   EXPECT_TRUE(raw.closed_within(3s));
+}
+
+// TLS is driven on the socket directly; its deadlines are the connection's own.
+TEST(TlsServer, ClientThatNeverHandshakesIsClosedAfterTheHandshakeTimeout) {
+  ServerOptions options;
+  options.handshake_timeout = 200ms;
+  TlsServer s(50ms, options);
+  testing_clients::RawConnection raw(s.server->port());
+  const auto started = std::chrono::steady_clock::now();
+  EXPECT_TRUE(raw.closed_within(3s));
+  EXPECT_GE(std::chrono::steady_clock::now() - started, 150ms);
+}
+
+TEST(TlsServer, StalledRequestIsClosedAfterTheReadTimeoutAndTheServerKeepsServing) {
+  ServerOptions options;
+  options.read_timeout = 200ms;
+  TlsServer s(50ms, options);
+  // A client that aborts a 64 MiB response half way: the server's writes then fail (EPIPE,
+  // not a SIGPIPE that would end this test process).
+  HttpClient impatient(s.pki.ca.cert);
+  auto cut = impatient.request("GET", "https://localhost:" + std::to_string(s.server->port()) + "/big", {}, {}, 100ms);
+  EXPECT_NE(cut.error, "");
+  // The first request never completes: its header arrives in part.
+  HttpClient client(s.pki.ca.cert);
+  const auto started = std::chrono::steady_clock::now();
+  auto r = client.request("POST", s.url(), "body", {"Content-Length: 100"}, 3s);
+  EXPECT_NE(r.error, "") << "a request with a missing body was answered";
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 2500ms);
+  HttpClient after(s.pki.ca.cert);
+  EXPECT_EQ(after.request("GET", s.url()).status, 200);
 }
 
 TEST(TlsServer, RotatedCertificateServesNewConnectionsWithoutDroppingOpenOnes) {
