@@ -69,14 +69,18 @@ public:
     }
   }
 
-  // Waits until the socket is ready for `what` or the deadline passes (beast::error::timeout).
-  asio::awaitable<void> wait(tcp::socket::wait_type what, error_code& ec) {
+  // Before waiting for the socket: false when the deadline has passed already; otherwise
+  // makes sure the watchdog is not asleep past the deadline.
+  bool prepare_wait(error_code& ec) {
     if (expired_) {
       ec = boost::beast::error::timeout;
-      co_return;
+      return false;
     }
     if (deadline_ < armed_) timer_.cancel(); // the watchdog wakes and sleeps until the earlier deadline
-    co_await socket_.async_wait(what, asio::redirect_error(asio::use_awaitable, ec));
+    return true;
+  }
+  // After waiting: a wait cut short by the watchdog reports beast::error::timeout.
+  void finish_wait(error_code& ec) const {
     if (expired_) ec = boost::beast::error::timeout;
   }
 
@@ -106,7 +110,9 @@ public:
     for (;;) {
       const std::size_t n = connection_.socket().read_some(buffer, ec);
       if (ec != asio::error::would_block) co_return n;
-      co_await connection_.wait(tcp::socket::wait_read, ec);
+      if (!connection_.prepare_wait(ec)) co_return 0;
+      co_await connection_.socket().async_wait(tcp::socket::wait_read, asio::redirect_error(asio::use_awaitable, ec));
+      connection_.finish_wait(ec);
       if (ec) co_return 0;
     }
   }
@@ -115,7 +121,9 @@ public:
     while (buffer.size() > 0) {
       const std::size_t n = connection_.socket().write_some(buffer, ec);
       if (ec == asio::error::would_block) {
-        co_await connection_.wait(tcp::socket::wait_write, ec);
+        if (!connection_.prepare_wait(ec)) co_return;
+        co_await connection_.socket().async_wait(tcp::socket::wait_write, asio::redirect_error(asio::use_awaitable, ec));
+        connection_.finish_wait(ec);
         if (ec) co_return;
         continue;
       }
@@ -139,26 +147,30 @@ public:
   }
   Connection& connection() { return connection_; }
 
-  asio::awaitable<void> handshake(error_code& ec) {
-    co_await drive([this](std::size_t&) { return SSL_do_handshake(ssl_.get()); }, ec);
+  // These return drive()'s awaitable itself (one coroutine frame per call, not two); the
+  // lambdas hold copies of what they use.
+  asio::awaitable<std::size_t> handshake(error_code& ec) {
+    return drive([ssl = ssl_.get()](std::size_t&) { return SSL_do_handshake(ssl); }, ec);
   }
 
   asio::awaitable<std::size_t> read_some(asio::mutable_buffer buffer, error_code& ec) {
-    co_return co_await drive(
-        [&](std::size_t& n) { return SSL_read_ex(ssl_.get(), buffer.data(), buffer.size(), &n); }, ec);
+    return drive([ssl = ssl_.get(), buffer](std::size_t& n) { return SSL_read_ex(ssl, buffer.data(), buffer.size(), &n); },
+                 ec);
   }
 
-  asio::awaitable<void> write(asio::const_buffer buffer, error_code& ec) {
-    while (buffer.size() > 0 && !ec) {
-      // Retried with the same arguments after a WANT_WRITE, as SSL_write requires.
-      buffer += co_await drive(
-          [&](std::size_t& n) { return SSL_write_ex(ssl_.get(), buffer.data(), buffer.size(), &n); }, ec);
-    }
+  // Without SSL_MODE_ENABLE_PARTIAL_WRITE, SSL_write_ex succeeds only once all of `buffer`
+  // is written; after a WANT_WRITE it is retried with the same arguments, as required.
+  asio::awaitable<std::size_t> write(asio::const_buffer buffer, error_code& ec) {
+    return drive(
+        [ssl = ssl_.get(), buffer](std::size_t& n) {
+          return buffer.size() == 0 ? 1 : SSL_write_ex(ssl, buffer.data(), buffer.size(), &n);
+        },
+        ec);
   }
 
   // Sends close_notify (not waiting for the peer's: the connection closes next).
-  asio::awaitable<void> shutdown(error_code& ec) {
-    co_await drive([this](std::size_t&) { return SSL_shutdown(ssl_.get()) >= 0 ? 1 : -1; }, ec);
+  asio::awaitable<std::size_t> shutdown(error_code& ec) {
+    return drive([ssl = ssl_.get()](std::size_t&) { return SSL_shutdown(ssl) >= 0 ? 1 : -1; }, ec);
   }
 
 private:
@@ -173,12 +185,16 @@ private:
       std::size_t n = 0;
       const int result = call(n);
       if (result > 0) co_return n;
-      switch (SSL_get_error(ssl_.get(), result)) {
+      const int error = SSL_get_error(ssl_.get(), result);
+      switch (error) {
       case SSL_ERROR_WANT_READ:
-        co_await connection_.wait(tcp::socket::wait_read, ec);
-        break;
       case SSL_ERROR_WANT_WRITE:
-        co_await connection_.wait(tcp::socket::wait_write, ec);
+        if (connection_.prepare_wait(ec)) {
+          const bool read = error == SSL_ERROR_WANT_READ;
+          co_await connection_.socket().async_wait(read ? tcp::socket::wait_read : tcp::socket::wait_write,
+                                                   asio::redirect_error(asio::use_awaitable, ec));
+          connection_.finish_wait(ec);
+        }
         break;
       case SSL_ERROR_ZERO_RETURN:
         ec = asio::error::eof;

@@ -129,41 +129,49 @@ std::string serialize(Response&& in, unsigned version, bool keep_alive) {
   return out;
 }
 
-// Feeds `parser` from `buffer`, reading more from `stream` whenever it needs more, until
-// done(parser). The loop of Beast's http::async_read_some without its composed-operation
-// layers, and without the extra trip through the event loop when the buffer already holds
-// what is needed (the common case for a request body). Limits are the parser's, as there.
-template <class Stream, class Parser, class Done>
-asio::awaitable<void> read_message_part(Stream& stream, beast::flat_buffer& buffer, Parser& parser, Done done,
-                                        error_code& ec) {
+// Reading a request is Beast's http::async_read_some loop written out, without its
+// composed-operation layers and without the extra trip through the event loop when the
+// buffer already holds what is needed (the usual case for a body); the limits are the
+// parser's, as there. serve() runs: parse what is buffered; if more is needed, read into
+// read_space(); on end of input, end_of_input().
+
+// Feeds the parser what `buffer` holds. True once done(parser); false when more input is
+// needed (ec clear) or the input is invalid (ec set).
+template <class Parser, class Done>
+bool parse_buffered(beast::flat_buffer& buffer, Parser& parser, Done done, error_code& ec) {
   ec = {};
   while (!done(parser)) {
-    if (buffer.size() > 0) {
-      const std::size_t used = parser.put(buffer.data(), ec);
-      buffer.consume(used);
-      if (!ec && used > 0) continue;
-      if (ec && ec != http::error::need_more) co_return;
-      ec = {};
-    }
-    const std::size_t size = beast::read_size(buffer, 65536);
-    if (size == 0) {
-      ec = http::error::buffer_overflow;
-      co_return;
-    }
-    const std::size_t n = co_await stream.read_some(buffer.prepare(size), ec);
-    buffer.commit(n);
-    if (ec == asio::error::eof) {
-      if (!parser.got_some()) {
-        ec = http::error::end_of_stream;
-        co_return;
-      }
-      ec = {};
-      parser.put_eof(ec);
-      co_return;
-    }
-    if (ec) co_return;
+    if (buffer.size() == 0) return false;
+    const std::size_t used = parser.put(buffer.data(), ec);
+    buffer.consume(used);
+    if (!ec && used > 0) continue;
+    if (ec == http::error::need_more) ec = {};
+    return false;
   }
+  return true;
 }
+
+asio::mutable_buffer read_space(beast::flat_buffer& buffer, error_code& ec) {
+  const std::size_t size = beast::read_size(buffer, 65536);
+  if (size == 0) {
+    ec = http::error::buffer_overflow;
+    return {};
+  }
+  return buffer.prepare(size);
+}
+
+template <class Parser>
+void end_of_input(Parser& parser, error_code& ec) {
+  if (!parser.got_some()) {
+    ec = http::error::end_of_stream;
+    return;
+  }
+  ec = {};
+  parser.put_eof(ec);
+}
+
+constexpr auto header_done = [](const auto& parser) { return parser.is_header_done(); };
+constexpr auto message_done = [](const auto& parser) { return parser.is_done(); };
 
 } // namespace
 
@@ -428,7 +436,13 @@ asio::awaitable<void> Server::Impl::serve(Stream& stream, ConnectionControl& con
     error_code ec;
     stream.connection().expires_after(first ? options_.read_timeout : options_.idle_timeout);
     parser.eager(false);
-    co_await read_message_part(stream, buffer, parser, [](const auto& p) { return p.is_header_done(); }, ec);
+    while (!parse_buffered(buffer, parser, header_done, ec) && !ec) {
+      const auto space = read_space(buffer, ec);
+      if (ec) break;
+      buffer.commit(co_await stream.read_some(space, ec));
+      if (ec == asio::error::eof) end_of_input(parser, ec);
+      if (ec) break;
+    }
     control.idle = false;
 
     std::optional<Response> refusal;
@@ -452,7 +466,13 @@ asio::awaitable<void> Server::Impl::serve(Stream& stream, ConnectionControl& con
       }
       stream.connection().expires_after(options_.read_timeout);
       parser.eager(true);
-      co_await read_message_part(stream, buffer, parser, [](const auto& p) { return p.is_done(); }, ec);
+      while (!parse_buffered(buffer, parser, message_done, ec) && !ec) {
+        const auto space = read_space(buffer, ec);
+        if (ec) break;
+        buffer.commit(co_await stream.read_some(space, ec));
+        if (ec == asio::error::eof) end_of_input(parser, ec);
+        if (ec) break;
+      }
       if (ec == http::error::body_limit) {
         refusal = Response::text(413, "request body too large; limit is " + std::to_string(options_.max_body_bytes) +
                                           " bytes\n");
