@@ -1,5 +1,6 @@
 // Watches and informers: cache + handlers, resume from the last resourceVersion after a server
 // restart, and 410 Gone → relist.
+#include <algorithm>
 #include <mutex>
 
 #include "dha/kube/informer.hpp"
@@ -102,6 +103,31 @@ TEST_F(KubeInformers, LabelSelectorLimitsTheCache) {
                  return bad;
                }()),
                SelectorError);
+}
+
+// list(namespace, selector) on an all-namespaces informer: exactly that namespace (not one whose
+// name merely starts with it) and, within it, the selector.
+TEST_F(KubeInformers, ListOfOneNamespaceFromAnAllNamespacesCache) {
+  ensure_namespace("wx");
+  client_->create(configmaps("w"), configmap("one", "w", R"({"tier":"db"})"));
+  client_->create(configmaps("w"), configmap("two", "w", R"({"tier":"web"})"));
+  client_->create(configmaps("wx"), configmap("three", "wx", R"({"tier":"db"})"));
+  client_->create(configmaps("g"), configmap("four", "g", R"({"tier":"db"})"));
+  Informer inf(*client_, configmaps(""), fast());
+  inf.start();
+  ASSERT_TRUE(inf.wait_for_sync(std::chrono::seconds(10)));
+  auto names = [](const std::vector<ObjectPtr>& objs) {
+    std::vector<std::string> out;
+    for (const auto& o : objs) out.push_back(namespace_of(*o) + "/" + name_of(*o));
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  EXPECT_EQ(names(inf.list("w")), (std::vector<std::string>{"w/one", "w/two"}));
+  EXPECT_EQ(names(inf.list("w", LabelSelector::parse("tier=db"))), (std::vector<std::string>{"w/one"}));
+  EXPECT_EQ(names(inf.list("wx")), (std::vector<std::string>{"wx/three"}));
+  EXPECT_TRUE(inf.list("v").empty());
+  EXPECT_EQ(names(inf.list("", LabelSelector::parse("tier=db"))),
+            (std::vector<std::string>{"g/four", "w/one", "wx/three"}));
 }
 
 TEST_F(KubeInformers, WatchFromAnExpiredVersionIsGone) {
