@@ -5,7 +5,6 @@
 
 #include "dha/kube/json.hpp"
 #include "dha/sdk/metrics_types.hpp"
-#include "operator/api_calls.hpp"
 #include "operator/quota_ceiling.hpp"
 #include "tenancy/query_template.hpp"
 
@@ -30,8 +29,8 @@ std::int32_t saturate_int32(std::int64_t v) {
 
 }  // namespace
 
-Observer::Observer(kube::Client& client, const PluginSet& plugins, SelfMetrics& metrics, ObserverOptions options)
-    : client_(client), plugins_(plugins), metrics_(metrics), options_(options) {}
+Observer::Observer(const CachedReader& reader, const PluginSet& plugins, SelfMetrics& metrics, ObserverOptions options)
+    : reader_(reader), plugins_(plugins), metrics_(metrics), options_(options) {}
 
 ObserveResult Observer::observe(const ObserveRequest& r) const {
   ObserveResult out;
@@ -52,12 +51,12 @@ void Observer::observe_health(const ObserveRequest& r, ObserveResult& out) const
   obs.health_known = false;
   obs.available_replicas = obs.current_replicas;
   const sdk::HealthSource& source = r.topology.health;
-  std::optional<rapidjson::Document> object;
+  kube::ObjectPtr object;
   if (source.source == sdk::HealthSource::Source::kObject) {
     kube::ResourceRef ref{source.api_group, source.version, source.plural, r.namespace_name, source.name};
     out.health_object = ref;
     try {
-      object = counted_api_call(metrics_, "get", [&] { return client_.get_if_exists(ref); });
+      object = reader_.get(ref);
     } catch (const std::exception& e) {
       out.problems.push_back("health object " + source.kind + " " + source.name + " unreadable: " + e.what());
       return;
@@ -94,25 +93,22 @@ void Observer::observe_quota(const ObserveRequest& r, ObserveResult& out) const 
   }
   const auto per_pod = per_pod_resources(cpu, memory, r.topology.resources_preset);
   if (!per_pod) return;
-  kube::ListPage page;
+  std::vector<kube::ObjectPtr> items;
   try {
-    page = counted_api_call(metrics_, "list",
-                            [&] { return client_.list_all(kube::resources::resource_quotas(r.namespace_name)); });
+    items = reader_.list(kube::resources::resource_quotas(r.namespace_name));
   } catch (const std::exception& e) {
     out.problems.push_back(std::string("resource quotas unreadable (no ceiling applied): ") + e.what());
     return;
   }
   std::vector<const rapidjson::Value*> quotas;
-  if (const auto* items = kube::find_path(page.list, {"items"}); items != nullptr && items->IsArray())
-    for (const auto& item : items->GetArray()) quotas.push_back(&item);
+  for (const auto& item : items) quotas.push_back(item.get());
   out.observation.quota_max_replicas =
       max_replicas_within_quota(quotas, out.observation.current_replicas, *per_pod);
 }
 
 std::optional<std::string> Observer::monitoring_namespace(const std::string& ns, ObserveResult& out) const {
   try {
-    auto object = counted_api_call(metrics_, "get",
-                                   [&] { return client_.get_if_exists(kube::resources::namespaces().named(ns)); });
+    const auto object = reader_.get(kube::resources::namespaces().named(ns));
     if (!object) return std::nullopt;
     const auto labels = kube::labels_of(*object);
     auto it = labels.find(kMonitoringNamespaceLabel);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "dha/kube/client.hpp"
+#include "operator/cached_reader.hpp"
 #include "dha/model/observation.hpp"
 #include "dha/model/spec.hpp"
 #include "dha/sdk/engine_types.hpp"
@@ -16,7 +17,8 @@
 // OBSERVE (ARCHITECTURE §2): everything one reconcile needs to know about a target, gathered
 // into one immutable model::Observation. The target object and its topology come in (the
 // reconciler read them, since several early stops depend on them); this reads the health
-// object, the namespace's monitoring label, the ResourceQuotas and the metrics.
+// object, the namespace's monitoring label, the ResourceQuotas (all three through the
+// CachedReader: informer caches once synced) and the metrics.
 namespace dha::op {
 
 inline constexpr const char* kMonitoringNamespaceLabel = "namespace.cozystack.io/monitoring";
@@ -43,7 +45,7 @@ struct ObserverOptions {
 
 class Observer {
  public:
-  Observer(kube::Client& client, const PluginSet& plugins, SelfMetrics& metrics, ObserverOptions options = {});
+  Observer(const CachedReader& reader, const PluginSet& plugins, SelfMetrics& metrics, ObserverOptions options = {});
   ObserveResult observe(const ObserveRequest& request) const;
 
  private:
@@ -56,7 +58,7 @@ class Observer {
                               const std::optional<std::string>& monitoring_ns, bool take_max,
                               const std::string& what, std::vector<std::string>& problems) const;
 
-  kube::Client& client_;
+  const CachedReader& reader_;
   const PluginSet& plugins_;
   SelfMetrics& metrics_;
   ObserverOptions options_;

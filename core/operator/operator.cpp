@@ -16,6 +16,7 @@
 #include "dha/server/server.hpp"
 #include "dha/server/standard_routes.hpp"
 #include "dha/telemetry/registry.hpp"
+#include "operator/cached_reader.hpp"
 #include "operator/metrics_auth.hpp"
 #include "operator/plugin_set.hpp"
 #include "operator/reconciler.hpp"
@@ -70,6 +71,7 @@ struct Operator::Parts {
   std::unique_ptr<kube::Client> client;
   telemetry::Registry registry;
   std::unique_ptr<SelfMetrics> metrics;
+  std::unique_ptr<CachedReader> reader;
   std::unique_ptr<kube::EventRecorder> events;
   kube::OwnerIndex owners;
   std::unique_ptr<Reconciler> reconciler;
@@ -106,18 +108,21 @@ std::uint16_t Operator::probe_port() const { return parts_->probes ? parts_->pro
 std::uint16_t Operator::metrics_port() const { return parts_->metrics_server ? parts_->metrics_server->port() : 0; }
 std::uint16_t Operator::webhook_port() const { return parts_->webhook ? parts_->webhook->port() : 0; }
 
-void Operator::ensure_watch(const kube::ResourceRef& collection) {
+void Operator::ensure_watch(const kube::ResourceRef& collection, bool owned) {
   Parts& p = *parts_;
   const std::string id = collection.plural + "." + collection.group + "/" + collection.version;
   std::lock_guard lock(p.watch_mu);
   if (stopping_ || p.secondary.count(id) != 0) return;
   auto informer = std::make_unique<kube::Informer>(*p.client, collection);
   const kube::ResourceRef resource = collection;
-  p.controller->watch_secondary(*informer, [&owners = p.owners, resource](const rapidjson::Value& obj) {
-    return owners.owners_of(kube::secondary_key(resource, obj));
-  });
+  if (owned) {
+    p.controller->watch_secondary(*informer, [&owners = p.owners, resource](const rapidjson::Value& obj) {
+      return owners.owners_of(kube::secondary_key(resource, obj));
+    });
+  }
+  p.reader->add(*informer);
   informer->start();
-  spdlog::info("watching {} for changes to DHA targets", id);
+  spdlog::info("watching {}{}", id, owned ? " for changes to DHA targets" : " (cache)");
   p.secondary[id] = std::move(informer);
 }
 
@@ -142,7 +147,8 @@ void Operator::start() {
 
   ReconcilerOptions ro;
   ro.sync_period = options_.sync_period;
-  p.reconciler = std::make_unique<Reconciler>(*p.client, *p.plugins, *p.events, *p.metrics, p.owners, ro,
+  p.reader = std::make_unique<CachedReader>(*p.client, *p.metrics);
+  p.reconciler = std::make_unique<Reconciler>(*p.client, *p.reader, *p.plugins, *p.events, *p.metrics, p.owners, ro,
                                               [this](const kube::ResourceRef& c) { ensure_watch(c); });
   kube::ControllerOptions co;
   co.workers = options_.workers;
@@ -188,6 +194,9 @@ void Operator::start() {
   }
 
   p.dha_informer->start();
+  // Every reconcile reads its namespace (monitoring label) and the namespace's quotas: cached.
+  ensure_watch(kube::resources::namespaces(), false);
+  ensure_watch(kube::resources::resource_quotas(), false);
   if (!options_.leader_elect) {
     p.metrics->set_leader(true);
     p.controller->start();

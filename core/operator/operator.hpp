@@ -58,7 +58,9 @@ class Operator {
 
  private:
   struct Parts;
-  void ensure_watch(const kube::ResourceRef& collection);
+  // Starts (once) an informer on `collection` in all namespaces and serves reads from it; with
+  // `owned`, its changes also enqueue the DHAs that reference the changed object.
+  void ensure_watch(const kube::ResourceRef& collection, bool owned = true);
   void fail(const std::string& why);
 
   OperatorOptions options_;

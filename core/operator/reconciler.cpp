@@ -71,7 +71,7 @@ struct Reconciler::Context {
   model::DhaSpec spec;
   const EngineBinding* engine = nullptr;
   kube::ResourceRef target_ref;
-  rapidjson::Document target;
+  kube::ObjectPtr target;  // from the informer cache: shared, read-only
   sdk::Topology topology;
 };
 
@@ -104,16 +104,18 @@ bool conflict_already_reported(const model::DhaStatus& previous) {
   return c != nullptr && c->status == "True" && c->reason == reasons::kOwnershipConflict;
 }
 
-Reconciler::Reconciler(kube::Client& client, const PluginSet& plugins, kube::EventRecorder& events,
-                       SelfMetrics& metrics, kube::OwnerIndex& owners, ReconcilerOptions options, WatchRequest watch)
+Reconciler::Reconciler(kube::Client& client, const CachedReader& reader, const PluginSet& plugins,
+                       kube::EventRecorder& events, SelfMetrics& metrics, kube::OwnerIndex& owners,
+                       ReconcilerOptions options, WatchRequest watch)
     : client_(client),
+      reader_(reader),
       plugins_(plugins),
       events_(events),
       metrics_(metrics),
       owners_(owners),
       options_(std::move(options)),
       watch_(std::move(watch)),
-      observer_(client, plugins, metrics, options_.observer),
+      observer_(reader, plugins, metrics, options_.observer),
       status_writer_(client, metrics) {
   if (!options_.now) options_.now = &system_now;
 }
@@ -210,17 +212,15 @@ kube::ReconcileResult Reconciler::reconcile_dha(const std::string& ns, const std
   owners_.set(ns + "/" + name, {kube::secondary_key(ctx.target_ref, ns, target.name)});
   if (watch_) watch_(ctx.target_ref.collection().in_namespace(""));
 
-  std::optional<rapidjson::Document> target_obj;
   try {
-    target_obj = counted_api_call(metrics_, "get", [&] { return client_.get_if_exists(ctx.target_ref); });
+    ctx.target = reader_.get(ctx.target_ref);
   } catch (const kube::ApiError& e) {
     return stop(ctx, kNotScalable, fmt::format("get {} {}: {}", kind.kind, target.name, e.what()));
   }
-  if (!target_obj) return stop(ctx, kNotScalable, fmt::format("get {} {}: not found", kind.kind, target.name));
-  ctx.target = std::move(*target_obj);
+  if (!ctx.target) return stop(ctx, kNotScalable, fmt::format("get {} {}: not found", kind.kind, target.name));
 
   const auto* engine = ctx.engine->instance;
-  const auto topo = engine->call(engine->engine()->topology, kube::to_json(ctx.target));
+  const auto topo = engine->call(engine->engine()->topology, kube::to_json(*ctx.target));
   if (!topo.ok()) return stop(ctx, kNotScalable, topo.error.empty() ? "the engine adapter cannot read the target" : topo.error);
   try {
     ctx.topology = sdk::Topology::from_json(sdk::json::parse(topo.output, "topology"));
@@ -258,7 +258,7 @@ kube::ReconcileResult Reconciler::stop(Context& ctx, const std::string& reason, 
 }
 
 kube::ReconcileResult Reconciler::decide_and_act(Context& ctx) {
-  const ObserveResult observed = observer_.observe({ctx.ns, ctx.name, ctx.spec, *ctx.engine, ctx.target, ctx.topology});
+  const ObserveResult observed = observer_.observe({ctx.ns, ctx.name, ctx.spec, *ctx.engine, *ctx.target, ctx.topology});
   std::vector<std::string> secondaries{kube::secondary_key(ctx.target_ref, ctx.ns, ctx.target_ref.name)};
   if (observed.health_object) {
     secondaries.push_back(kube::secondary_key(*observed.health_object, ctx.ns, observed.health_object->name));
@@ -282,13 +282,13 @@ kube::ReconcileResult Reconciler::decide_and_act(Context& ctx) {
   if (d.ownership_conflict && !conflict_already_reported(ctx.previous)) {
     record(ctx.dha, kube::EventType::Warning, "OwnershipConflict",
            fmt::format("replicas changed to {} by a competing writer (marker=\"{}\"); not entering a write war",
-                       d.current_replicas, marker_of(ctx.target)));
+                       d.current_replicas, marker_of(*ctx.target)));
   }
 
   const DhaGauges gauges{d.current_replicas, d.desired_replicas, d.limited || d.ownership_conflict, !d.able_to_scale};
   if (d.apply) {
     try {
-      actuate(*ctx.engine, ctx.target_ref, ctx.target, ctx.topology.replicas_path, ctx.ns, ctx.name, false,
+      actuate(*ctx.engine, ctx.target_ref, *ctx.target, ctx.topology.replicas_path, ctx.ns, ctx.name, false,
               d.current_replicas, d.desired_replicas);
     } catch (const std::exception& e) {
       // Nothing is persisted: the state moves only once the patch is in (the next cycle retries).

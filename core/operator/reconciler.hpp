@@ -44,8 +44,9 @@ class Reconciler {
   // object kind) so that the operator can watch it; may be empty.
   using WatchRequest = std::function<void(const kube::ResourceRef& collection)>;
 
-  Reconciler(kube::Client& client, const PluginSet& plugins, kube::EventRecorder& events, SelfMetrics& metrics,
-             kube::OwnerIndex& owners, ReconcilerOptions options, WatchRequest watch = {});
+  // `reader` serves the target, health object, namespace and quota reads (cached_reader.hpp).
+  Reconciler(kube::Client& client, const CachedReader& reader, const PluginSet& plugins, kube::EventRecorder& events,
+             SelfMetrics& metrics, kube::OwnerIndex& owners, ReconcilerOptions options, WatchRequest watch = {});
 
   kube::ReconcileResult reconcile(const std::string& key);
 
@@ -67,6 +68,7 @@ class Reconciler {
   void forget(const std::string& ns, const std::string& name);
 
   kube::Client& client_;
+  const CachedReader& reader_;
   const PluginSet& plugins_;
   kube::EventRecorder& events_;
   SelfMetrics& metrics_;

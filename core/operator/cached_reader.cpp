@@ -1,0 +1,38 @@
+#include "operator/cached_reader.hpp"
+
+#include "operator/api_calls.hpp"
+
+namespace dha::op {
+
+std::string resource_id(const kube::ResourceRef& ref) { return ref.plural + "." + ref.group + "/" + ref.version; }
+
+void CachedReader::add(const kube::Informer& informer) {
+  std::lock_guard lock(mu_);
+  informers_[resource_id(informer.resource())] = &informer;
+}
+
+const kube::Informer* CachedReader::synced_informer(const kube::ResourceRef& ref) const {
+  std::lock_guard lock(mu_);
+  auto it = informers_.find(resource_id(ref));
+  return it != informers_.end() && it->second->has_synced() ? it->second : nullptr;
+}
+
+kube::ObjectPtr CachedReader::get(const kube::ResourceRef& ref) const {
+  if (const auto* informer = synced_informer(ref))
+    return informer->get(ref.namespace_.empty() ? ref.name : ref.namespace_ + "/" + ref.name);
+  auto object = counted_api_call(metrics_, "get", [&] { return client_.get_if_exists(ref); });
+  if (!object) return nullptr;
+  return std::make_shared<const rapidjson::Document>(std::move(*object));
+}
+
+std::vector<kube::ObjectPtr> CachedReader::list(const kube::ResourceRef& collection) const {
+  if (const auto* informer = synced_informer(collection)) return informer->list(collection.namespace_);
+  auto page = counted_api_call(metrics_, "list", [&] { return client_.list_all(collection); });
+  std::vector<kube::ObjectPtr> out;
+  if (const auto* items = kube::find_path(page.list, {"items"}); items != nullptr && items->IsArray()) {
+    for (const auto& item : items->GetArray()) out.push_back(std::make_shared<const rapidjson::Document>(kube::copy_json(item)));
+  }
+  return out;
+}
+
+}  // namespace dha::op

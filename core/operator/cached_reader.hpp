@@ -1,0 +1,47 @@
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "dha/kube/client.hpp"
+#include "dha/kube/informer.hpp"
+#include "dha/kube/json.hpp"
+#include "operator/self_metrics.hpp"
+
+// The reads a reconcile makes besides the DHA itself — the target, the health object, the
+// namespace, the namespace's ResourceQuotas — answered from the operator's watch-fed informer
+// caches once the informer for that resource has synced, and by a GET/LIST (counted in
+// db_autoscaler_api_requests_total) before that or when no informer is registered.
+// At 10 000 DHAs that is ~4 fewer API requests per reconcile (issue 11); the cache is as fresh
+// as the watch, which is what controller-runtime's cached client gives too. The DHA itself is
+// still read with a GET: its status carries the decision state, and a status write must start
+// from the latest one.
+namespace dha::op {
+
+class CachedReader {
+ public:
+  CachedReader(kube::Client& client, SelfMetrics& metrics) : client_(client), metrics_(metrics) {}
+
+  // `informer` watches its resource in all namespaces and outlives this reader. Thread-safe.
+  void add(const kube::Informer& informer);
+
+  // The object, or nullptr when it does not exist; API errors of the fallback GET propagate.
+  kube::ObjectPtr get(const kube::ResourceRef& ref) const;
+  // Every object of `collection` in collection.namespace_ (which must be set).
+  std::vector<kube::ObjectPtr> list(const kube::ResourceRef& collection) const;
+
+ private:
+  const kube::Informer* synced_informer(const kube::ResourceRef& ref) const;
+
+  kube::Client& client_;
+  SelfMetrics& metrics_;
+  mutable std::mutex mu_;
+  std::map<std::string, const kube::Informer*> informers_;  // by resource_id()
+};
+
+// "<plural>.<group>/<version>": which informer serves a reference.
+std::string resource_id(const kube::ResourceRef& ref);
+
+}  // namespace dha::op
