@@ -11,6 +11,14 @@ namespace dha::admission {
 std::string format_go_float(double value) {
   if (std::isnan(value)) return "NaN";
   if (std::isinf(value)) return value > 0 ? "+Inf" : "-Inf";
+  // Whole numbers of magnitude below 1e6 (every replica count) are printed as plain
+  // integers; this spares the digit shuffling below in the common case. -0 keeps its sign
+  // through the general path.
+  if (value == std::trunc(value) && std::fabs(value) < 1e6 && !(value == 0 && std::signbit(value))) {
+    char digits[16];
+    auto [end, ec] = std::to_chars(digits, digits + sizeof digits, static_cast<long>(value));
+    if (ec == std::errc{}) return std::string(digits, end);
+  }
 
   // to_chars in scientific form yields the shortest round-trip digits, "d.ddde±XX", which is
   // the digit string Go's shortest mode computes; only the layout differs.
