@@ -80,7 +80,8 @@ struct Report {
 //                  before it arrived (§3.4 step 1: no metric, no scale; rollbacks included)
 //   down-window    a scale-down (not a rollback) from c only when every recommendation the DHA
 //                  recorded in the down window before it is below c (§3.8, Part A 1)
-//   dry-run        no write at all to a dry-run DHA's target (Part A 5)
+//   dry-run        no write at all to a dry-run DHA's target (Part A 5); each Scale/Rollback
+//                  decision such a DHA records in status counts as one check
 Report check(const Rules& rules, const std::vector<testing::AuditEntry>& audit, const std::vector<MetricPush>& pushes);
 
 // Part A 1 across a restart: every status field the DHA had before still exists after, and the

@@ -104,7 +104,7 @@ TEST(SoakInvariants, ACleanLogPassesEveryRule) {
   const auto report = check(rules(), log.entries, pushes_every_second(30s));
   EXPECT_TRUE(report.violations.empty()) << report.violations[0].rule << ": " << report.violations[0].state;
   EXPECT_EQ(report.writes_checked, 3u);
-  for (const char* rule : {"quorum-floor", "max", "quota", "ownership", "leader", "fresh-metric", "dry-run"})
+  for (const char* rule : {"quorum-floor", "max", "quota", "ownership", "leader", "fresh-metric"})
     EXPECT_GT(report.passed.count(rule), 0u) << rule;
 }
 
@@ -163,6 +163,16 @@ TEST(SoakInvariants, TheSyntheticClockIsWhatTheCasesAssume) {
   Time t;
   ASSERT_TRUE(parse_rfc3339("2027-01-15T08:00:00Z", t));
   EXPECT_EQ(t, kT0);
+}
+
+TEST(SoakInvariants, ADryRunScaleDecisionWithoutAWriteIsOnePassedCheck) {
+  auto log = Log::world();
+  const std::string decision = R"({"status":{"lastDecision":{"kind":"Scale","time":"2027-01-15T08:00:02Z"}}})";
+  log.add(2s, "PUT", kDha + "/status", kA, decision).add(3s, "PUT", kDha + "/status", kA, decision);  // same decision
+  log.add(4s, "PUT", kDha + "/status", kA, R"({"status":{"lastDecision":{"kind":"NoChange","time":"2027-01-15T08:00:04Z"}}})");
+  const auto report = check(rules(/*dry_run=*/true), log.entries, pushes_every_second(30s));
+  EXPECT_TRUE(report.violations.empty());
+  EXPECT_EQ(report.passed.at("dry-run"), 1u);
 }
 
 TEST(SoakInvariants, ARecommendationOlderThanTheWindowDoesNotBlock) {
