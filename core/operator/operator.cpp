@@ -139,6 +139,8 @@ void Operator::start() {
 
   kube::ConfigFlags flags;
   flags.kubeconfig = options_.kubeconfig;
+  flags.qps = options_.kube_api_qps;
+  flags.burst = options_.kube_api_burst;
   p.config = kube::Config::load(flags);
   spdlog::info("API server {} ({})", p.config.server, p.config.source);
   p.client = std::make_unique<kube::Client>(p.config);
