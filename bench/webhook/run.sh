@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Admission requests/s and p50/p99 over TLS keep-alive, webhook vs nginx serving a static
-# AdmissionReview response over TLS, in the same run on loopback.
+# AdmissionReview response over TLS, in the same run on loopback; and the CPU time each
+# server spent per request (all its threads and child processes, from /proc/*/schedstat),
+# which unlike requests/s does not depend on how much of its core a loaded machine left it.
 #
 #   bench/webhook/run.sh [SECONDS_PER_RUN]          default 10
 #
@@ -8,7 +10,7 @@
 #                        it with -DCMAKE_BUILD_TYPE=Release, target webhook_bench_server)
 #      CONNECTIONS       wrk connection counts to try (default "1 8 32")
 #      SERVER_CPU / LOAD_CPU  CPUs to pin the server and wrk to (default 1 and 0)
-# Needs: wrk, nginx, openssl, curl, taskset (apt-get install wrk nginx).
+# Needs: wrk, nginx, openssl, curl, taskset, pgrep (apt-get install wrk nginx).
 # Every load run is bounded by SECONDS_PER_RUN; both servers are stopped on exit.
 set -euo pipefail
 
@@ -19,7 +21,7 @@ connections="${CONNECTIONS:-1 8 32}"
 server_cpu="${SERVER_CPU:-1}"
 load_cpu="${LOAD_CPU:-0}"
 
-for tool in wrk nginx openssl curl taskset; do
+for tool in wrk nginx openssl curl taskset pgrep; do
   command -v "$tool" >/dev/null || { echo "error: $tool not found (apt-get install wrk nginx)" >&2; exit 2; }
 done
 [[ -x "$server_bin" ]] || { echo "error: $server_bin not built (cmake --build <release dir> --target webhook_bench_server)" >&2; exit 2; }
@@ -87,10 +89,12 @@ http {
 }
 CONF
 taskset -c "$server_cpu" nginx -c "$work/nginx.conf" -p "$work/nginx" -g 'daemon off;' &
+nginx_pid=$!
 pids+=($!)
 wait_port "$nginx_port"
 
 taskset -c "$server_cpu" "$server_bin" --cert-dir "$work" --port 0 --threads 1 >"$work/webhook.out" &
+webhook_pid=$!
 pids+=($!)
 for _ in $(seq 100); do grep -q listening "$work/webhook.out" 2>/dev/null && break; sleep 0.05; done
 webhook_port="$(awk '/listening on/ {print $3}' "$work/webhook.out")"
@@ -105,24 +109,42 @@ done
 
 # wrk prints latencies as 812.00us / 1.20ms / 1.01s: convert to ms.
 to_ms() { awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n = n; else if (v ~ /s$/) n *= 1000; printf "%.3f", n }'; }
-measure() { # port connections -> "rps p50 p99"
-  local out
+# CPU nanoseconds used so far by a process: all its threads and those of its children (the
+# nginx worker is a child of the master).
+cpu_ns() {
+  local total=0 p t ns
+  for p in "$1" $(pgrep -P "$1" || true); do
+    for t in /proc/"$p"/task/*/schedstat; do
+      read -r ns _ <"$t" 2>/dev/null && total=$((total + ns))
+    done
+  done
+  echo "$total"
+}
+measure() { # port connections server_pid -> "rps p50 p99 cpu_us_per_request"
+  local out before after
+  before="$(cpu_ns "$3")"
   out="$(taskset -c "$load_cpu" wrk -t1 -c"$2" -d"${seconds}s" --latency -s "$work/post.lua" \
     "https://127.0.0.1:$1/validate-helmrelease-replicas")"
-  local rps p50 p99 errors
+  after="$(cpu_ns "$3")"
+  local rps p50 p99 errors requests
   rps="$(awk '/^Requests\/sec:/ {print $2}' <<<"$out")"
   p50="$(awk '$1 == "50%" {print $2}' <<<"$out")"
   p99="$(awk '$1 == "99%" {print $2}' <<<"$out")"
+  requests="$(awk '/ requests in / {print $1}' <<<"$out")"
   errors="$(awk '/Non-2xx or 3xx responses:|Socket errors:/ {print}' <<<"$out")"
   [[ -z "$errors" ]] || echo "warning: port $1: $errors" >&2
-  echo "$rps $(to_ms "$p50") $(to_ms "$p99")"
+  echo "$rps $(to_ms "$p50") $(to_ms "$p99") $(awk -v d=$((after - before)) -v r="$requests" 'BEGIN { printf "%.1f", (r > 0 ? d / 1000 / r : 0) }')"
 }
 
 echo "wrk ${seconds}s per run, 1 wrk thread on CPU $load_cpu, servers on CPU $server_cpu (1 worker / 1 thread), TLS keep-alive"
-printf '%-6s | %12s %9s %9s | %12s %9s %9s | %10s\n' conns nginx_rps p50_ms p99_ms webhook_rps p50_ms p99_ms rps_ratio
+echo "cpu_us: server CPU time per request; cpu_ratio: nginx's over the webhook's (what rps_ratio would be with a core each)"
+printf '%-6s | %12s %9s %9s %7s | %12s %9s %9s %7s | %9s %9s\n' conns nginx_rps p50_ms p99_ms cpu_us \
+  webhook_rps p50_ms p99_ms cpu_us rps_ratio cpu_ratio
 for c in $connections; do
-  read -r n_rps n_p50 n_p99 <<<"$(measure "$nginx_port" "$c")"
-  read -r w_rps w_p50 w_p99 <<<"$(measure "$webhook_port" "$c")"
+  read -r n_rps n_p50 n_p99 n_cpu <<<"$(measure "$nginx_port" "$c" "$nginx_pid")"
+  read -r w_rps w_p50 w_p99 w_cpu <<<"$(measure "$webhook_port" "$c" "$webhook_pid")"
   ratio="$(awk -v w="$w_rps" -v n="$n_rps" 'BEGIN { printf "%.2f", (n > 0 ? w / n : 0) }')"
-  printf '%-6s | %12s %9s %9s | %12s %9s %9s | %10s\n' "$c" "$n_rps" "$n_p50" "$n_p99" "$w_rps" "$w_p50" "$w_p99" "$ratio"
+  cpu_ratio="$(awk -v w="$w_cpu" -v n="$n_cpu" 'BEGIN { printf "%.2f", (w > 0 ? n / w : 0) }')"
+  printf '%-6s | %12s %9s %9s %7s | %12s %9s %9s %7s | %9s %9s\n' "$c" "$n_rps" "$n_p50" "$n_p99" "$n_cpu" \
+    "$w_rps" "$w_p50" "$w_p99" "$w_cpu" "$ratio" "$cpu_ratio"
 done
