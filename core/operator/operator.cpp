@@ -40,6 +40,13 @@ bool worth_reconciling(const rapidjson::Value& before, const rapidjson::Value& a
   return false;
 }
 
+void keep_metadata_only(rapidjson::Document& object) {
+  if (!object.IsObject()) return;
+  object.RemoveMember("spec");
+  object.RemoveMember("status");
+  kube::drop_managed_fields(object);
+}
+
 std::string make_identity() {
   char host[256] = {};
   if (gethostname(host, sizeof host - 1) != 0 || host[0] == '\0') std::snprintf(host, sizeof host, "db-autoscaler");
@@ -113,7 +120,9 @@ void Operator::ensure_watch(const kube::ResourceRef& collection, bool owned) {
   const std::string id = collection.plural + "." + collection.group + "/" + collection.version;
   std::lock_guard lock(p.watch_mu);
   if (stopping_ || p.secondary.count(id) != 0) return;
-  auto informer = std::make_unique<kube::Informer>(*p.client, collection);
+  kube::InformerOptions cache;
+  cache.transform = kube::drop_managed_fields;
+  auto informer = std::make_unique<kube::Informer>(*p.client, collection, cache);
   const kube::ResourceRef resource = collection;
   if (owned) {
     p.controller->watch_secondary(*informer, [&owners = p.owners, resource](const rapidjson::Value& obj) {
@@ -157,7 +166,12 @@ void Operator::start() {
   p.controller = std::make_unique<kube::Controller>(
       "dha", [&r = *p.reconciler](const std::string& key) { return r.reconcile(key); }, co);
 
-  p.dha_informer = std::make_unique<kube::Informer>(*p.client, kube::resources::dhas());
+  // The DHA cache only feeds the work queue (keys, generation, deletion, finalizers): each
+  // reconcile GETs the DHA it works on, so the cache keeps metadata alone — at 10 000 DHAs
+  // their statuses (history, gate trace) were most of the operator's memory.
+  kube::InformerOptions dha_cache;
+  dha_cache.transform = keep_metadata_only;
+  p.dha_informer = std::make_unique<kube::Informer>(*p.client, kube::resources::dhas(), dha_cache);
   auto& queue = p.controller->queue();
   p.dha_informer->add_handler({[&queue](const kube::ObjectPtr& o) { queue.add(kube::key_of(*o)); },
                                [&queue](const kube::ObjectPtr& before, const kube::ObjectPtr& after) {

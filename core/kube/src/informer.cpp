@@ -26,6 +26,11 @@ ObjectPtr share(rapidjson::Document& doc) {
 
 }  // namespace
 
+void drop_managed_fields(rapidjson::Document& object) {
+  if (object.IsObject() && object.HasMember("metadata") && object["metadata"].IsObject())
+    object["metadata"].RemoveMember("managedFields");
+}
+
 Informer::Informer(Client& client, ResourceRef collection, InformerOptions options)
     : client_(client), collection_(collection.collection()), options_(std::move(options)) {
   // Fail at construction on a bad selector or path rather than in the background thread.
@@ -34,6 +39,15 @@ Informer::Informer(Client& client, ResourceRef collection, InformerOptions optio
 }
 
 Informer::~Informer() { stop(); }
+
+void Informer::transform(rapidjson::Document& doc) const {
+  if (!options_.transform) return;
+  options_.transform(doc);
+  // A pool never gives memory back: copy what is left, so share() sizes it by what remains.
+  rapidjson::Document tight;
+  tight.CopyFrom(doc, tight.GetAllocator());
+  doc.Swap(tight);
+}
 
 void Informer::add_handler(ResourceEventHandler handler) { handlers_.push_back(std::move(handler)); }
 
@@ -118,6 +132,7 @@ void Informer::relist() {
   for (auto& item : page.list["items"].GetArray()) {
     rapidjson::Document doc;
     doc.CopyFrom(item, doc.GetAllocator());
+    transform(doc);
     std::string key = key_of(doc);
     fresh.emplace(std::move(key), share(doc));
   }
@@ -160,6 +175,7 @@ void Informer::apply(WatchEvent&& ev) {
     return;
   }
   const std::string key = key_of(ev.object);
+  transform(ev.object);
   ObjectPtr obj = share(ev.object);
   ObjectPtr old;
   {

@@ -130,6 +130,39 @@ TEST_F(KubeInformers, ListOfOneNamespaceFromAnAllNamespacesCache) {
             (std::vector<std::string>{"g/four", "w/one", "wx/three"}));
 }
 
+// A transform shapes what is cached and what handlers see, on the initial list and on watch
+// events alike; drop_managed_fields removes exactly metadata.managedFields.
+TEST_F(KubeInformers, TransformAppliesToListedAndWatchedObjects) {
+  client_->create(configmaps("w"), configmap("before", "w"));
+  auto options = fast();
+  options.transform = [](rapidjson::Document& obj) {
+    obj.RemoveMember("data");
+    drop_managed_fields(obj);
+  };
+  Informer inf(*client_, configmaps("w"), options);
+  Recorder rec;
+  inf.add_handler(rec.handler());
+  inf.start();
+  ASSERT_TRUE(inf.wait_for_sync(std::chrono::seconds(10)));
+  client_->create(configmaps("w"), configmap("after", "w"));
+  client_->merge_patch(configmaps("w").named("after"), R"({"data":{"k":"v2"}})");
+  ASSERT_TRUE(eventually([&] { return rec.saw("update after "); })) << ::testing::PrintToString(rec.events());
+  for (const char* key : {"w/before", "w/after"}) {
+    const auto obj = inf.get(key);
+    ASSERT_NE(obj, nullptr) << key;
+    EXPECT_FALSE(obj->HasMember("data")) << key;
+    EXPECT_EQ(namespace_of(*obj), "w");
+    EXPECT_FALSE(resource_version_of(*obj).empty());
+  }
+
+  auto doc = parse_json(R"({"metadata":{"name":"x","managedFields":[{"manager":"kubectl"}]},"spec":{"a":1}})");
+  drop_managed_fields(doc);
+  EXPECT_EQ(to_json(doc), R"({"metadata":{"name":"x"},"spec":{"a":1}})");
+  auto odd = parse_json(R"({"metadata":"not an object"})");
+  drop_managed_fields(odd);  // left alone, no throw
+  EXPECT_EQ(to_json(odd), R"({"metadata":"not an object"})");
+}
+
 TEST_F(KubeInformers, WatchFromAnExpiredVersionIsGone) {
   const auto first = client_->create(configmaps("g"), configmap("first", "g"));
   for (int i = 0; i < 15; ++i) client_->merge_patch(configmaps("g").named("first"), R"({"data":{"k":")" + std::to_string(i) + "\"}}");

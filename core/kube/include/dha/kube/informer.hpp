@@ -42,7 +42,15 @@ struct InformerOptions {
   std::int64_t page_size = 500;
   Duration retry_base = std::chrono::milliseconds(200);
   Duration retry_cap = std::chrono::seconds(30);
+  // Applied to every object before it is cached and handed to handlers (client-go's
+  // TransformFunc): drop what nobody reads, so a large cache stays small. Must keep
+  // metadata.name/namespace/resourceVersion. Null = cache objects as received.
+  std::function<void(rapidjson::Document& object)> transform;
 };
+
+// A transform that drops metadata.managedFields (often the largest part of an object, and read
+// by no controller), as controller-runtime's default cache transform does.
+void drop_managed_fields(rapidjson::Document& object);
 
 class Informer {
  public:
@@ -78,6 +86,7 @@ class Informer {
   void relist();
   void watch_once();
   void apply(WatchEvent&& ev);
+  void transform(rapidjson::Document& doc) const;  // options_.transform, then a tight copy
   bool sleep_for(Duration d);  // false when stopped
 
   Client& client_;
