@@ -84,6 +84,16 @@ public:
     if (expired_) ec = boost::beast::error::timeout;
   }
 
+  // Waits until the socket has bytes to read (or reports end of stream / an error). A peek
+  // of one byte rather than async_wait(wait_read): Asio re-arms the descriptor with an
+  // epoll_ctl system call for every async_wait, but not for a receive that finds nothing.
+  asio::awaitable<void> readable(error_code& ec) {
+    if (!prepare_wait(ec)) co_return;
+    co_await socket_.async_receive(asio::buffer(peek_, 1), tcp::socket::message_peek,
+                                   asio::redirect_error(asio::use_awaitable, ec));
+    finish_wait(ec);
+  }
+
   // Closes the socket and lets the watchdog finish.
   void close() {
     closed_ = true;
@@ -99,6 +109,7 @@ private:
   clock::time_point armed_ = clock::time_point::max();
   bool expired_ = false;
   bool closed_ = false;
+  char peek_[1];
 };
 
 class PlainStream {
@@ -110,9 +121,7 @@ public:
     for (;;) {
       const std::size_t n = connection_.socket().read_some(buffer, ec);
       if (ec != asio::error::would_block) co_return n;
-      if (!connection_.prepare_wait(ec)) co_return 0;
-      co_await connection_.socket().async_wait(tcp::socket::wait_read, asio::redirect_error(asio::use_awaitable, ec));
-      connection_.finish_wait(ec);
+      co_await connection_.readable(ec);
       if (ec) co_return 0;
     }
   }
@@ -190,11 +199,11 @@ private:
       const int error = SSL_get_error(ssl_.get(), result);
       switch (error) {
       case SSL_ERROR_WANT_READ:
+        co_await connection_.readable(ec);
+        break;
       case SSL_ERROR_WANT_WRITE:
         if (connection_.prepare_wait(ec)) {
-          const bool read = error == SSL_ERROR_WANT_READ;
-          co_await connection_.socket().async_wait(read ? tcp::socket::wait_read : tcp::socket::wait_write,
-                                                   asio::redirect_error(asio::use_awaitable, ec));
+          co_await connection_.socket().async_wait(tcp::socket::wait_write, asio::redirect_error(asio::use_awaitable, ec));
           connection_.finish_wait(ec);
         }
         break;
