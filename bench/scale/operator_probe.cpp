@@ -2,7 +2,7 @@
 
 #include <unistd.h>
 
-#include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -30,6 +30,25 @@ ProcessSample sample_process(pid_t pid) {
     if (line.rfind("VmHWM:", 0) == 0) s.peak_mib = kib();
   }
   return s;
+}
+
+pid_t child_named(std::string_view comm) {
+  const pid_t self = getpid();
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    const auto open = line.find('('), close = line.rfind(')');
+    if (open == std::string::npos || close == std::string::npos || close + 2 >= line.size()) continue;
+    std::istringstream rest(line.substr(close + 2));
+    std::string state;
+    pid_t parent = 0;
+    rest >> state >> parent;
+    if (parent == self && line.substr(open + 1, close - open - 1) == comm) return static_cast<pid_t>(std::stol(name));
+  }
+  return -1;
 }
 
 namespace {

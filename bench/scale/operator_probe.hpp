@@ -18,6 +18,9 @@ struct ProcessSample {
 // Throws when the process is gone.
 ProcessSample sample_process(pid_t pid);
 
+// A child of this process whose /proc comm is `comm` (15 characters at most), or -1.
+pid_t child_named(std::string_view comm);
+
 // Sum of every sample of `name` whose label set contains `label_filter` ("" = all).
 double metric_sum(std::string_view text, std::string_view name, std::string_view label_filter = {});
 // Number of series of `name` (lines "name{...} value").

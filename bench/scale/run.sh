@@ -38,8 +38,8 @@ extra=()
 {
   echo "sync period ${sync_period}s, leader election $([[ ${#extra[@]} -gt 0 ]] && echo on || echo off), operator on CPU $operator_cpu, API server + VictoriaMetrics on CPU $bench_cpu, $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg), commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')"
   echo
-  echo "| N | namespaces | first pass s | first-pass reconciles/s | steady reconciles/s | API requests / reconcile | by kind / reconcile | metric queries / reconcile | CPU ms / reconcile | CPU s / sync period | RSS MiB | peak RSS MiB | RSS KiB / DHA | load change → PATCH p50 / max s (patched/sample) |"
-  echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+  echo "| N | namespaces | first pass s | first-pass reconciles/s | steady reconciles/s | API requests / reconcile | by kind / reconcile | metric queries / reconcile | CPU ms / reconcile | CPU s / sync period | API server + VM CPU s / sync period | RSS MiB | peak RSS MiB | RSS KiB / DHA | load change → PATCH p50 / max s (patched/sample) |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 } | tee "$out"
 for n in "${sizes[@]}"; do
   [[ "$n" == --quick ]] && n=100

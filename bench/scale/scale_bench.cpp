@@ -24,6 +24,8 @@
 #include <thread>
 #include <vector>
 
+#include <unistd.h>
+
 #include "dha/kube/config.hpp"
 #include "dha/kube/informer.hpp"
 #include "dha/kube/json.hpp"
@@ -53,6 +55,7 @@ struct Args {
   std::string binary = DHA_BINARY;
   std::string log_level = "info";
   std::string work_dir;
+  std::vector<std::string> operator_env;  // extra NAME=VALUE for the operator (experiments)
   double first_pass_timeout = 600;
 };
 
@@ -225,7 +228,7 @@ int run(const Args& args) {
                                 "--log-format=json", "--log-level=" + args.log_level};
   if (args.leader_elect) argv.push_back("--leader-elect");
   const auto started = Clock::now();
-  dha::testing::ChildProcess op(argv, dir + "/operator.log");
+  dha::testing::ChildProcess op(argv, dir + "/operator.log", args.operator_env);
 
   // First pass: every DHA has per-DHA gauges once its first reconcile finished.
   double first_pass_s = -1;
@@ -253,6 +256,8 @@ int run(const Args& args) {
   const double reconciles_before = sb::metric_sum(metrics_of(metrics_port), "db_autoscaler_reconcile_total");
   const double queries_before = vm_queries(vm);
   const auto proc_before = sb::sample_process(op.pid());
+  const pid_t vm_pid = sb::child_named("victoria-metric");
+  const double harness_before = sb::sample_process(getpid()).cpu_seconds + (vm_pid > 0 ? sb::sample_process(vm_pid).cpu_seconds : 0);
   const auto window_start = Clock::now();
 
   // The load change: the sample's connections double; each should get one scale-up PATCH.
@@ -266,6 +271,7 @@ int run(const Args& args) {
   const double reconciles_after = sb::metric_sum(metrics_of(metrics_port), "db_autoscaler_reconcile_total");
   const double queries_after = vm_queries(vm);
   const auto proc_after = sb::sample_process(op.pid());
+  const double harness_after = sb::sample_process(getpid()).cpu_seconds + (vm_pid > 0 ? sb::sample_process(vm_pid).cpu_seconds : 0);
   const double window_s = seconds_since(window_start);
 
   // Latency: wait up to one more sync period for stragglers.
@@ -297,16 +303,19 @@ int run(const Args& args) {
                                                                          static_cast<std::size_t>(p * latencies.size()))]);
   };
 
-  std::cerr << fmt::format("scale: steady window {:.1f}s: {} reconciles, requests: {}\n", window_s, reconciles,
-                           format_verbs(verbs, 1));
+  std::cerr << fmt::format("scale: steady window {:.1f}s: {} reconciles, operator CPU {:.1f}s, API server + VictoriaMetrics "
+                           "+ this process CPU {:.1f}s, requests: {}\n",
+                           window_s, reconciles, cpu, harness_after - harness_before, format_verbs(verbs, 1));
   // | N | ns | first pass s | first-pass rec/s | steady rec/s | API req/rec | by verb | queries/rec |
-  // CPU ms/rec | CPU s per sync period | RSS MiB | peak MiB | KiB/DHA | latency p50/max s (patched/sample) |
+  // CPU ms/rec | CPU s per sync period | harness CPU s per sync period | RSS MiB | peak MiB | KiB/DHA |
+  // latency p50/max s (patched/sample) |
   std::cout << fmt::format(
-      "| {} | {} | {:.1f} | {:.0f} | {:.1f} | {:.2f} | {} | {:.2f} | {:.2f} | {:.1f} | {:.1f} | {:.1f} | {:.1f} | {} / {} ({}/{}) |\n",
+      "| {} | {} | {:.1f} | {:.0f} | {:.1f} | {:.2f} | {} | {:.2f} | {:.2f} | {:.1f} | {:.1f} | {:.1f} | {:.1f} | {:.1f} | {} / {} "
+      "({}/{}) |\n",
       args.n, namespaces, first_pass_s, first_pass_reconciles / first_pass_s, reconciles / window_s,
       reconciles > 0 ? requests / reconciles : 0.0, format_verbs(verbs, reconciles),
       reconciles > 0 ? (queries_after - queries_before) / reconciles : 0.0, reconciles > 0 ? 1000 * cpu / reconciles : 0.0,
-      cpu * args.sync_period / window_s, final_proc.rss_mib, final_proc.peak_mib, final_proc.rss_mib * 1024 / args.n,
+      cpu * args.sync_period / window_s, (harness_after - harness_before) * args.sync_period / window_s, final_proc.rss_mib, final_proc.peak_mib, final_proc.rss_mib * 1024 / args.n,
       pct(0.5), latencies.empty() ? std::string("-") : fmt::format("{:.1f}", latencies.back()), latencies.size(),
       sample_index.size());
   op.stop();
@@ -330,6 +339,7 @@ int main(int argc, char** argv) {
   app.add_option("--log-level", a.log_level, "operator --log-level");
   app.add_option("--work-dir", a.work_dir, "keep kubeconfigs and the operator log here");
   app.add_option("--first-pass-timeout", a.first_pass_timeout, "seconds");
+  app.add_option("--operator-env", a.operator_env, "NAME=VALUE added to the operator's environment (repeatable)");
   CLI11_PARSE(app, argc, argv);
   try {
     return run(a);
