@@ -66,7 +66,8 @@ struct Reconciler::Context {
   rapidjson::Document dha;
   std::int64_t now = 0;
   std::int64_t generation = 0;
-  model::DhaStatus previous;
+  model::DhaStatus stored;    // status as read: what a status write compares against
+  model::DhaStatus previous;  // stored, plus a patch of ours it does not show yet
   model::DhaStatus next;
   model::DhaSpec spec;
   const EngineBinding* engine = nullptr;
@@ -104,6 +105,16 @@ bool conflict_already_reported(const model::DhaStatus& previous) {
   return c != nullptr && c->status == "True" && c->reason == reasons::kOwnershipConflict;
 }
 
+bool restore_unpersisted_patch(model::DecisionState& from_status, const model::DecisionState& after_patch) {
+  if (!after_patch.last_scale_time) return false;
+  if (from_status.last_scale_time && *from_status.last_scale_time >= *after_patch.last_scale_time) return false;
+  from_status.last_applied_replicas = after_patch.last_applied_replicas;
+  from_status.last_scale_time = after_patch.last_scale_time;
+  from_status.in_flight_since = after_patch.in_flight_since;
+  from_status.backoff = after_patch.backoff;
+  return true;
+}
+
 Reconciler::Reconciler(kube::Client& client, const CachedReader& reader, const PluginSet& plugins,
                        kube::EventRecorder& events, SelfMetrics& metrics, kube::OwnerIndex& owners,
                        ReconcilerOptions options, WatchRequest watch)
@@ -138,6 +149,10 @@ kube::ReconcileResult Reconciler::reconcile(const std::string& key) {
 }
 
 void Reconciler::forget(const std::string& ns, const std::string& name) {
+  {
+    std::lock_guard lock(unpersisted_mu_);
+    unpersisted_.erase(ns + "/" + name);
+  }
   metrics_.forget(ns, name);
   owners_.remove_owner(ns + "/" + name);
 }
@@ -188,6 +203,16 @@ kube::ReconcileResult Reconciler::reconcile_dha(const std::string& ns, const std
     } catch (const std::exception& e) {
       // A status we cannot read is rebuilt from scratch rather than wedging the DHA.
       spdlog::warn("status unreadable, starting from an empty one: {}", e.what());
+    }
+  }
+  ctx.stored = ctx.previous;
+  {
+    std::lock_guard lock(unpersisted_mu_);
+    if (auto it = unpersisted_.find(ns + "/" + name); it != unpersisted_.end()) {
+      if (restore_unpersisted_patch(ctx.previous.state, it->second))
+        spdlog::info("status does not show our last patch yet (to {}); using it", it->second.last_applied_replicas.value_or(-1));
+      else
+        unpersisted_.erase(it);
     }
   }
   ctx.next = ctx.previous;
@@ -251,7 +276,7 @@ kube::ReconcileResult Reconciler::stop(Context& ctx, const std::string& reason, 
                        condition(kAbleToScale, false, reason, "target is not scalable; not scaling", ctx.generation),
                        ctx.now);
   for (auto& c : s.conditions) c.observed_generation = ctx.generation;
-  status_writer_.write(ctx.dha, ctx.previous, s);
+  status_writer_.write(ctx.dha, ctx.stored, s);
   metrics_.set_dha(ctx.ns, ctx.name, DhaGauges{s.current_replicas, s.desired_replicas, false, true});
   metrics_.clear_metrics(ctx.ns, ctx.name);
   return kube::RequeueAfter{options_.sync_period};
@@ -311,7 +336,15 @@ kube::ReconcileResult Reconciler::decide_and_act(Context& ctx) {
                        ctx.now);
   for (auto& c : s.conditions) c.observed_generation = ctx.generation;
   keep_decision_time(ctx.previous, s);
-  status_writer_.write(ctx.dha, ctx.previous, s);
+  if (d.apply) {
+    std::lock_guard lock(unpersisted_mu_);
+    unpersisted_[ctx.ns + "/" + ctx.name] = s.state;
+  }
+  status_writer_.write(ctx.dha, ctx.stored, s);
+  if (d.apply) {
+    std::lock_guard lock(unpersisted_mu_);
+    unpersisted_.erase(ctx.ns + "/" + ctx.name);
+  }
 
   metrics_.set_dha(ctx.ns, ctx.name, gauges);
   metrics_.clear_metrics(ctx.ns, ctx.name);

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -77,6 +79,12 @@ class Reconciler {
   WatchRequest watch_;
   Observer observer_;
   StatusWriter status_writer_;
+  // The state a successful patch produced, per "ns/name", until a status write has persisted
+  // it. Without it a failed status write after the patch forgets lastAppliedReplicas: the next
+  // cycle calls our own write a competing one, and a tenant who then sets the old count back
+  // is overridden (a write war; found by tests/soak).
+  std::mutex unpersisted_mu_;
+  std::map<std::string, model::DecisionState> unpersisted_;
 };
 
 // Pure helpers, exposed for unit tests.
@@ -88,5 +96,8 @@ std::string dry_run_event_message(const model::DhaSpec& spec, const decide::Deci
                                   const model::DhaStatus& previous);
 // True when the previous status already reported the ownership conflict (the persisted latch).
 bool conflict_already_reported(const model::DhaStatus& previous);
+// Puts what our last patch changed (applied count, scale time, in-flight anchor, backoff) back
+// into a status read that predates it; false (nothing changed) once the status has caught up.
+bool restore_unpersisted_patch(model::DecisionState& from_status, const model::DecisionState& after_patch);
 
 }  // namespace dha::op

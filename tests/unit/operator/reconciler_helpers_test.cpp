@@ -91,5 +91,34 @@ TEST(KeepDecisionTime, UnchangedDecisionKeepsItsTimeAChangedOneTakesTheNewTime) 
   EXPECT_EQ(next.last_decision->time, 160);
 }
 
+// A patch whose status write failed must not be forgotten (found by tests/soak).
+TEST(RestoreUnpersistedPatch, Table) {
+  model::DecisionState after_patch;
+  after_patch.last_applied_replicas = 4;
+  after_patch.last_scale_time = 200;
+  after_patch.in_flight_since = 200;
+  struct Case {
+    const char* name;
+    std::optional<std::int64_t> status_scale_time;
+    bool restored;
+  };
+  for (const auto& c : std::vector<Case>{{"status never saw a patch", std::nullopt, true},
+                                         {"status shows an older patch", 100, true},
+                                         {"status caught up", 200, false},
+                                         {"status shows a newer patch", 300, false}}) {
+    model::DecisionState from_status;
+    from_status.last_applied_replicas = 3;
+    from_status.last_scale_time = c.status_scale_time;
+    from_status.last_converged_replicas = 3;
+    EXPECT_EQ(restore_unpersisted_patch(from_status, after_patch), c.restored) << c.name;
+    EXPECT_EQ(from_status.last_applied_replicas, c.restored ? 4 : 3) << c.name;
+    EXPECT_EQ(from_status.in_flight_since.has_value(), c.restored) << c.name;
+    EXPECT_EQ(from_status.last_converged_replicas, 3) << c.name << ": only what the patch changed is restored";
+  }
+  model::DecisionState nothing;  // no patch remembered
+  model::DecisionState from_status;
+  EXPECT_FALSE(restore_unpersisted_patch(from_status, nothing));
+}
+
 }  // namespace
 }  // namespace dha::op
