@@ -38,7 +38,7 @@ using boost::system::error_code;
 // deadline is a store; a watchdog sleeps until the deadline it last saw and on waking either
 // sleeps again until a later one or cancels the socket's operations. Only a wait that starts
 // while the watchdog sleeps past the current deadline re-arms it early.
-class Connection : public std::enable_shared_from_this<Connection> {
+class Connection {
 public:
   using clock = std::chrono::steady_clock;
 
@@ -131,7 +131,8 @@ public:
       const std::size_t n = connection_.socket().write_some(buffer, ec);
       if (ec == asio::error::would_block) {
         if (!connection_.prepare_wait(ec)) co_return;
-        co_await connection_.socket().async_wait(tcp::socket::wait_write, asio::redirect_error(asio::use_awaitable, ec));
+        co_await connection_.socket().async_wait(tcp::socket::wait_write,
+                                                 asio::redirect_error(asio::use_awaitable, ec));
         connection_.finish_wait(ec);
         if (ec) co_return;
         continue;
@@ -163,8 +164,9 @@ public:
   }
 
   asio::awaitable<std::size_t> read_some(asio::mutable_buffer buffer, error_code& ec) {
-    return drive([ssl = ssl_.get(), buffer](std::size_t& n) { return SSL_read_ex(ssl, buffer.data(), buffer.size(), &n); },
-                 ec);
+    return drive(
+        [ssl = ssl_.get(), buffer](std::size_t& n) { return SSL_read_ex(ssl, buffer.data(), buffer.size(), &n); },
+        ec);
   }
 
   // Without SSL_MODE_ENABLE_PARTIAL_WRITE, SSL_write_ex succeeds only once all of `buffer`
@@ -203,7 +205,8 @@ private:
         break;
       case SSL_ERROR_WANT_WRITE:
         if (connection_.prepare_wait(ec)) {
-          co_await connection_.socket().async_wait(tcp::socket::wait_write, asio::redirect_error(asio::use_awaitable, ec));
+          co_await connection_.socket().async_wait(tcp::socket::wait_write,
+                                                 asio::redirect_error(asio::use_awaitable, ec));
           connection_.finish_wait(ec);
         }
         break;

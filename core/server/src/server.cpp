@@ -87,12 +87,13 @@ std::string serialize(Response&& in, unsigned version, bool keep_alive) {
   int status = in.status >= 100 && in.status <= 599 ? in.status : 500;
   const bool bodyless = status < 200 || status == 204 || status == 304;
   bool headers_ok = true;
-  for (const auto& [name, value] : in.headers) headers_ok = headers_ok && !name.empty() && valid_header_text(name) && valid_header_text(value);
+  for (const auto& [name, value] : in.headers)
+    headers_ok = headers_ok && !name.empty() && valid_header_text(name) && valid_header_text(value);
   headers_ok = headers_ok && valid_header_text(in.content_type);
   if ((bodyless && !in.body.empty()) || !headers_ok) {
-    in = Response::text(500, bodyless && !in.body.empty() ? "internal error: a " + std::to_string(status) +
-                                                                 " response cannot carry a body\n"
-                                                           : std::string("internal error: invalid response header\n"));
+    in = Response::text(500, bodyless && !in.body.empty()
+                                 ? "internal error: a " + std::to_string(status) + " response cannot carry a body\n"
+                                 : std::string("internal error: invalid response header\n"));
     status = 500;
   }
   bool own_content_type = false;
