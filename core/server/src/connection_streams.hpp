@@ -152,6 +152,8 @@ public:
     if (!ssl_) throw std::runtime_error("SSL_new failed");
     // Idle keep-alive connections give their 34 KiB of record buffers back (as nginx does).
     SSL_set_mode(ssl_.get(), SSL_MODE_RELEASE_BUFFERS);
+    // Read whatever has arrived in one read(2), not a record's header and body separately.
+    SSL_set_read_ahead(ssl_.get(), 1);
     SSL_set_fd(ssl_.get(), connection.socket().native_handle()); // the socket keeps owning the fd
     SSL_set_accept_state(ssl_.get());
   }

@@ -6,9 +6,17 @@
 #include <dha/server/server.hpp>
 
 #include <gtest/gtest.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <openssl/ssl.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
 
+#include <string>
 #include <thread>
+#include <vector>
 
 namespace dha::server {
 namespace {
@@ -118,6 +126,46 @@ TEST(TlsServer, StalledRequestIsClosedAfterTheReadTimeoutAndTheServerKeepsServin
   EXPECT_LT(std::chrono::steady_clock::now() - started, 2500ms);
   HttpClient after(s.pki.ca.cert);
   EXPECT_EQ(after.request("GET", s.url()).status, 200);
+}
+
+// Two requests in two TLS records sent back to back: OpenSSL reads ahead, so the second one
+// waits in its buffer, not in the socket; it must be answered without further input.
+std::string pipelined_over_tls(std::uint16_t port, const std::vector<std::string>& requests) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(port);
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  timeval timeout{3, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  std::string received;
+  SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
+  SSL* ssl = SSL_new(ctx);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 && SSL_set_fd(ssl, fd) == 1 &&
+      SSL_connect(ssl) == 1) {
+    // Corked, so that all the records reach the server in one segment.
+    int on = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_CORK, &on, sizeof on);
+    for (const auto& request : requests) SSL_write(ssl, request.data(), static_cast<int>(request.size()));
+    int off = 0;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_CORK, &off, sizeof off);
+    char chunk[4096];
+    for (int n; (n = SSL_read(ssl, chunk, sizeof chunk)) > 0;) received.append(chunk, static_cast<std::size_t>(n));
+  }
+  SSL_free(ssl);
+  SSL_CTX_free(ctx);
+  ::close(fd);
+  return received;
+}
+
+TEST(TlsServer, AnswersRequestsPipelinedInSeparateRecords) {
+  TlsServer s;
+  const std::string reply = pipelined_over_tls(
+      s.server->port(), {"GET /ping HTTP/1.1\r\nHost: x\r\n\r\n", "GET /ping HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"});
+  const auto first = reply.find("HTTP/1.1 200 OK");
+  ASSERT_NE(first, std::string::npos) << reply;
+  EXPECT_NE(reply.find("HTTP/1.1 200 OK", first + 1), std::string::npos) << reply;
+  EXPECT_EQ(reply.substr(reply.size() - 6), "secure") << reply;
 }
 
 TEST(TlsServer, RotatedCertificateServesNewConnectionsWithoutDroppingOpenOnes) {
