@@ -19,13 +19,9 @@
 #include "dha/kube/json.hpp"
 #include "dha/sdk/json.hpp"
 #include "dha/telemetry/registry.hpp"
-#include "operator/plugin_set.hpp"
-#if __has_include("operator/cached_reader.hpp")
-// The reconciler reads through a CachedReader (issue 11, helper "scale"); without informers it
-// answers every read with a GET, which is what a one-reconcile-at-a-time harness wants.
 #include "operator/cached_reader.hpp"
-#define DHA_TESTKIT_CACHED_READER 1
-#endif
+#include "operator/plugin_set.hpp"
+
 #include "operator/reconciler.hpp"
 #include "operator/self_metrics.hpp"
 
@@ -79,9 +75,8 @@ struct Pipeline::Parts {
   std::unique_ptr<op::SelfMetrics> metrics;
   std::unique_ptr<kube::EventRecorder> events;
   kube::OwnerIndex owners;
-#ifdef DHA_TESTKIT_CACHED_READER
+  // No informers are added: every read is a GET, deterministic for one reconcile at a time.
   std::unique_ptr<op::CachedReader> reader;
-#endif
   std::unique_ptr<op::Reconciler> reconciler;
 };
 
@@ -105,12 +100,8 @@ Pipeline::Pipeline(PipelineOptions options) {
   op::ReconcilerOptions ro;
   ro.sync_period = options.sync_period;
   ro.now = [&clock = p.clock] { return clock.now(); };
-#ifdef DHA_TESTKIT_CACHED_READER
   p.reader = std::make_unique<op::CachedReader>(*p.client, *p.metrics);
   p.reconciler = std::make_unique<op::Reconciler>(*p.client, *p.reader, *p.plugins, *p.events, *p.metrics, p.owners, ro);
-#else
-  p.reconciler = std::make_unique<op::Reconciler>(*p.client, *p.plugins, *p.events, *p.metrics, p.owners, ro);
-#endif
 }
 
 Pipeline::~Pipeline() = default;
