@@ -1,6 +1,10 @@
 #pragma once
 
+#include <map>
+#include <mutex>
+#include <set>
 #include <string>
+#include <utility>
 
 #include "dha/telemetry/registry.hpp"
 
@@ -51,6 +55,8 @@ class SelfMetrics {
   telemetry::GaugeFamily& leader_;
   telemetry::CounterFamily& metric_queries_;
   telemetry::CounterFamily& api_requests_;
+  std::mutex types_mu_;
+  std::map<std::pair<std::string, std::string>, std::set<std::string>> metric_types_;  // (ns, name) → types set
 };
 
 }  // namespace dha::op

@@ -27,6 +27,33 @@ TEST(SelfMetrics, GaugesPerDhaAreExportedAndDeletedWithTheDha) {
   EXPECT_NE(after.find("db_autoscaler_frozen{namespace=\"t\",name=\"b\"} 1"), std::string::npos);
 }
 
+// clear_metrics drops exactly one DHA's metric series (every type it had), nothing of another
+// DHA and none of its own gauges; forget drops everything of that DHA only.
+TEST(SelfMetrics, ClearMetricsDropsOneDhasMetricSeriesOnly) {
+  telemetry::Registry registry;
+  SelfMetrics m(registry);
+  m.set_dha("t", "a", {3, 4, false, false});
+  m.set_metric("t", "a", "ReadConnections", 210, 150);
+  m.set_metric("t", "a", "ReadCPUUtilization", 300, 500);
+  m.set_metric("t", "ab", "ReadConnections", 1, 2);
+  m.set_metric("u", "a", "ReadConnections", 5, 6);
+  m.clear_metrics("t", "a");
+  m.clear_metrics("t", "never-seen");
+  std::string text = registry.expose();
+  EXPECT_EQ(text.find(R"(db_autoscaler_metric_value{namespace="t",name="a",)"), std::string::npos) << text;
+  EXPECT_EQ(text.find(R"(db_autoscaler_metric_target{namespace="t",name="a",)"), std::string::npos) << text;
+  EXPECT_NE(text.find(R"(db_autoscaler_metric_value{namespace="t",name="ab",type="ReadConnections"} 1)"), std::string::npos);
+  EXPECT_NE(text.find(R"(db_autoscaler_metric_value{namespace="u",name="a",type="ReadConnections"} 5)"), std::string::npos);
+  EXPECT_NE(text.find(R"(db_autoscaler_current_replicas{namespace="t",name="a"} 3)"), std::string::npos);
+
+  m.set_metric("t", "a", "ReadConnections", 7, 8);  // a later reconcile sets it again
+  m.count_decision("t", "a", "Scale", "Ready");
+  m.forget("t", "a");
+  text = registry.expose();
+  EXPECT_EQ(text.find(R"(namespace="t",name="a")"), std::string::npos) << text;
+  EXPECT_NE(text.find(R"(db_autoscaler_metric_value{namespace="t",name="ab",type="ReadConnections"} 1)"), std::string::npos);
+}
+
 TEST(SelfMetrics, ReconcileCounterAndHistogram) {
   telemetry::Registry registry;
   SelfMetrics m(registry);
