@@ -2,6 +2,9 @@
 
 #include <spdlog/spdlog.h>
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include <random>
 
@@ -137,6 +140,13 @@ void Operator::ensure_watch(const kube::ResourceRef& collection, bool owned) {
 
 void Operator::start() {
   Parts& p = *parts_;
+#ifdef __GLIBC__
+  // glibc gives each busy thread its own malloc arena (up to 8 per core); with 8 workers and an
+  // informer thread per watched kind, freed memory spread over those arenas is not reused
+  // across them. Two arenas: 10 000 DHAs took 101 instead of 148 MiB RSS for ~0.1 ms more CPU
+  // per reconcile (bench/scale). Before any thread of ours exists.
+  mallopt(M_ARENA_MAX, 2);
+#endif
   PluginSetOptions plugin_options{options_.plugin_dirs, split_plugin_names(options_.plugins), options_.plugin_config};
   p.plugins = PluginSet::load(plugin_options);
   for (const auto& info : p.plugins->listing()) {
