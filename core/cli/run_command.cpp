@@ -105,6 +105,16 @@ void add_run_command(CLI::App& app) {
       ->capture_default_str();
   run->add_option("--sync-period", f.sync_period, "Requeue interval of every DHA, e.g. 60s, 1m30s")
       ->capture_default_str();
+  // Sizing (bench/scale): 8 workers and 500 requests/s keep 10 000 DHAs within a 60 s period.
+  run->add_option("--workers", o.workers, "Reconciles running at once")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  run->add_option("--kube-api-qps", o.kube_api_qps, "Client-side limit of API requests per second")
+      ->check(CLI::Range(1.0, 100000.0))
+      ->capture_default_str();
+  run->add_option("--kube-api-burst", o.kube_api_burst, "Requests allowed at once above --kube-api-qps")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
   run->add_option("--log-level", f.log_level, "trace, debug, info, warn or error")->capture_default_str();
   run->add_option("--log-format", f.log_format, "json or text")->capture_default_str();
   run->callback([] {

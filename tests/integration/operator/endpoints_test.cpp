@@ -125,6 +125,11 @@ TEST_F(EndpointsTest, BadFlagsAndMissingPluginsStopTheProcessWithAClearMessage) 
   EXPECT_EQ(bad_period.stop(), 2);
   EXPECT_NE(bad_period.log().find("--sync-period"), std::string::npos) << bad_period.log();
 
+  auto& no_workers = start_operator('a', {{"--workers", "0"}});
+  ASSERT_TRUE(eventually([&] { return !no_workers.running(); }, 10s));
+  EXPECT_EQ(no_workers.stop(), 2);
+  EXPECT_NE(no_workers.log().find("--workers: Value 0 not in range 1 to 64"), std::string::npos) << no_workers.log();
+
   auto& missing = start_operator('b', {{"--plugins", "postgres,nosuch"}});
   ASSERT_TRUE(eventually([&] { return !missing.running(); }, 10s));
   EXPECT_EQ(missing.stop(), 1);
