@@ -370,11 +370,9 @@ void Reconciler::actuate(const EngineBinding& engine, const kube::ResourceRef& t
   if (!result.ok()) throw std::runtime_error("actuator " + engine.target.actuator + ": " + result.error);
   const auto plan = sdk::ActuatorPlan::from_json(sdk::json::parse(result.output, "actuator plan"));
   for (const auto& step : plan.requests) {
-    if (step.patch_type != "merge")
-      throw std::runtime_error("actuator " + engine.target.actuator + ": patch type \"" + step.patch_type +
-                               "\" is not supported by this host (merge only)");
     const std::string body = sdk::json::stringify(step.body);
     counted_api_call(metrics_, "patch", [&] {
+      if (step.patch_type == "json") return client_.json_patch(target_ref, body, step.subresource);
       if (step.subresource == "scale") return client_.patch_scale(target_ref, body);
       if (step.subresource == "status") return client_.patch_status(target_ref, body);
       return client_.merge_patch(target_ref, body);

@@ -10,6 +10,7 @@ namespace {
 
 constexpr std::string_view kJson = "application/json";
 constexpr std::string_view kMergePatch = "application/merge-patch+json";
+constexpr std::string_view kJsonPatch = "application/json-patch+json";
 
 std::string write_query(const WriteOptions& w) {
   std::string q;
@@ -22,6 +23,11 @@ void check_patch_is_json_object(std::string_view patch) {
   // Fail here with a clear message rather than as a server-side 400 on a typo.
   rapidjson::Document doc = parse_json(patch);
   if (!doc.IsObject()) throw JsonError("merge patch must be a JSON object");
+}
+
+void check_patch_is_json_array(std::string_view patch) {
+  rapidjson::Document doc = parse_json(patch);
+  if (!doc.IsArray()) throw JsonError("JSON patch must be an array of operations");
 }
 
 }  // namespace
@@ -124,6 +130,15 @@ rapidjson::Document Client::update_status(const ResourceRef& ref, const rapidjso
 rapidjson::Document Client::patch_status(const ResourceRef& ref, std::string_view patch, const WriteOptions& w) {
   check_patch_is_json_object(patch);
   return send("PATCH", resource_path(ref, "status") + write_query(w), std::string(patch), std::string(kMergePatch));
+}
+
+rapidjson::Document Client::json_patch(const ResourceRef& ref, std::string_view patch, std::string_view subresource,
+                                      const WriteOptions& w) {
+  if (subresource != "" && subresource != "status" && subresource != "scale")
+    throw std::invalid_argument("json_patch: unknown subresource \"" + std::string(subresource) + "\"");
+  check_patch_is_json_array(patch);
+  return send("PATCH", resource_path(ref, subresource) + write_query(w), std::string(patch),
+              std::string(kJsonPatch));
 }
 
 rapidjson::Document Client::get_scale(const ResourceRef& ref) { return send("GET", resource_path(ref, "scale")); }

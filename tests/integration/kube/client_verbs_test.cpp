@@ -145,6 +145,34 @@ TEST_F(KubeClientVerbs, ScaleSubresource) {
   EXPECT_EQ(client_->get(widgets().named("w"))["spec"]["replicas"].GetInt(), 4);
 }
 
+// RFC 6902 for actuators that plan a JSON patch: all operations or none, with "test" as a guard.
+TEST_F(KubeClientVerbs, JsonPatchAppliesAllOperationsOrNone) {
+  client_->create(widgets(), widget("w", 2));
+  server_->clear_audit();
+  const auto patched = client_->json_patch(widgets().named("w"),
+      R"([{"op":"test","path":"/spec/replicas","value":2},{"op":"replace","path":"/spec/replicas","value":3}])");
+  EXPECT_EQ(patched["spec"]["replicas"].GetInt(), 3);
+  ASSERT_FALSE(server_->audit().empty());
+  EXPECT_EQ(server_->audit().back().content_type, "application/json-patch+json");
+
+  // The guard no longer holds (replicas is 3): nothing changes, the server says why.
+  try {
+    client_->json_patch(widgets().named("w"),
+        R"([{"op":"test","path":"/spec/replicas","value":2},{"op":"replace","path":"/spec/replicas","value":9}])");
+    FAIL() << "no error";
+  } catch (const ApiError& e) {
+    EXPECT_EQ(e.http_status(), 422) << e.what();
+  }
+  EXPECT_EQ(client_->get(widgets().named("w"))["spec"]["replicas"].GetInt(), 3);
+
+  const auto scaled = client_->json_patch(widgets().named("w"), R"([{"op":"replace","path":"/spec/replicas","value":5}])", "scale");
+  EXPECT_EQ(scaled["spec"]["replicas"].GetInt(), 5);
+  EXPECT_EQ(client_->get(widgets().named("w"))["spec"]["replicas"].GetInt(), 5);
+
+  EXPECT_THROW(client_->json_patch(widgets().named("w"), R"({"spec":{"replicas":1}})"), JsonError);
+  EXPECT_THROW(client_->json_patch(widgets().named("w"), "[]", "exec"), std::invalid_argument);
+}
+
 TEST_F(KubeClientVerbs, ListPaginatesAndSelects) {
   ensure_namespace("pages");
   ensure_namespace("elsewhere");

@@ -135,6 +135,14 @@ TEST(SdkTypes, ActuatorPlanRoundTripsAndChecksEnums) {
             "actuator plan request: subresource must be \"\", \"scale\" or \"status\", got \"exec\"");
   EXPECT_EQ(error_of(R"({"requests": [{"patchType": "strategic", "body": {}}]})", read),
             "actuator plan request: patchType must be \"merge\" or \"json\", got \"strategic\"");
+  // The body's shape follows the patch type: a JSON patch is a list of operations.
+  EXPECT_EQ(error_of(R"({"requests": [{"patchType": "json", "body": {"spec": {"replicas": 4}}}]})", read),
+            "actuator plan request: field 'body' must be an array of operations (patchType json)");
+  EXPECT_EQ(error_of(R"({"requests": [{"patchType": "merge", "body": [{"op": "remove", "path": "/spec"}]}]})", read),
+            "actuator plan request: field 'body' must be an object (patchType merge)");
+  const json::Document ops = json::parse(
+      R"({"requests": [{"patchType": "json", "body": [{"op": "replace", "path": "/spec/replicas", "value": 4}]}]})", "ops");
+  EXPECT_EQ(ActuatorPlan::from_json(ops).requests[0].patch_type, "json");
 }
 
 TEST(SdkTypes, ActuatorRequestNeedsDesiredReplicasToScale) {

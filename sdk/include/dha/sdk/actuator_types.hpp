@@ -107,9 +107,12 @@ struct ActuatorPlan {
         throw Error(DHA_INVALID_ARGUMENT, "actuator plan request: patchType must be \"merge\" or \"json\", got \"" +
                                               r.patch_type + "\"");
       }
+      // A merge patch is an object (RFC 7386), a JSON patch a list of operations (RFC 6902).
       const json::Value* body = json::find(e, "body");
-      if (body == nullptr || !(body->IsObject() || body->IsArray())) {
-        throw json::field_error("actuator plan request", "body", "an object or array");
+      const bool json_patch = r.patch_type == "json";
+      if (body == nullptr || (json_patch ? !body->IsArray() : !body->IsObject())) {
+        throw json::field_error("actuator plan request", "body",
+                                json_patch ? "an array of operations (patchType json)" : "an object (patchType merge)");
       }
       r.body.CopyFrom(*body, r.body.GetAllocator());
       plan.requests.push_back(std::move(r));

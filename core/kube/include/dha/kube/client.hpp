@@ -76,6 +76,10 @@ class Client {
   rapidjson::Document patch_status(const ResourceRef& ref, std::string_view patch, const WriteOptions& w = {});
   rapidjson::Document get_scale(const ResourceRef& ref);
   rapidjson::Document patch_scale(const ResourceRef& ref, std::string_view patch, const WriteOptions& w = {});
+  // RFC 6902: an array of operations, applied in order and all or nothing (a failed "test"
+  // operation is a 422 and changes nothing). `subresource`: "", "status" or "scale".
+  rapidjson::Document json_patch(const ResourceRef& ref, std::string_view patch, std::string_view subresource = "",
+                                 const WriteOptions& w = {});
   // Deletes; a NotFound is an error (callers that do not care catch it).
   void remove(const ResourceRef& ref, const DeleteOptions& d = {});
 
