@@ -479,6 +479,19 @@ class Soak : public ::testing::Test {
     }
   }
 
+  // The whole audit log, one line per request, next to the operator logs for a post-mortem.
+  void dump_audit(const std::vector<testing::AuditEntry>& audit) {
+    std::ofstream out(dir_ + "/audit.log");
+    for (const auto& e : audit) {
+      const auto ms = [](std::chrono::system_clock::time_point t) {
+        return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+      };
+      out << ms(e.received) << " " << ms(e.time) << " " << e.status << " " << e.method << " " << e.path << " "
+          << e.username << " " << e.body << "\n";
+    }
+    std::cout << "audit log written to " << dir_ << "/audit.log\n";
+  }
+
   // --- faults ---
   std::string request_regex(int variant, std::size_t target, std::string& method) {
     const auto& t = targets_[target];
@@ -718,6 +731,7 @@ TEST_F(Soak, SafetyInvariantsHoldUnderChaos) {
       report.checks_passed() + status_checks_ - status_violations_.size(), by_rule, status_checks_,
       self_inflicted_conflicts_, report.violations.size() + status_violations_.size());
 
+  if (!report.violations.empty() || !status_violations_.empty()) dump_audit(audit);
   for (const auto& v : report.violations)
     ADD_FAILURE() << "invariant " << v.rule << " violated\n  write: " << v.write << "\n  state: " << v.state;
   for (const auto& v : status_violations_)
