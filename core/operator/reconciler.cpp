@@ -105,14 +105,27 @@ bool conflict_already_reported(const model::DhaStatus& previous) {
   return c != nullptr && c->status == "True" && c->reason == reasons::kOwnershipConflict;
 }
 
-bool restore_unpersisted_patch(model::DecisionState& from_status, const model::DecisionState& after_patch) {
-  if (!after_patch.last_scale_time) return false;
-  if (from_status.last_scale_time && *from_status.last_scale_time >= *after_patch.last_scale_time) return false;
-  from_status.last_applied_replicas = after_patch.last_applied_replicas;
-  from_status.last_scale_time = after_patch.last_scale_time;
-  from_status.in_flight_since = after_patch.in_flight_since;
-  from_status.backoff = after_patch.backoff;
-  return true;
+bool restore_unpersisted_state(model::DecisionState& from_status, const model::DecisionState& unpersisted) {
+  bool restored = false;
+  // Recommendations the status never received: without them the stabilization windows would
+  // forget what they held (a scale-down before the down window has held, found by the soak).
+  const std::int64_t newest_stored =
+      from_status.recommendations.empty() ? INT64_MIN : from_status.recommendations.back().time;
+  for (const auto& r : unpersisted.recommendations) {
+    if (r.time <= newest_stored) continue;
+    from_status.recommendations.push_back(r);
+    restored = true;
+  }
+  // What our last patch changed, unless the status already shows it (or a newer patch).
+  if (unpersisted.last_scale_time &&
+      (!from_status.last_scale_time || *from_status.last_scale_time < *unpersisted.last_scale_time)) {
+    from_status.last_applied_replicas = unpersisted.last_applied_replicas;
+    from_status.last_scale_time = unpersisted.last_scale_time;
+    from_status.in_flight_since = unpersisted.in_flight_since;
+    from_status.backoff = unpersisted.backoff;
+    restored = true;
+  }
+  return restored;
 }
 
 Reconciler::Reconciler(kube::Client& client, const CachedReader& reader, const PluginSet& plugins,
@@ -209,8 +222,8 @@ kube::ReconcileResult Reconciler::reconcile_dha(const std::string& ns, const std
   {
     std::lock_guard lock(unpersisted_mu_);
     if (auto it = unpersisted_.find(ns + "/" + name); it != unpersisted_.end()) {
-      if (restore_unpersisted_patch(ctx.previous.state, it->second))
-        spdlog::info("status does not show our last patch yet (to {}); using it", it->second.last_applied_replicas.value_or(-1));
+      if (restore_unpersisted_state(ctx.previous.state, it->second))
+        spdlog::info("status does not show our last decision state yet (a status write failed); using it");
       else
         unpersisted_.erase(it);
     }
@@ -336,12 +349,13 @@ kube::ReconcileResult Reconciler::decide_and_act(Context& ctx) {
                        ctx.now);
   for (auto& c : s.conditions) c.observed_generation = ctx.generation;
   keep_decision_time(ctx.previous, s);
-  if (d.apply) {
+  // Until the status write lands, this state exists only here (see unpersisted_).
+  {
     std::lock_guard lock(unpersisted_mu_);
     unpersisted_[ctx.ns + "/" + ctx.name] = s.state;
   }
   status_writer_.write(ctx.dha, ctx.stored, s);
-  if (d.apply) {
+  {
     std::lock_guard lock(unpersisted_mu_);
     unpersisted_.erase(ctx.ns + "/" + ctx.name);
   }

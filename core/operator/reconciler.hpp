@@ -79,10 +79,11 @@ class Reconciler {
   WatchRequest watch_;
   Observer observer_;
   StatusWriter status_writer_;
-  // The state a successful patch produced, per "ns/name", until a status write has persisted
-  // it. Without it a failed status write after the patch forgets lastAppliedReplicas: the next
-  // cycle calls our own write a competing one, and a tenant who then sets the old count back
-  // is overridden (a write war; found by tests/soak).
+  // The decision state of the last cycle, per "ns/name", until a status write has persisted it.
+  // State lives in status, so a failed status write would otherwise forget it (both found by
+  // tests/soak): after a patch, lastAppliedReplicas — the next cycle calls our own write a
+  // competing one and overrides a tenant who sets the old count back (a write war); and the
+  // recommendations — the down window forgets what it held and scales down early.
   std::mutex unpersisted_mu_;
   std::map<std::string, model::DecisionState> unpersisted_;
 };
@@ -96,8 +97,10 @@ std::string dry_run_event_message(const model::DhaSpec& spec, const decide::Deci
                                   const model::DhaStatus& previous);
 // True when the previous status already reported the ownership conflict (the persisted latch).
 bool conflict_already_reported(const model::DhaStatus& previous);
-// Puts what our last patch changed (applied count, scale time, in-flight anchor, backoff) back
-// into a status read that predates it; false (nothing changed) once the status has caught up.
-bool restore_unpersisted_patch(model::DecisionState& from_status, const model::DecisionState& after_patch);
+// Puts back into a status read what a failed status write lost: the recommendations newer than
+// the status's newest, and what our last patch changed (applied count, scale time, in-flight
+// anchor, backoff) unless the status shows that patch or a newer one. False (nothing to
+// restore) once the status has caught up.
+bool restore_unpersisted_state(model::DecisionState& from_status, const model::DecisionState& unpersisted);
 
 }  // namespace dha::op

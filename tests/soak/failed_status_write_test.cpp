@@ -192,5 +192,26 @@ TEST_F(FailedStatusWrite, APatchWhoseStatusWriteFailedIsStillOursSoATenantChange
   EXPECT_TRUE(conflict) << kube::to_json(d);
 }
 
+// The soak's second finding: recommendations made while status writes failed were lost with
+// them, so the down window no longer remembered what it had held and scaled down early.
+TEST_F(FailedStatusWrite, RecommendationsMadeWhileStatusWritesFailStillHoldTheDownWindow) {
+  ASSERT_TRUE(eventually([&] {
+    auto d = admin_->get(kDha);
+    return kube::string_at(d, {"status", "lastDecision", "kind"}) == "NoChange";
+  }, 30s));
+  api_->inject_fault("PUT", "/databasehorizontalautoscalers/db-dha/status$", 500, 100000);
+  load_ = 200;  // raw 3: one step up; every status write fails from here on
+  ASSERT_TRUE(eventually([&] { return replicas() == 3; }, 20s));
+  set_available(3);
+  std::this_thread::sleep_for(3s);  // a few cycles recommending 3, none of them in status
+  load_ = 100;                      // raw 2, but 3 was recommended seconds ago: the 600 s window holds 3
+  std::this_thread::sleep_for(6s);
+  EXPECT_EQ(replicas(), 3) << "scaled down inside the down window";
+  api_->clear_faults();
+  std::this_thread::sleep_for(3s);
+  EXPECT_EQ(replicas(), 3) << "scaled down inside the down window once status writes worked again";
+  EXPECT_EQ(operator_patches().size(), 1u);
+}
+
 }  // namespace
 }  // namespace dha::soak

@@ -92,7 +92,7 @@ TEST(KeepDecisionTime, UnchangedDecisionKeepsItsTimeAChangedOneTakesTheNewTime) 
 }
 
 // A patch whose status write failed must not be forgotten (found by tests/soak).
-TEST(RestoreUnpersistedPatch, Table) {
+TEST(RestoreUnpersistedState, PatchFieldsTable) {
   model::DecisionState after_patch;
   after_patch.last_applied_replicas = 4;
   after_patch.last_scale_time = 200;
@@ -110,14 +110,31 @@ TEST(RestoreUnpersistedPatch, Table) {
     from_status.last_applied_replicas = 3;
     from_status.last_scale_time = c.status_scale_time;
     from_status.last_converged_replicas = 3;
-    EXPECT_EQ(restore_unpersisted_patch(from_status, after_patch), c.restored) << c.name;
+    EXPECT_EQ(restore_unpersisted_state(from_status, after_patch), c.restored) << c.name;
     EXPECT_EQ(from_status.last_applied_replicas, c.restored ? 4 : 3) << c.name;
     EXPECT_EQ(from_status.in_flight_since.has_value(), c.restored) << c.name;
     EXPECT_EQ(from_status.last_converged_replicas, 3) << c.name << ": only what the patch changed is restored";
   }
   model::DecisionState nothing;  // no patch remembered
   model::DecisionState from_status;
-  EXPECT_FALSE(restore_unpersisted_patch(from_status, nothing));
+  EXPECT_FALSE(restore_unpersisted_state(from_status, nothing));
+}
+
+TEST(RestoreUnpersistedState, RecommendationsTheStatusNeverReceived) {
+  model::DecisionState unpersisted;
+  unpersisted.recommendations = {{100, 2}, {160, 3}, {220, 3}};
+  model::DecisionState from_status;
+  from_status.recommendations = {{40, 2}, {100, 2}};
+  EXPECT_TRUE(restore_unpersisted_state(from_status, unpersisted));
+  EXPECT_EQ(from_status.recommendations,
+            (std::vector<model::Recommendation>{{40, 2}, {100, 2}, {160, 3}, {220, 3}}));
+  // Caught up (the next status write carried them): nothing more to restore.
+  EXPECT_FALSE(restore_unpersisted_state(from_status, unpersisted));
+  // A status written later by another leader keeps its own history.
+  model::DecisionState newer;
+  newer.recommendations = {{300, 2}};
+  EXPECT_FALSE(restore_unpersisted_state(newer, unpersisted));
+  EXPECT_EQ(newer.recommendations, (std::vector<model::Recommendation>{{300, 2}}));
 }
 
 }  // namespace
