@@ -19,9 +19,11 @@ std::string current_marker(const json::Value& target) {
   return marker != nullptr && marker->IsString() ? std::string(json::view(*marker)) : std::string();
 }
 
-// {"metadata":{"annotations":{"<marker>": <value or null>}}}, optionally with the replicas
-// field at `replicas_path` ("spec.replicas" → {"spec":{"replicas":N}}).
-std::string marker_patch(const std::string* marker_value, const std::string& replicas_path, const int64_t* replicas) {
+// {"metadata":{"annotations":{"<marker>": <value or null>, "<applied>": "<count>" or null}}},
+// optionally with the replicas field at `replicas_path` ("spec.replicas" → {"spec":{"replicas":N}}).
+// A null marker (release) clears both annotations.
+std::string marker_patch(const std::string* marker_value, const std::string& replicas_path, const int64_t* replicas,
+                         const int64_t* applied) {
   rapidjson::StringBuffer buffer;
   json::Writer w(buffer);
   w.StartObject();
@@ -32,6 +34,12 @@ std::string marker_patch(const std::string* marker_value, const std::string& rep
   json::write_key(w, kManagedByAnnotation);
   if (marker_value != nullptr) {
     json::write_string(w, *marker_value);
+  } else {
+    w.Null();
+  }
+  json::write_key(w, kAppliedReplicasAnnotation);
+  if (marker_value != nullptr && applied != nullptr) {
+    json::write_string(w, std::to_string(*applied));
   } else {
     w.Null();
   }
@@ -72,7 +80,7 @@ void check_desired(const sdk::ActuatorRequest& r) {
 sdk::ActuatorPlan release_plan(const sdk::ActuatorRequest& r) {
   sdk::ActuatorPlan plan;
   if (r.target != nullptr && current_marker(*r.target) == r.dha.name)
-    plan.requests.emplace_back("", "merge", marker_patch(nullptr, "", nullptr));
+    plan.requests.emplace_back("", "merge", marker_patch(nullptr, "", nullptr, nullptr));
   return plan;
 }
 
@@ -83,7 +91,8 @@ sdk::ActuatorPlan MergePatchActuator::plan(const sdk::ActuatorRequest& r) const 
   check_path(r.replicas_path);
   check_desired(r);
   sdk::ActuatorPlan plan;
-  plan.requests.emplace_back("", "merge", marker_patch(&r.dha.name, r.replicas_path, &r.desired_replicas));
+  plan.requests.emplace_back("", "merge",
+                             marker_patch(&r.dha.name, r.replicas_path, &r.desired_replicas, &r.desired_replicas));
   return plan;
 }
 
@@ -91,10 +100,11 @@ sdk::ActuatorPlan ScaleSubresourceActuator::plan(const sdk::ActuatorRequest& r) 
   if (r.action == sdk::ActuatorRequest::Action::kRelease) return release_plan(r);
   check_desired(r);
   sdk::ActuatorPlan plan;
+  // The count is announced first: dying between the two requests then leaves an announcement
+  // that does not match the replicas (ignored), never replicas nobody claims.
+  plan.requests.emplace_back("", "merge", marker_patch(&r.dha.name, "", nullptr, &r.desired_replicas));
   // The scale subresource always carries the count at spec.replicas, whatever the object calls it.
   plan.requests.emplace_back("scale", "merge", "{\"spec\":{\"replicas\":" + std::to_string(r.desired_replicas) + "}}");
-  if (r.target == nullptr || current_marker(*r.target) != r.dha.name)
-    plan.requests.emplace_back("", "merge", marker_patch(&r.dha.name, "", nullptr));
   return plan;
 }
 

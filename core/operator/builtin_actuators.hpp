@@ -7,12 +7,18 @@
 // The two built-in actuators (dha.actuator/1), written with the SDK like any third-party
 // plugin and registered through PluginRegistry::load_builtin:
 //   builtin.merge-patch  JSON merge patch of spec.<replicasPath> plus the managed-by marker
-//                        (BEHAVIOUR §3.9); release removes the marker if it names this DHA.
-//   builtin.scale        merge patch of the target's /scale subresource (Part A 15), plus the
-//                        marker on the object itself so `kubectl get -o yaml` shows who scales it.
+//                        (BEHAVIOUR §3.9) and the applied count, in one request; release
+//                        removes both if the marker names this DHA.
+//   builtin.scale        the marker and the applied count on the object itself (so `kubectl get
+//                        -o yaml` shows who scales it), then a merge patch of the target's /scale
+//                        subresource (Part A 15).
 namespace dha::op {
 
 inline constexpr const char* kManagedByAnnotation = "autoscaling.cozystack.io/managed-by";
+// The count of our last write, set with the marker in the same request (before the /scale
+// patch for /scale targets). If the operator dies between a patch and the status write that
+// records it, the next leader recognises the count as ours instead of as a competing writer's.
+inline constexpr const char* kAppliedReplicasAnnotation = "autoscaling.cozystack.io/applied-replicas";
 
 class MergePatchActuator final : public sdk::Actuator {
  public:

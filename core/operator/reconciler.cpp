@@ -105,6 +105,24 @@ bool conflict_already_reported(const model::DhaStatus& previous) {
   return c != nullptr && c->status == "True" && c->reason == reasons::kOwnershipConflict;
 }
 
+bool adopt_unrecorded_patch(model::DecisionState& state, const rapidjson::Value& target, const std::string& dha_name,
+                            std::int32_t current, std::int64_t now) {
+  if (!state.last_applied_replicas || *state.last_applied_replicas == current) return false;
+  if (marker_of(target) != dha_name) return false;
+  const auto* annotations = kube::find_path(target, {"metadata", "annotations"});
+  if (annotations == nullptr || !annotations->IsObject()) return false;
+  auto it = annotations->FindMember(kAppliedReplicasAnnotation);
+  if (it == annotations->MemberEnd() || !it->value.IsString()) return false;
+  const std::string applied(it->value.GetString(), it->value.GetStringLength());
+  if (applied != std::to_string(current)) return false;
+  // Our write whose status never landed: it is in flight from now (its time is unknown), so the
+  // convergence deadline and the single-flight rule apply to it as to any patch of ours.
+  state.last_applied_replicas = current;
+  state.last_scale_time = now;
+  state.in_flight_since = now;
+  return true;
+}
+
 bool restore_unpersisted_state(model::DecisionState& from_status, const model::DecisionState& unpersisted) {
   bool restored = false;
   // Recommendations the status never received: without them the stabilization windows would
@@ -307,6 +325,9 @@ kube::ReconcileResult Reconciler::decide_and_act(Context& ctx) {
   for (const auto& note : observed.notes) spdlog::debug("observe: {}", note);
 
   const model::Observation& obs = observed.observation;
+  if (adopt_unrecorded_patch(ctx.previous.state, *ctx.target, ctx.name, obs.current_replicas, ctx.now))
+    spdlog::info("replicas {} are our own unrecorded write (the {} annotation): not a competing writer",
+                 obs.current_replicas, kAppliedReplicasAnnotation);
   decide::DecideOptions options;
   options.chain = &plugins_.chain();
   options.dha_namespace = ctx.ns;

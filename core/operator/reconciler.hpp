@@ -102,5 +102,11 @@ bool conflict_already_reported(const model::DhaStatus& previous);
 // anchor, backoff) unless the status shows that patch or a newer one. False (nothing to
 // restore) once the status has caught up.
 bool restore_unpersisted_state(model::DecisionState& from_status, const model::DecisionState& unpersisted);
+// A replicas count that differs from the status's lastAppliedReplicas but that our own marker
+// and applied-count annotation on the target claim: our patch whose status write never landed
+// (the operator died in between). Records it as ours, in flight from `now`; false otherwise
+// (then it is a competing writer's).
+bool adopt_unrecorded_patch(model::DecisionState& state, const rapidjson::Value& target, const std::string& dha_name,
+                            std::int32_t current, std::int64_t now);
 
 }  // namespace dha::op

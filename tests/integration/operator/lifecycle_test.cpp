@@ -29,7 +29,8 @@ TEST_F(LifecycleTest, DeletingTheDhaClearsTheMarkerAndKeepsReplicas) {
   EXPECT_EQ(replicas(), 3);
   const auto patches = target_patches();
   ASSERT_FALSE(patches.empty());
-  EXPECT_EQ(patches.back().body, R"({"metadata":{"annotations":{"autoscaling.cozystack.io/managed-by":null}}})");
+  EXPECT_EQ(patches.back().body,
+            R"({"metadata":{"annotations":{"autoscaling.cozystack.io/managed-by":null,"autoscaling.cozystack.io/applied-replicas":null}}})");
   // The gauges went with the DHA.
   EXPECT_TRUE(eventually([&] {
     const auto text = metrics_text();

@@ -51,16 +51,19 @@ TEST_F(BuiltinActuators, BothAreListedWithTheActuatorCapability) {
 TEST_F(BuiltinActuators, MergePatchSetsReplicasAndTheMarkerInOnePatch) {
   EXPECT_EQ(plan(*merge, request("scale", kUnmarked, "spec.replicas", 3)),
             R"({"requests":[{"subresource":"","patchType":"merge","body":{"metadata":{"annotations":)"
-            R"({"autoscaling.cozystack.io/managed-by":"db-dha"}},"spec":{"replicas":3}}}]})");
+            R"({"autoscaling.cozystack.io/managed-by":"db-dha","autoscaling.cozystack.io/applied-replicas":"3"}},)"
+            R"("spec":{"replicas":3}}}]})");
 }
 
 TEST_F(BuiltinActuators, MergePatchFollowsTheReplicasPath) {
   EXPECT_EQ(plan(*merge, request("scale", kUnmarked, "spec.instances", 4)),
             R"({"requests":[{"subresource":"","patchType":"merge","body":{"metadata":{"annotations":)"
-            R"({"autoscaling.cozystack.io/managed-by":"db-dha"}},"spec":{"instances":4}}}]})");
+            R"({"autoscaling.cozystack.io/managed-by":"db-dha","autoscaling.cozystack.io/applied-replicas":"4"}},)"
+            R"("spec":{"instances":4}}}]})");
   EXPECT_EQ(plan(*merge, request("scale", kUnmarked, "spec.values.replicas", 5)),
             R"({"requests":[{"subresource":"","patchType":"merge","body":{"metadata":{"annotations":)"
-            R"({"autoscaling.cozystack.io/managed-by":"db-dha"}},"spec":{"values":{"replicas":5}}}}]})");
+            R"({"autoscaling.cozystack.io/managed-by":"db-dha","autoscaling.cozystack.io/applied-replicas":"5"}},)"
+            R"("spec":{"values":{"replicas":5}}}}]})");
 }
 
 TEST_F(BuiltinActuators, MergePatchRefusesPathsOutsideSpecAndNegativeCounts) {
@@ -75,21 +78,21 @@ TEST_F(BuiltinActuators, MergePatchRefusesPathsOutsideSpecAndNegativeCounts) {
 TEST_F(BuiltinActuators, ReleaseClearsOnlyOurOwnMarker) {
   EXPECT_EQ(plan(*merge, request("release", kOurs, "spec.replicas", 0)),
             R"({"requests":[{"subresource":"","patchType":"merge","body":{"metadata":{"annotations":)"
-            R"({"autoscaling.cozystack.io/managed-by":null}}}}]})");
+            R"({"autoscaling.cozystack.io/managed-by":null,"autoscaling.cozystack.io/applied-replicas":null}}}}]})");
   EXPECT_EQ(plan(*merge, request("release", kTheirs, "spec.replicas", 0)), R"({"requests":[]})");
   EXPECT_EQ(plan(*merge, request("release", kUnmarked, "spec.replicas", 0)), R"({"requests":[]})");
   EXPECT_EQ(plan(*scale, request("release", kOurs, "spec.instances", 0)),
             R"({"requests":[{"subresource":"","patchType":"merge","body":{"metadata":{"annotations":)"
-            R"({"autoscaling.cozystack.io/managed-by":null}}}}]})");
+            R"({"autoscaling.cozystack.io/managed-by":null,"autoscaling.cozystack.io/applied-replicas":null}}}}]})");
 }
 
-TEST_F(BuiltinActuators, ScalePatchesTheSubresourceAndMarksTheObjectOnce) {
-  EXPECT_EQ(plan(*scale, request("scale", kUnmarked, "spec.instances", 3)),
-            R"({"requests":[{"subresource":"scale","patchType":"merge","body":{"spec":{"replicas":3}}},)"
-            R"({"subresource":"","patchType":"merge","body":{"metadata":{"annotations":)"
-            R"({"autoscaling.cozystack.io/managed-by":"db-dha"}}}}]})");
-  EXPECT_EQ(plan(*scale, request("scale", kOurs, "spec.instances", 3)),
-            R"({"requests":[{"subresource":"scale","patchType":"merge","body":{"spec":{"replicas":3}}}]})");
+TEST_F(BuiltinActuators, ScaleAnnouncesTheCountOnTheObjectThenPatchesTheSubresource) {
+  const std::string expected =
+      R"({"requests":[{"subresource":"","patchType":"merge","body":{"metadata":{"annotations":)"
+      R"({"autoscaling.cozystack.io/managed-by":"db-dha","autoscaling.cozystack.io/applied-replicas":"3"}}}},)"
+      R"({"subresource":"scale","patchType":"merge","body":{"spec":{"replicas":3}}}]})";
+  EXPECT_EQ(plan(*scale, request("scale", kUnmarked, "spec.instances", 3)), expected);
+  EXPECT_EQ(plan(*scale, request("scale", kOurs, "spec.instances", 3)), expected);
 }
 
 TEST(BuiltinComponents, WebhookAndStatusWriterShowInTheListing) {
