@@ -3,17 +3,13 @@
 // build directory, the SDK's embedded API server serving the AcmeDB and DHA CRDs, and a real
 // VictoriaMetrics holding the load. The clock is manual: windows pass in no wall time.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <chrono>
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "dha/testing/api_server.hpp"
-#include "dha/testing/pipeline.hpp"
-#include "dha/testing/victoria_metrics.hpp"
+#include "dha/testing/pipeline_world.hpp"
 
 namespace {
 
@@ -26,24 +22,15 @@ const ObjectRef kMonitor{"cozystack.io", "v1alpha1", "workloadmonitors", "tenant
 class AcmeDbPipeline : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() / ("acmedb-pipeline-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir_);
-    dha::testing::ApiServerOptions api_options;
-    api_options.crd_dirs = {DHA_SDK_CRD_DIR, ACMEDB_CRD_DIR};  // the DHA, WorkloadMonitor and AcmeDB kinds
-    api_ = std::make_unique<dha::testing::ApiServer>(api_options);
-    api_->start();
-    api_->write_kubeconfig(dir_ / "kubeconfig");
-    vm_ = std::make_unique<dha::testing::VictoriaMetrics>();
-
-    dha::testing::PipelineOptions options;
-    options.kubeconfig = dir_ / "kubeconfig";
-    options.plugin_dirs = {ACMEDB_PLUGIN_DIR};  // acmedb.so; the kit adds metrics-vm itself
-    options.plugins = {"acmedb", "metrics-vm"};
-    options.plugin_config_json = R"({"metrics-vm": {"url": ")" + vm_->url() + R"(", "timeoutSeconds": 5}})";
-    pipeline_ = std::make_unique<dha::testing::Pipeline>(options);
-
-    pipeline_->create({"", "v1", "namespaces", "", ""},
-                      R"({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "tenant-a"}})");
+    // The API server serving the AcmeDB kind (and the kit's DHA and WorkloadMonitor kinds), a
+    // real VictoriaMetrics, and the pipeline with acmedb.so from the build directory.
+    dha::testing::PipelineWorldOptions options;
+    options.crd_dirs = {ACMEDB_CRD_DIR};
+    options.plugin_dirs = {ACMEDB_PLUGIN_DIR};
+    options.plugins = {"acmedb"};
+    world_ = std::make_unique<dha::testing::PipelineWorld>(options);
+    pipeline_ = &world_->pipeline();
+    vm_ = &world_->vm();
     pipeline_->create({kOrders.group, kOrders.version, kOrders.plural, "tenant-a", ""},
                       R"({"apiVersion": "db.example.com/v1", "kind": "AcmeDB",
                           "metadata": {"name": "orders", "namespace": "tenant-a"}, "spec": {"replicas": 3}})");
@@ -51,12 +38,6 @@ class AcmeDbPipeline : public ::testing::Test {
                       R"({"apiVersion": "cozystack.io/v1alpha1", "kind": "WorkloadMonitor",
                           "metadata": {"name": "acmedb-orders", "namespace": "tenant-a"}, "spec": {"kind": "acmedb"}})");
     pipeline_->patch_status(kMonitor, R"({"status": {"operational": true, "availableReplicas": 3}})");
-  }
-  void TearDown() override {
-    pipeline_.reset();
-    vm_.reset();
-    api_.reset();
-    std::filesystem::remove_all(dir_);
   }
 
   // Client connections on the replicas right now, as AcmeDB's exporter reports them (split over
@@ -88,10 +69,9 @@ class AcmeDbPipeline : public ::testing::Test {
   }
   std::int64_t replicas() { return pipeline_->read_int(kOrders, "spec.replicas").value_or(-1); }
 
-  std::filesystem::path dir_;
-  std::unique_ptr<dha::testing::ApiServer> api_;
-  std::unique_ptr<dha::testing::VictoriaMetrics> vm_;
-  std::unique_ptr<dha::testing::Pipeline> pipeline_;
+  std::unique_ptr<dha::testing::PipelineWorld> world_;
+  dha::testing::Pipeline* pipeline_ = nullptr;
+  dha::testing::VictoriaMetrics* vm_ = nullptr;
 };
 
 TEST_F(AcmeDbPipeline, WithThisLoadAcmeDbScalesThreeToFour) {

@@ -3,17 +3,13 @@
 // the target, and when the count moved under it, the API server refuses the write and the
 // reconcile fails rather than overwrite the newer value.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <chrono>
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <thread>
 
-#include "dha/testing/api_server.hpp"
-#include "dha/testing/pipeline.hpp"
-#include "dha/testing/victoria_metrics.hpp"
+#include "dha/testing/pipeline_world.hpp"
 
 namespace {
 
@@ -25,25 +21,13 @@ const ObjectRef kMonitor{"cozystack.io", "v1alpha1", "workloadmonitors", "tenant
 class JsonPatchActuator : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() / ("dha-json-patch-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir_);
-    dha::testing::ApiServerOptions api_options;
-    api_options.crd_dirs = {DHA_SOURCE_DIR "/sdk/testing/crds", DHA_SOURCE_DIR "/charts/db-autoscaler/crds",
-                            DHA_SOURCE_DIR "/sdk/template/crds"};
-    api_ = std::make_unique<dha::testing::ApiServer>(api_options);
-    api_->start();
-    api_->write_kubeconfig(dir_ / "kubeconfig");
-    vm_ = std::make_unique<dha::testing::VictoriaMetrics>();
-
-    dha::testing::PipelineOptions options;
-    options.kubeconfig = dir_ / "kubeconfig";
+    dha::testing::PipelineWorldOptions options;
+    options.crd_dirs = {DHA_SOURCE_DIR "/charts/db-autoscaler/crds", DHA_SOURCE_DIR "/sdk/template/crds"};
     options.plugin_dirs = {GUARDED_PLUGIN_DIR};
-    options.plugins = {"guarded-acmedb", "metrics-vm"};
-    options.plugin_config_json = R"({"metrics-vm": {"url": ")" + vm_->url() + R"("}})";
-    pipeline_ = std::make_unique<dha::testing::Pipeline>(options);
-
-    pipeline_->create({"", "v1", "namespaces", "", ""},
-                      R"({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "tenant-a"}})");
+    options.plugins = {"guarded-acmedb"};
+    world_ = std::make_unique<dha::testing::PipelineWorld>(options);
+    pipeline_ = &world_->pipeline();
+    api_ = &world_->api();
     pipeline_->create({kOrders.group, kOrders.version, kOrders.plural, "tenant-a", ""},
                       R"({"apiVersion": "db.example.com/v1", "kind": "AcmeDB",
                           "metadata": {"name": "orders", "namespace": "tenant-a"}, "spec": {"replicas": 3}})");
@@ -52,8 +36,8 @@ class JsonPatchActuator : public ::testing::Test {
                           "metadata": {"name": "acmedb-orders", "namespace": "tenant-a"}, "spec": {"kind": "acmedb"}})");
     pipeline_->patch_status(kMonitor, R"({"status": {"operational": true, "availableReplicas": 3}})");
     // 250 connections over 100 per read replica: 3 read replicas + the primary.
-    vm_->import_prometheus(R"(acmedb_client_connections{namespace="tenant-a",cluster="orders"} 250 )" +
-                           std::to_string(dha::testing::unix_millis_now()) + "\n");
+    world_->vm().import_prometheus(R"(acmedb_client_connections{namespace="tenant-a",cluster="orders"} 250 )" +
+                                   std::to_string(dha::testing::unix_millis_now()) + "\n");
     pipeline_->create({"autoscaling.cozystack.io", "v1alpha1", "databasehorizontalautoscalers", "tenant-a", ""},
                       R"({"apiVersion": "autoscaling.cozystack.io/v1alpha1", "kind": "DatabaseHorizontalAutoscaler",
                           "metadata": {"name": "orders", "namespace": "tenant-a"},
@@ -62,17 +46,10 @@ class JsonPatchActuator : public ::testing::Test {
                                    "metrics": [{"type": "ReadConnections", "target": {"averageValue": "100"}}],
                                    "behavior": {"scaleUp": {"stabilizationWindowSeconds": 0, "step": 1}}}})");
   }
-  void TearDown() override {
-    pipeline_.reset();
-    vm_.reset();
-    api_.reset();
-    std::filesystem::remove_all(dir_);
-  }
 
-  std::unique_ptr<dha::testing::Pipeline> pipeline_;
-  std::unique_ptr<dha::testing::ApiServer> api_;
-  std::unique_ptr<dha::testing::VictoriaMetrics> vm_;
-  std::filesystem::path dir_;
+  std::unique_ptr<dha::testing::PipelineWorld> world_;
+  dha::testing::Pipeline* pipeline_ = nullptr;
+  dha::testing::ApiServer* api_ = nullptr;
 };
 
 TEST_F(JsonPatchActuator, AGuardedPatchScalesTheTarget) {

@@ -4,15 +4,11 @@
 // announces its count on the target (autoscaling.cozystack.io/applied-replicas, with the
 // marker), which the next reconcile recognises; a count nobody announced is still a conflict.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <memory>
 #include <string>
 
-#include "dha/testing/api_server.hpp"
-#include "dha/testing/pipeline.hpp"
-#include "dha/testing/victoria_metrics.hpp"
+#include "dha/testing/pipeline_world.hpp"
 
 namespace {
 
@@ -25,28 +21,13 @@ const ObjectRef kDha{"autoscaling.cozystack.io", "v1alpha1", "databasehorizontal
 class UnrecordedPatch : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() / ("dha-unrecorded-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir_);
-    dha::testing::ApiServerOptions api_options;
-    api_options.crd_dirs = {DHA_SOURCE_DIR "/sdk/testing/crds", DHA_SOURCE_DIR "/charts/db-autoscaler/crds"};
-    api_ = std::make_unique<dha::testing::ApiServer>(api_options);
-    api_->start();
-    api_->write_kubeconfig(dir_ / "kubeconfig");
-    vm_ = std::make_unique<dha::testing::VictoriaMetrics>();
-    dha::testing::PipelineOptions options;
-    options.kubeconfig = dir_ / "kubeconfig";
+    dha::testing::PipelineWorldOptions options;
+    options.crd_dirs = {DHA_SOURCE_DIR "/charts/db-autoscaler/crds"};
     options.plugin_dirs = {POSTGRES_PLUGIN_DIR};
-    options.plugins = {"postgres", "metrics-vm"};
-    options.plugin_config_json = R"({"metrics-vm": {"url": ")" + vm_->url() + R"("}})";
-    pipeline_ = std::make_unique<dha::testing::Pipeline>(options);
-    pipeline_->create({"", "v1", "namespaces", "", ""},
-                      R"({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "tenant-a"}})");
-  }
-  void TearDown() override {
-    pipeline_.reset();
-    vm_.reset();
-    api_.reset();
-    std::filesystem::remove_all(dir_);
+    options.plugins = {"postgres"};
+    world_ = std::make_unique<dha::testing::PipelineWorld>(options);
+    pipeline_ = &world_->pipeline();
+    vm_ = &world_->vm();
   }
 
   // The world the killed leader left: replicas 4 carrying our marker and `announced` as the
@@ -78,10 +59,9 @@ class UnrecordedPatch : public ::testing::Test {
                                                   "lastConvergedReplicas": 3}})");
   }
 
-  std::unique_ptr<dha::testing::ApiServer> api_;
-  std::unique_ptr<dha::testing::VictoriaMetrics> vm_;
-  std::unique_ptr<dha::testing::Pipeline> pipeline_;
-  std::filesystem::path dir_;
+  std::unique_ptr<dha::testing::PipelineWorld> world_;
+  dha::testing::Pipeline* pipeline_ = nullptr;
+  dha::testing::VictoriaMetrics* vm_ = nullptr;
 };
 
 TEST_F(UnrecordedPatch, OurAnnouncedCountIsOursNotAConflict) {
