@@ -16,9 +16,11 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 namespace dha::testing::apiserver {
 
@@ -75,6 +77,11 @@ struct HttpServer::State {
   std::condition_variable idle;
   std::set<int> open_fds;  // shut down on stop() to unblock reads
   int active = 0;
+  // One thread per connection, joined (never detached): a thread's exit frees OpenSSL's
+  // per-thread state, and stop() must not return before that, or the process can exit with
+  // a connection thread half gone (LeakSanitizer reported its DRBGs under load).
+  std::map<std::thread::id, std::thread> connection_threads;
+  std::vector<std::thread::id> finished;  // threads that are done and may be joined
 };
 
 namespace {
@@ -220,8 +227,23 @@ void run_connection(std::shared_ptr<HttpServer::State> state, std::unique_ptr<tc
   accepted.reset();
   std::lock_guard lock(state->mu);
   state->open_fds.erase(fd);
+  state->finished.push_back(std::this_thread::get_id());
   --state->active;
   state->idle.notify_all();
+}
+
+// Takes the threads that said they are done out of the table (a thread may finish before the
+// acceptor has filed it; its id waits in `finished` until it is). Called with the lock held.
+std::vector<std::thread> take_finished(HttpServer::State& state) {
+  std::vector<std::thread> done;
+  std::erase_if(state.finished, [&](std::thread::id id) {
+    auto it = state.connection_threads.find(id);
+    if (it == state.connection_threads.end()) return false;
+    done.push_back(std::move(it->second));
+    state.connection_threads.erase(it);
+    return true;
+  });
+  return done;
 }
 
 }  // namespace
@@ -262,11 +284,16 @@ void HttpServer::start(const std::string& host, uint16_t port, const Tls* tls) {
       if (state->stopping) break;
       if (accept_ec) continue;
       socket.set_option(tcp::no_delay(true), accept_ec);
+      std::vector<std::thread> done;
       {
         std::lock_guard lock(state->mu);
         ++state->active;
+        done = take_finished(*state);
       }
-      std::thread(run_connection, state, std::make_unique<tcp::socket>(std::move(socket))).detach();
+      for (auto& t : done) t.join();
+      std::thread t(run_connection, state, std::make_unique<tcp::socket>(std::move(socket)));
+      std::lock_guard lock(state->mu);
+      state->connection_threads.emplace(t.get_id(), std::move(t));
     }
   });
 }
@@ -278,9 +305,16 @@ void HttpServer::stop() {
   if (state_->accept_thread.joinable()) state_->accept_thread.join();
   beast::error_code ec;
   state_->acceptor->close(ec);
-  std::unique_lock lock(state_->mu);
-  for (int fd : state_->open_fds) ::shutdown(fd, SHUT_RDWR);
-  state_->idle.wait(lock, [&] { return state_->active == 0; });
+  std::vector<std::thread> threads;
+  {
+    std::unique_lock lock(state_->mu);
+    for (int fd : state_->open_fds) ::shutdown(fd, SHUT_RDWR);
+    state_->idle.wait(lock, [&] { return state_->active == 0; });
+    for (auto& [id, t] : state_->connection_threads) threads.push_back(std::move(t));
+    state_->connection_threads.clear();
+    state_->finished.clear();
+  }
+  for (auto& t : threads) t.join();
 }
 
 uint16_t HttpServer::port() const { return state_->port; }
