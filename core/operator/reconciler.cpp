@@ -41,12 +41,15 @@ std::int64_t generation_of(const rapidjson::Value& obj) {
   return g != nullptr && g->IsInt64() ? g->GetInt64() : 0;
 }
 
-std::string marker_of(const rapidjson::Value& target) {
-  const auto* annotations = kube::find_path(target, {"metadata", "annotations"});
+// An annotation's value, or "" when it is absent or not a string.
+std::string annotation_of(const rapidjson::Value& object, const char* key) {
+  const auto* annotations = kube::find_path(object, {"metadata", "annotations"});
   if (annotations == nullptr || !annotations->IsObject()) return {};
-  auto it = annotations->FindMember(kManagedByAnnotation);
+  auto it = annotations->FindMember(key);
   return it != annotations->MemberEnd() && it->value.IsString() ? std::string(it->value.GetString(), it->value.GetStringLength()) : std::string();
 }
+
+std::string marker_of(const rapidjson::Value& target) { return annotation_of(target, kManagedByAnnotation); }
 
 std::string format_number(double v) {
   if (std::abs(v - std::round(v)) < 1e-9 && std::abs(v) < 1e15) return fmt::format("{}", static_cast<long long>(std::round(v)));
@@ -109,12 +112,7 @@ bool adopt_unrecorded_patch(model::DecisionState& state, const rapidjson::Value&
                             std::int32_t current, std::int64_t now) {
   if (!state.last_applied_replicas || *state.last_applied_replicas == current) return false;
   if (marker_of(target) != dha_name) return false;
-  const auto* annotations = kube::find_path(target, {"metadata", "annotations"});
-  if (annotations == nullptr || !annotations->IsObject()) return false;
-  auto it = annotations->FindMember(kAppliedReplicasAnnotation);
-  if (it == annotations->MemberEnd() || !it->value.IsString()) return false;
-  const std::string applied(it->value.GetString(), it->value.GetStringLength());
-  if (applied != std::to_string(current)) return false;
+  if (annotation_of(target, kAppliedReplicasAnnotation) != std::to_string(current)) return false;
   // Our write whose status never landed: it is in flight from now (its time is unknown), so the
   // convergence deadline and the single-flight rule apply to it as to any patch of ours.
   state.last_applied_replicas = current;

@@ -67,34 +67,30 @@ sdk::Topology PostgresAdapter::topology(const sdk::ObjectView& target) const {
   }
   const json::Value& spec = target.spec();
   sdk::Topology t;
-  t.primary_count = 1;
   int32_t max_sync = 0;
   if (cnpg) {
     max_sync = values::read_int(spec, "maxSyncReplicas", 0);
     t.quorum_floor = cnpg_quorum_floor(max_sync, values::read_int(spec, "postgresql.synchronous.number", 0));
     t.replicas_path = "spec.instances";
+    t.current_replicas = values::read_replicas(target.json(), t.replicas_path);
     t.release_name = name;
     t.health = sdk::HealthSource::target();
     t.resources = values::read_resources(spec, "resources.requests.cpu", "resources.requests.memory");
     t.resources_preset = "";  // a bare Cluster has no preset; without requests there is no quota ceiling
+    if (!t.current_replicas) {
+      t.scalable = false;
+      t.reason = sdk::kNoReplicasValueReason;
+    }
   } else {
+    // A cozystack Application like the others, with the quorum CloudNativePG derives.
+    t = sdk::cozystack_application_topology(target, {"postgres", "Postgres", "postgres", default_preset_});
     max_sync = values::read_int(spec, "quorum.maxSyncReplicas", 0);
     t.quorum_floor = cnpg_quorum_floor(max_sync, 0);
-    t.replicas_path = "spec.replicas";
-    t.release_name = "postgres-" + name;
-    t.health = sdk::HealthSource::workload_monitor(t.release_name);
-    t.resources = values::read_resources(spec);
-    t.resources_preset = std::string(values::read_string(spec, "resourcesPreset", ""));
-    if (t.resources_preset.empty()) t.resources_preset = default_preset_;
   }
-  t.current_replicas = values::read_replicas(target.json(), t.replicas_path);
   if (max_sync < 0) {
     t.scalable = false;
     t.reason = std::string(cnpg ? "invalid maxSyncReplicas " : "invalid quorum.maxSyncReplicas ") +
                std::to_string(max_sync) + " (must be >= 0)";
-  } else if (!t.current_replicas) {
-    t.scalable = false;
-    t.reason = "target has no replicas value";
   }
   return t;
 }

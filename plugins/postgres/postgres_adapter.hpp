@@ -1,5 +1,6 @@
 #pragma once
 
+#include "dha/sdk/cozystack_application.hpp"
 #include "dha/sdk/sdk.hpp"
 
 namespace dha::plugins {
