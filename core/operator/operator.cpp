@@ -22,7 +22,7 @@
 #include "operator/cached_reader.hpp"
 #include "operator/metrics_auth.hpp"
 #include "operator/plugin_set.hpp"
-#include "operator/reconciler.hpp"
+#include "pipeline/reconciler.hpp"
 #include "operator/self_metrics.hpp"
 
 namespace dha::op {
@@ -84,7 +84,7 @@ struct Operator::Parts {
   std::unique_ptr<CachedReader> reader;
   std::unique_ptr<kube::EventRecorder> events;
   kube::OwnerIndex owners;
-  std::unique_ptr<Reconciler> reconciler;
+  std::unique_ptr<pipeline::Reconciler> reconciler;
   std::unique_ptr<kube::Controller> controller;
   std::unique_ptr<kube::Informer> dha_informer;
   std::mutex watch_mu;
@@ -166,10 +166,10 @@ void Operator::start() {
   p.metrics = std::make_unique<SelfMetrics>(p.registry);
   p.events = std::make_unique<kube::EventRecorder>(*p.client, "db-autoscaler");
 
-  ReconcilerOptions ro;
+  pipeline::ReconcilerOptions ro;
   ro.sync_period = options_.sync_period;
   p.reader = std::make_unique<CachedReader>(*p.client, *p.metrics);
-  p.reconciler = std::make_unique<Reconciler>(*p.client, *p.reader, *p.plugins, *p.events, *p.metrics, p.owners, ro,
+  p.reconciler = std::make_unique<pipeline::Reconciler>(*p.client, *p.reader, *p.plugins, *p.events, *p.metrics, p.owners, ro,
                                               [this](const kube::ResourceRef& c) { ensure_watch(c); });
   kube::ControllerOptions co;
   co.workers = options_.workers;

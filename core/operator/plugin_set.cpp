@@ -11,7 +11,7 @@
 #include <stdexcept>
 
 #include "dha/gates/external_gate.hpp"
-#include "operator/builtin_actuators.hpp"
+#include "dha/actuators/builtin_actuators.hpp"
 #include "operator/builtin_components.hpp"
 
 namespace dha::op {
@@ -82,7 +82,7 @@ std::vector<std::string> split_plugin_names(const std::vector<std::string>& valu
 
 std::unique_ptr<PluginSet> PluginSet::load(const PluginSetOptions& options) {
   std::unique_ptr<PluginSet> set(new PluginSet());
-  set->registry_.load_builtin(builtin_actuators_entry(), "actuators");
+  set->registry_.load_builtin(actuators::builtin_actuators_entry(), "actuators");
   set->registry_.load_builtin(builtin_components_entry(), "components");
   set->registry_.load_named(options.dirs, options.names);
 

@@ -5,7 +5,6 @@
 #include "dha/decide/backoff.hpp"
 #include "dha/decide/saturating.hpp"
 #include "dha/gates/reasons.hpp"
-#include "dha/model/quantity.hpp"
 #include "dha/model/recommendation_history.hpp"
 
 namespace dha::decide {
@@ -14,7 +13,7 @@ namespace {
 namespace reasons = gates::reasons;
 using model::DecisionKind;
 
-// Reconcile bookkeeping before any gate (BEHAVIOUR §3.3 step 11): a converged, operational target
+// Reconcile bookkeeping before any gate: a converged, operational target
 // ends our in-flight scale and becomes the last converged size; the first cycle adopts current.
 model::DecisionState observe(const model::DecisionState& state, const model::Observation& obs) {
   model::DecisionState next = state;
@@ -45,7 +44,7 @@ ConditionView able_condition(const gates::Proposal& p, bool able) {
 }
 
 ConditionView limited_condition(const gates::Proposal& p, bool conflict) {
-  // A competing writer takes precedence over every other limit (BEHAVIOUR §2.1).
+  // A competing writer takes precedence over every other limit.
   if (conflict) return {"ScalingLimited", "True", reasons::kOwnershipConflict, "replicas changed by a competing writer"};
   if (p.limited) return {"ScalingLimited", "True", p.limited_reason, p.limited_message};
   return {"ScalingLimited", "False", reasons::kReady, "within limits"};
@@ -115,7 +114,7 @@ Decision decide(const model::DhaSpec& spec, const model::Observation& obs, const
     model::record_recommendation(history, now, metrics.raw_desired, spec.longest_window_seconds());
   else
     model::prune_recommendations(history, now, spec.longest_window_seconds());
-  // Part A 8: only a metric-backed natural target below the failed size clears the backoff.
+  // Only a metric-backed natural target below the failed size clears the backoff.
   if (p.natural && d.next_state.backoff && *p.natural < d.next_state.backoff->replicas) d.next_state.backoff.reset();
   d.apply = p.carry_out && (d.kind == DecisionKind::Scale || d.kind == DecisionKind::Rollback);
   if (d.apply) carry_out(d.next_state, d, spec, now);
@@ -152,29 +151,6 @@ rapidjson::Value decision_to_json(const Decision& d, rapidjson::Document::Alloca
   out.AddMember("trace", model::trace_to_json(d.trace, a), a);
   out.AddMember("state", model::decision_state_to_json(d.next_state, a), a);
   return out;
-}
-
-void store_in_status(model::DhaStatus& status, const Decision& d, std::int64_t now, std::int64_t generation) {
-  status.observed_generation = generation;
-  status.current_replicas = d.current_replicas;
-  status.desired_replicas = d.desired_replicas;
-  status.state = d.next_state;
-  status.current_metrics.clear();
-  for (const auto& m : d.metrics) {
-    model::CurrentMetric cm;
-    cm.type = std::string(model::to_string(m.type));
-    // CPU: truncated millicores ("250m"); connections: rounded half-up ("76") (BEHAVIOUR §1.3).
-    if (m.type == model::MetricType::ReadCPUUtilization)
-      cm.average_value = model::format_milli_quantity(static_cast<std::int64_t>(std::trunc(m.average)));
-    else
-      cm.average_value = model::format_plain_quantity(static_cast<std::int64_t>(std::floor(m.average + 0.5)));
-    status.current_metrics.push_back(std::move(cm));
-  }
-  status.last_decision = model::LastDecision{now,      d.kind,    d.raw_desired_replicas, d.desired_replicas,
-                                             d.reason, d.message, d.trace};
-  for (const ConditionView* c : {&d.able_to_scale_condition, &d.scaling_limited_condition})
-    model::set_condition(status.conditions, model::Condition{c->type, c->status, c->reason, c->message, 0, generation},
-                         now);
 }
 
 }  // namespace dha::decide

@@ -1,5 +1,5 @@
-// The next state a decision carries (issue 3: "as if the decision is carried out"), the backoff
-// rules of Part A 8 and §3.10, and restart-from-status equivalence (Part A 1).
+// The next state a decision carries ("as if the decision is carried out"), the backoff rules,
+// restart-from-status equivalence, and how a decision is stored in status.
 
 #include <gtest/gtest.h>
 #include <rapidjson/stringbuffer.h>
@@ -9,6 +9,7 @@
 
 #include "decide_test_support.hpp"
 #include "dha/model/recommendation_history.hpp"
+#include "dha/status_writer/decision_status.hpp"
 
 namespace dha::testing {
 namespace {
@@ -166,7 +167,7 @@ TEST(NextStateBackoff, DryRunRollbackRecordsNoBackoff) {
   EXPECT_EQ(d.next_state.in_flight_since, c.now - 901);
 }
 
-// Part A 8: freezes never clear the backoff; only a metric-backed natural target below it does.
+// Freezes never clear the backoff; only a metric-backed natural target below it does.
 struct ClearRow {
   const char* name;
   std::function<void(DecideCase&)> setup;
@@ -204,7 +205,7 @@ INSTANTIATE_TEST_SUITE_P(
                  false}),
     [](const auto& info) { return std::string(info.param.name); });
 
-// Part A 1: persisting the state in status and reading it back changes no decision.
+// Persisting the state in status and reading it back changes no decision.
 std::string status_roundtrip_json(const model::DhaStatus& status) {
   rapidjson::Document doc;
   static_cast<rapidjson::Value&>(doc) = model::status_to_json(status, doc.GetAllocator());
@@ -248,7 +249,7 @@ TEST(RestartFromStatus, DecisionsEqualInMemoryAcrossManyCycles) {
     ASSERT_EQ(restarted.next_state, in_memory.next_state) << "cycle " << cycle;
 
     memory = in_memory.next_state;
-    decide::store_in_status(status, in_memory, now, 1);
+    status::store_in_status(status, in_memory, now, 1);
     if (in_memory.apply) {
       rollbacks += in_memory.kind == DecisionKind::Rollback ? 1 : 0;
       current = in_memory.desired_replicas;
@@ -264,7 +265,7 @@ TEST(StoreInStatus, WritesCountsMetricsDecisionAndConditions) {
   DecideCase c;
   model::DhaStatus status;
   const auto d = c.run();
-  decide::store_in_status(status, d, c.now, 7);
+  status::store_in_status(status, d, c.now, 7);
   EXPECT_EQ(status.observed_generation, 7);
   EXPECT_EQ(status.current_replicas, 3);
   EXPECT_EQ(status.desired_replicas, 4);
@@ -282,10 +283,10 @@ TEST(StoreInStatus, WritesCountsMetricsDecisionAndConditions) {
 
   // A later, still-able cycle keeps the transition time; a freeze flips it.
   c.now += 60;
-  decide::store_in_status(status, c.run(), c.now, 7);
+  status::store_in_status(status, c.run(), c.now, 7);
   EXPECT_EQ(model::find_condition(status.conditions, "AbleToScale")->last_transition_time, c.now - 60);
   c.obs.metrics.clear();
-  decide::store_in_status(status, c.run(), c.now, 7);
+  status::store_in_status(status, c.run(), c.now, 7);
   EXPECT_EQ(model::find_condition(status.conditions, "AbleToScale")->reason, "MetricUnavailable");
   EXPECT_EQ(model::find_condition(status.conditions, "AbleToScale")->last_transition_time, c.now);
   EXPECT_TRUE(status.current_metrics.empty());
@@ -298,7 +299,7 @@ TEST(StoreInStatus, RendersCpuAsTruncatedMillicoresAndConnectionsRoundedHalfUp) 
                  {"type":"ReadCPUUtilization","target":{"averageValue":"1"}}]})");
   c.obs.metrics = {{"ReadConnections", 151.0}, {"ReadCPUUtilization", 501.4}};  // 75.5 and 250.7 per reader
   model::DhaStatus status;
-  decide::store_in_status(status, c.run(), c.now, 1);
+  status::store_in_status(status, c.run(), c.now, 1);
   ASSERT_EQ(status.current_metrics.size(), 2u);
   EXPECT_EQ(status.current_metrics[0].average_value, "76");
   EXPECT_EQ(status.current_metrics[1].average_value, "250m");

@@ -22,7 +22,7 @@
 #include "operator/cached_reader.hpp"
 #include "operator/plugin_set.hpp"
 
-#include "operator/reconciler.hpp"
+#include "pipeline/reconciler.hpp"
 #include "operator/self_metrics.hpp"
 
 namespace dha::testing {
@@ -77,7 +77,7 @@ struct Pipeline::Parts {
   kube::OwnerIndex owners;
   // No informers are added: every read is a GET, deterministic for one reconcile at a time.
   std::unique_ptr<op::CachedReader> reader;
-  std::unique_ptr<op::Reconciler> reconciler;
+  std::unique_ptr<pipeline::Reconciler> reconciler;
 };
 
 Pipeline::Pipeline(PipelineOptions options) {
@@ -97,11 +97,11 @@ Pipeline::Pipeline(PipelineOptions options) {
   p.client = std::make_unique<kube::Client>(kube::Config::load(flags));
   p.metrics = std::make_unique<op::SelfMetrics>(p.registry);
   p.events = std::make_unique<kube::EventRecorder>(*p.client, "db-autoscaler", "", p.kube_clock);
-  op::ReconcilerOptions ro;
+  pipeline::ReconcilerOptions ro;
   ro.sync_period = options.sync_period;
   ro.now = [&clock = p.clock] { return clock.now(); };
   p.reader = std::make_unique<op::CachedReader>(*p.client, *p.metrics);
-  p.reconciler = std::make_unique<op::Reconciler>(*p.client, *p.reader, *p.plugins, *p.events, *p.metrics, p.owners, ro);
+  p.reconciler = std::make_unique<pipeline::Reconciler>(*p.client, *p.reader, *p.plugins, *p.events, *p.metrics, p.owners, ro);
 }
 
 Pipeline::~Pipeline() = default;

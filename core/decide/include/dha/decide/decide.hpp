@@ -57,10 +57,4 @@ Decision decide(const model::DhaSpec& spec, const model::Observation& observatio
 // rawDesiredReplicas, ableToScale, limited, reason, message, conditions, trace, state.
 rapidjson::Value decision_to_json(const Decision& decision, rapidjson::Document::AllocatorType& alloc);
 
-// Writes a decision into DHA status: counts, currentMetrics, lastDecision, the AbleToScale and
-// ScalingLimited conditions (transition time kept unless the status flips) and the next state.
-// The operator calls this once the decision is carried out (after a successful patch).
-void store_in_status(model::DhaStatus& status, const Decision& decision, std::int64_t now,
-                     std::int64_t generation);
-
 }  // namespace dha::decide

@@ -1,4 +1,4 @@
-#include "operator/quota_ceiling.hpp"
+#include "pipeline/quota_ceiling.hpp"
 
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace dha::op {
+namespace dha::pipeline {
 namespace {
 
 constexpr std::int64_t Mi = 1024LL * 1024 * 1000;  // milli-bytes
@@ -18,7 +18,7 @@ struct PresetCell {
   std::int64_t memory_milli;
 };
 
-// BEHAVIOUR §3.7, every cell of the ladder and the legacy aliases, written out by hand.
+// Every cell of the ladder and the legacy aliases, written out by hand.
 const PresetCell kLadder[] = {
     {"t1.nano", 250, 128 * Mi},      {"t1.micro", 500, 256 * Mi},     {"t1.small", 1000, 512 * Mi},
     {"t1.medium", 2000, 1 * Gi},     {"t1.large", 4000, 2 * Gi},      {"t1.xlarge", 8000, 4 * Gi},
@@ -121,4 +121,4 @@ TEST(MaxReplicasWithinQuota, Table) {
 }
 
 }  // namespace
-}  // namespace dha::op
+}  // namespace dha::pipeline

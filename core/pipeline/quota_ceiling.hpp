@@ -8,9 +8,9 @@
 #include <string_view>
 #include <vector>
 
-// The tenant quota ceiling (BEHAVIOUR §3.7): how many instances the namespace's ResourceQuotas
+// The tenant quota ceiling: how many instances the namespace's ResourceQuotas
 // still leave room for, given what one more database pod requests.
-namespace dha::op {
+namespace dha::pipeline {
 
 // One pod's request, in milli-units (millicores; memory in milli-bytes like Quantity.MilliValue).
 struct PodResources {
@@ -29,11 +29,12 @@ std::optional<PodResources> preset_resources(std::string_view preset);
 std::optional<PodResources> per_pod_resources(const std::optional<std::string>& cpu,
                                               const std::optional<std::string>& memory, std::string_view preset);
 
-// MaxReplicasWithinQuota: for the six (hard, used) pairs of §3.7 and every quota with that hard
-// name in status.hard, current + floor(max(hard - used, 0) / perPod); the minimum over all of
-// them, or nullopt when no quota names any of the six resources. `quotas` are ResourceQuota
-// objects as read from the API server; values that are not quantity strings are skipped.
+// MaxReplicasWithinQuota: for the six (hard, used) pairs (cpu, requests.cpu, limits.cpu and
+// the same for memory) and every quota with that hard name in status.hard,
+// current + floor(max(hard - used, 0) / perPod); the minimum over all of them, or nullopt when
+// no quota names any of the six resources. `quotas` are ResourceQuota objects as read from the
+// API server; values that are not quantity strings are skipped.
 std::optional<std::int32_t> max_replicas_within_quota(const std::vector<const rapidjson::Value*>& quotas,
                                                       std::int32_t current, const PodResources& per_pod);
 
-}  // namespace dha::op
+}  // namespace dha::pipeline

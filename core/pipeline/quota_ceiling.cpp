@@ -1,4 +1,4 @@
-#include "operator/quota_ceiling.hpp"
+#include "pipeline/quota_ceiling.hpp"
 
 #include <algorithm>
 #include <array>
@@ -6,7 +6,7 @@
 
 #include "dha/model/quantity.hpp"
 
-namespace dha::op {
+namespace dha::pipeline {
 namespace {
 
 constexpr std::int64_t kMi = 1024LL * 1024LL * 1000LL;  // one MiB in milli-bytes
@@ -18,7 +18,7 @@ struct PresetEntry {
   std::int64_t memory_milli;
 };
 
-// Must stay identical to cozy-lib _resourcepresets.tpl (BEHAVIOUR §3.7); a test checks each cell.
+// Must stay identical to cozy-lib _resourcepresets.tpl; a test checks each cell.
 constexpr std::array<PresetEntry, 47> kPresets{{
     {"t1.nano", 250, 128 * kMi},    {"t1.micro", 500, 256 * kMi},  {"t1.small", 1000, 512 * kMi},
     {"t1.medium", 2000, 1 * kGi},   {"t1.large", 4000, 2 * kGi},   {"t1.xlarge", 8000, 4 * kGi},
@@ -117,4 +117,4 @@ std::optional<std::int32_t> max_replicas_within_quota(const std::vector<const ra
   return static_cast<std::int32_t>(*ceiling);
 }
 
-}  // namespace dha::op
+}  // namespace dha::pipeline

@@ -1,23 +1,14 @@
-#include "operator/builtin_actuators.hpp"
+#include "dha/actuators/builtin_actuators.hpp"
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
 #include "dha/sdk/export.hpp"
 
-namespace dha::op {
+namespace dha::actuators {
 namespace {
 
 namespace json = sdk::json;
-
-// The marker value on the target, or "" when absent.
-std::string current_marker(const json::Value& target) {
-  // The key itself contains dots, so find_path can only reach the annotations object.
-  const json::Value* annotations = json::find_path(target, "metadata.annotations");
-  if (annotations == nullptr || !annotations->IsObject()) return {};
-  const json::Value* marker = json::find(*annotations, kManagedByAnnotation);
-  return marker != nullptr && marker->IsString() ? std::string(json::view(*marker)) : std::string();
-}
 
 // {"metadata":{"annotations":{"<marker>": <value or null>, "<applied>": "<count>" or null}}},
 // optionally with the replicas field at `replicas_path` ("spec.replicas" → {"spec":{"replicas":N}}).
@@ -79,12 +70,20 @@ void check_desired(const sdk::ActuatorRequest& r) {
 // Release: remove the marker only when it names this DHA (another DHA's claim is not ours).
 sdk::ActuatorPlan release_plan(const sdk::ActuatorRequest& r) {
   sdk::ActuatorPlan plan;
-  if (r.target != nullptr && current_marker(*r.target) == r.dha.name)
+  if (r.target != nullptr && managed_by(*r.target) == r.dha.name)
     plan.requests.emplace_back("", "merge", marker_patch(nullptr, "", nullptr, nullptr));
   return plan;
 }
 
 }  // namespace
+
+std::string managed_by(const json::Value& target) {
+  // The key itself contains dots, so find_path can only reach the annotations object.
+  const json::Value* annotations = json::find_path(target, "metadata.annotations");
+  if (annotations == nullptr || !annotations->IsObject()) return {};
+  const json::Value* marker = json::find(*annotations, kManagedByAnnotation);
+  return marker != nullptr && marker->IsString() ? std::string(json::view(*marker)) : std::string();
+}
 
 sdk::ActuatorPlan MergePatchActuator::plan(const sdk::ActuatorRequest& r) const {
   if (r.action == sdk::ActuatorRequest::Action::kRelease) return release_plan(r);
@@ -110,4 +109,4 @@ sdk::ActuatorPlan ScaleSubresourceActuator::plan(const sdk::ActuatorRequest& r) 
 
 DHA_DEFINE_PLUGIN_ENTRY(builtin_actuators_entry, MergePatchActuator, ScaleSubresourceActuator)
 
-}  // namespace dha::op
+}  // namespace dha::actuators

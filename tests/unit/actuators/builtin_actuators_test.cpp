@@ -1,4 +1,4 @@
-#include "operator/builtin_actuators.hpp"
+#include "dha/actuators/builtin_actuators.hpp"
 
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
@@ -7,7 +7,7 @@
 #include "operator/builtin_components.hpp"
 #include "plugin_host/plugin_registry.hpp"
 
-namespace dha::op {
+namespace dha::actuators {
 namespace {
 
 // The built-ins go through the same C ABI path as external plugins.
@@ -97,7 +97,7 @@ TEST_F(BuiltinActuators, ScaleAnnouncesTheCountOnTheObjectThenPatchesTheSubresou
 
 TEST(BuiltinComponents, WebhookAndStatusWriterShowInTheListing) {
   plugin_host::PluginRegistry registry;
-  registry.load_builtin(builtin_components_entry(), "components");
+  registry.load_builtin(op::builtin_components_entry(), "components");
   ASSERT_NE(registry.find("builtin.admission-webhook"), nullptr);
   ASSERT_NE(registry.find("builtin.status-writer"), nullptr);
   EXPECT_TRUE(registry.find("builtin.status-writer")->has_capability("dha.host.status-writer/1"));
@@ -107,4 +107,4 @@ TEST(BuiltinComponents, WebhookAndStatusWriterShowInTheListing) {
 }
 
 }  // namespace
-}  // namespace dha::op
+}  // namespace dha::actuators

@@ -1,9 +1,10 @@
 #include <gtest/gtest.h>
 
-#include "operator/reconciler.hpp"
-#include "operator/status_writer.hpp"
+#include "dha/status_writer/decision_status.hpp"
+#include "dha/status_writer/event_messages.hpp"
+#include "dha/status_writer/unpersisted_state.hpp"
 
-namespace dha::op {
+namespace dha::status {
 namespace {
 
 using model::DecisionKind;
@@ -91,7 +92,7 @@ TEST(KeepDecisionTime, UnchangedDecisionKeepsItsTimeAChangedOneTakesTheNewTime) 
   EXPECT_EQ(next.last_decision->time, 160);
 }
 
-// A patch whose status write failed must not be forgotten (found by tests/soak).
+// A patch whose status write failed must not be forgotten (found by the soak).
 TEST(RestoreUnpersistedState, PatchFieldsTable) {
   model::DecisionState after_patch;
   after_patch.last_applied_replicas = 4;
@@ -137,44 +138,5 @@ TEST(RestoreUnpersistedState, RecommendationsTheStatusNeverReceived) {
   EXPECT_EQ(newer.recommendations, (std::vector<model::Recommendation>{{300, 2}}));
 }
 
-// The operator died between a patch and the status write recording it: the target's own
-// annotations say the count is ours, so it is not a competing writer's (the soak's finding:
-// such a DHA otherwise stayed in OwnershipConflict with itself for good).
-TEST(AdoptUnrecordedPatch, Table) {
-  struct Case {
-    const char* name;
-    const char* annotations;
-    std::optional<std::int32_t> last_applied;
-    std::int32_t current;
-    bool adopted;
-  };
-  const std::vector<Case> cases{
-      {"our marker and count", R"({"autoscaling.cozystack.io/managed-by":"db-dha","autoscaling.cozystack.io/applied-replicas":"4"})", 3, 4, true},
-      {"count differs: a competing writer", R"({"autoscaling.cozystack.io/managed-by":"db-dha","autoscaling.cozystack.io/applied-replicas":"4"})", 3, 5, false},
-      {"another DHA's marker", R"({"autoscaling.cozystack.io/managed-by":"other","autoscaling.cozystack.io/applied-replicas":"4"})", 3, 4, false},
-      {"no count announced", R"({"autoscaling.cozystack.io/managed-by":"db-dha"})", 3, 4, false},
-      {"count not a string", R"({"autoscaling.cozystack.io/managed-by":"db-dha","autoscaling.cozystack.io/applied-replicas":4})", 3, 4, false},
-      {"count with junk", R"({"autoscaling.cozystack.io/managed-by":"db-dha","autoscaling.cozystack.io/applied-replicas":"4 "})", 3, 4, false},
-      {"status already agrees", R"({"autoscaling.cozystack.io/managed-by":"db-dha","autoscaling.cozystack.io/applied-replicas":"4"})", 4, 4, false},
-      {"nothing applied yet", R"({"autoscaling.cozystack.io/managed-by":"db-dha","autoscaling.cozystack.io/applied-replicas":"4"})", std::nullopt, 4, false},
-  };
-  for (const auto& c : cases) {
-    rapidjson::Document target;
-    target.Parse((std::string(R"({"metadata":{"name":"db","annotations":)") + c.annotations + "}}").c_str());
-    ASSERT_FALSE(target.HasParseError()) << c.name;
-    model::DecisionState state;
-    state.last_applied_replicas = c.last_applied;
-    EXPECT_EQ(adopt_unrecorded_patch(state, target, "db-dha", c.current, 500), c.adopted) << c.name;
-    if (c.adopted) {
-      EXPECT_EQ(state.last_applied_replicas, c.current) << c.name;
-      EXPECT_EQ(state.in_flight_since, 500) << c.name << ": in flight, so convergence is still checked";
-      EXPECT_EQ(state.last_scale_time, 500) << c.name;
-    } else {
-      EXPECT_EQ(state.last_applied_replicas, c.last_applied) << c.name;
-      EXPECT_FALSE(state.in_flight_since.has_value()) << c.name;
-    }
-  }
-}
-
 }  // namespace
-}  // namespace dha::op
+}  // namespace dha::status

@@ -1,14 +1,16 @@
-#include "operator/observer.hpp"
+#include "pipeline/observe.hpp"
 
 #include <algorithm>
 #include <cmath>
 
+#include <spdlog/spdlog.h>
+
 #include "dha/kube/json.hpp"
 #include "dha/sdk/metrics_types.hpp"
-#include "operator/quota_ceiling.hpp"
+#include "pipeline/quota_ceiling.hpp"
 #include "tenancy/query_template.hpp"
 
-namespace dha::op {
+namespace dha::pipeline {
 namespace {
 
 std::string query_result_label(dha_status status) {
@@ -29,11 +31,47 @@ std::int32_t saturate_int32(std::int64_t v) {
 
 }  // namespace
 
-Observer::Observer(const CachedReader& reader, const PluginSet& plugins, SelfMetrics& metrics, ObserverOptions options)
-    : reader_(reader), plugins_(plugins), metrics_(metrics), options_(options) {}
+Observe::Observe(const op::CachedReader& reader, const op::PluginSet& plugins, op::SelfMetrics& metrics,
+                 kube::OwnerIndex& owners, ObserveOptions options, WatchRequest watch)
+    : reader_(reader), plugins_(plugins), metrics_(metrics), owners_(owners), options_(options), watch_(std::move(watch)) {}
 
-ObserveResult Observer::observe(const ObserveRequest& r) const {
-  ObserveResult out;
+std::variant<Observed, Stop> Observe::run(const std::string& ns, const std::string& dha_name,
+                                          const model::DhaSpec& spec) const {
+  auto located = locate_target(plugins_, *spec.target_ref, ns);
+  if (auto* stop = std::get_if<Stop>(&located)) return std::move(*stop);
+  Observed o{std::get<Target>(std::move(located)), {}, {}};
+  const std::string dha_key = ns + "/" + dha_name;
+  owners_.set(dha_key, {kube::secondary_key(o.target.ref, ns, o.target.ref.name)});
+  if (watch_) watch_(o.target.ref.collection().in_namespace(""));
+  if (auto stop = read_target(o.target, [this](const kube::ResourceRef& ref) { return reader_.get(ref); }))
+    return std::move(*stop);
+
+  auto topology = read_topology(o.target);
+  if (auto* stop = std::get_if<Stop>(&topology)) return std::move(*stop);
+  o.topology = std::get<sdk::Topology>(std::move(topology));
+  const std::optional<std::int32_t> current =
+      o.topology.current_replicas
+          ? std::optional<std::int32_t>(static_cast<std::int32_t>(
+                std::clamp<std::int64_t>(*o.topology.current_replicas, 0, INT32_MAX)))
+          : std::nullopt;
+  if (!o.topology.scalable) return Stop{kNotScalable, o.topology.reason, current};
+  // A target without a replicas value is not "0 replicas".
+  if (!current) return Stop{kNotScalable, "target has no replicas value", std::nullopt};
+
+  o.signals = signals({ns, dha_name, spec, *o.target.engine, *o.target.object, o.topology});
+  std::vector<std::string> secondaries{kube::secondary_key(o.target.ref, ns, o.target.ref.name)};
+  if (const auto& health = o.signals.health_object) {
+    secondaries.push_back(kube::secondary_key(*health, ns, health->name));
+    if (watch_) watch_(health->collection().in_namespace(""));
+  }
+  owners_.set(dha_key, secondaries);
+  for (const auto& problem : o.signals.problems) spdlog::info("observe: {}", problem);
+  for (const auto& note : o.signals.notes) spdlog::debug("observe: {}", note);
+  return o;
+}
+
+Signals Observe::signals(const ObserveRequest& r) const {
+  Signals out;
   auto& obs = out.observation;
   obs.current_replicas = saturate_int32(r.topology.current_replicas.value_or(0));
   obs.primary_count = saturate_int32(r.topology.primary_count);
@@ -44,9 +82,9 @@ ObserveResult Observer::observe(const ObserveRequest& r) const {
   return out;
 }
 
-// Part A 2: the health object fails closed. Missing, unreadable, or not (yet) telling health
-// all mean "unknown", which the Health gate turns into a HealthUnknown freeze.
-void Observer::observe_health(const ObserveRequest& r, ObserveResult& out) const {
+// The health object fails closed: missing, unreadable, or not (yet) telling health all mean
+// "unknown", which the Health gate turns into a HealthUnknown freeze.
+void Observe::observe_health(const ObserveRequest& r, Signals& out) const {
   auto& obs = out.observation;
   obs.health_known = false;
   obs.available_replicas = obs.current_replicas;
@@ -84,8 +122,8 @@ void Observer::observe_health(const ObserveRequest& r, ObserveResult& out) const
   }
 }
 
-// BEHAVIOUR §3.7: a list error or no quota means no ceiling.
-void Observer::observe_quota(const ObserveRequest& r, ObserveResult& out) const {
+// A list error or no quota means no ceiling.
+void Observe::observe_quota(const ObserveRequest& r, Signals& out) const {
   std::optional<std::string> cpu, memory;
   if (r.topology.resources) {
     cpu = r.topology.resources->cpu;
@@ -106,7 +144,7 @@ void Observer::observe_quota(const ObserveRequest& r, ObserveResult& out) const 
       max_replicas_within_quota(quotas, out.observation.current_replicas, *per_pod);
 }
 
-std::optional<std::string> Observer::monitoring_namespace(const std::string& ns, ObserveResult& out) const {
+std::optional<std::string> Observe::monitoring_namespace(const std::string& ns, Signals& out) const {
   try {
     const auto object = reader_.get(kube::resources::namespaces().named(ns));
     if (!object) return std::nullopt;
@@ -120,7 +158,7 @@ std::optional<std::string> Observer::monitoring_namespace(const std::string& ns,
   }
 }
 
-std::optional<double> Observer::query(const std::string& query_template, const ObserveRequest& r,
+std::optional<double> Observe::query(const std::string& query_template, const ObserveRequest& r,
                                       const std::optional<std::string>& monitoring_ns, bool take_max,
                                       const std::string& what, std::vector<std::string>& problems) const {
   const tenancy::TargetLabels target{r.namespace_name, kube::name_of(r.target), r.topology.release_name};
@@ -148,7 +186,7 @@ std::optional<double> Observer::query(const std::string& query_template, const O
     double value = take_max ? -INFINITY : 0;
     for (const auto& s : samples.samples) value = take_max ? std::max(value, s.value) : value + s.value;
     if (!std::isfinite(value)) {
-      // Part A 3: a non-finite reading is an outage, never a number to scale on.
+      // A non-finite reading is an outage, never a number to scale on.
       metrics_.count_metric_query("non_finite");
       problems.push_back(what + " query returned a non-finite value");
       return std::nullopt;
@@ -162,7 +200,7 @@ std::optional<double> Observer::query(const std::string& query_template, const O
   }
 }
 
-void Observer::observe_metrics(const ObserveRequest& r, ObserveResult& out) const {
+void Observe::observe_metrics(const ObserveRequest& r, Signals& out) const {
   auto& obs = out.observation;
   for (const auto& m : r.spec.metrics) obs.metrics.push_back({std::string(model::to_string(m.type)), std::nullopt});
   if (plugins_.metric_source() == nullptr) {
@@ -206,4 +244,4 @@ void Observer::observe_metrics(const ObserveRequest& r, ObserveResult& out) cons
   }
 }
 
-}  // namespace dha::op
+}  // namespace dha::pipeline

@@ -1,0 +1,20 @@
+#pragma once
+
+#include <rapidjson/document.h>
+
+#include "dha/kube/client.hpp"
+#include "dha/model/status.hpp"
+#include "operator/self_metrics.hpp"
+
+// Puts a DHA's status through the /status subresource, only when something changed, and
+// re-reads on a 409 Conflict (the DHA changed under us; status is ours alone, so the fresh
+// object simply gets the same status).
+namespace dha::status {
+
+// Writes `next` onto `dha` (as last read) unless it equals `previous`. Returns whether a write
+// happened. Throws kube::ApiError when the write fails for another reason than a conflict, or
+// when conflicts persist over several re-reads; NotFound (the DHA is gone) returns false.
+bool update_status(kube::Client& client, op::SelfMetrics& metrics, const rapidjson::Value& dha,
+                   const model::DhaStatus& previous, const model::DhaStatus& next);
+
+}  // namespace dha::status

@@ -1,0 +1,31 @@
+#include "dha/status_writer/status_update.hpp"
+
+#include "dha/kube/json.hpp"
+#include "operator/api_calls.hpp"
+
+namespace dha::status {
+
+bool update_status(kube::Client& client, op::SelfMetrics& metrics, const rapidjson::Value& dha,
+                   const model::DhaStatus& previous, const model::DhaStatus& next) {
+  if (previous == next) return false;
+  const kube::ResourceRef ref = kube::resources::dhas(kube::namespace_of(dha)).named(kube::name_of(dha));
+  rapidjson::Document object = kube::copy_json(dha);
+  constexpr int kAttempts = 4;
+  for (int attempt = 1;; ++attempt) {
+    auto& a = object.GetAllocator();
+    object.RemoveMember("status");
+    object.AddMember("status", model::status_to_json(next, a), a);
+    try {
+      op::counted_api_call(metrics, "update", [&] { return client.update_status(ref, object); });
+      return true;
+    } catch (const kube::ApiError& e) {
+      if (kube::is_not_found(e)) return false;
+      if (!kube::is_conflict(e) || attempt == kAttempts) throw;
+    }
+    auto fresh = op::counted_api_call(metrics, "get", [&] { return client.get_if_exists(ref); });
+    if (!fresh) return false;
+    object = std::move(*fresh);
+  }
+}
+
+}  // namespace dha::status

@@ -1,0 +1,44 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "dha/kube/client.hpp"
+#include "dha/model/decision_state.hpp"
+#include "dha/sdk/actuator_types.hpp"
+#include "operator/plugin_set.hpp"
+#include "operator/self_metrics.hpp"
+#include "pipeline/target.hpp"
+
+// ACT: a replica count reaches the target through the engine's actuator. The actuator plans
+// the API requests; this carries them out with the operator's client, in order.
+namespace dha::pipeline {
+
+class Act {
+ public:
+  Act(kube::Client& client, const op::PluginSet& plugins, op::SelfMetrics& metrics)
+      : client_(client), plugins_(plugins), metrics_(metrics) {}
+
+  // Scales the target from `current` to `desired` replicas; throws on failure.
+  void scale(const Target& target, const std::string& replicas_path, const sdk::DhaRef& dha, std::int32_t current,
+             std::int32_t desired) const;
+  // The DHA is going away: the actuator undoes what marks the target as ours; throws on failure.
+  void release(const Target& target, const std::string& replicas_path, const sdk::DhaRef& dha) const;
+
+  // A replica count that differs from the state's lastAppliedReplicas but that the target shows
+  // as written by this DHA's actuator (see target_shows_our_write): our own patch whose status
+  // write never landed (the operator died in between). Records it as ours, in flight from `now`;
+  // false otherwise (then it is a competing writer's).
+  bool adopt_unrecorded_patch(model::DecisionState& state, const Target& target, const std::string& replicas_path,
+                              const sdk::DhaRef& dha, std::int32_t current, std::int64_t now) const;
+
+ private:
+  sdk::ActuatorPlan plan(const Target& target, sdk::ActuatorRequest request) const;
+  void carry_out(const Target& target, const sdk::ActuatorPlan& steps) const;
+
+  kube::Client& client_;
+  const op::PluginSet& plugins_;
+  op::SelfMetrics& metrics_;
+};
+
+}  // namespace dha::pipeline

@@ -1,0 +1,91 @@
+#pragma once
+
+#include <rapidjson/document.h>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "dha/kube/client.hpp"
+#include "dha/kube/controller.hpp"
+#include "dha/model/observation.hpp"
+#include "dha/model/spec.hpp"
+#include "dha/sdk/engine_types.hpp"
+#include "operator/cached_reader.hpp"
+#include "operator/plugin_set.hpp"
+#include "operator/self_metrics.hpp"
+#include "pipeline/stop.hpp"
+#include "pipeline/target.hpp"
+
+// OBSERVE: everything one reconcile needs to know about a target, gathered into one immutable
+// model::Observation, or the Stop that says why there is nothing to decide on. Reads the target
+// and asks its engine adapter for the topology, then reads the health object, the namespace's
+// monitoring label and ResourceQuotas (all through the CachedReader: informer caches once
+// synced) and the metrics. It also registers what it read, so that a change of any of those
+// objects requeues the DHA.
+namespace dha::pipeline {
+
+inline constexpr const char* kMonitoringNamespaceLabel = "namespace.cozystack.io/monitoring";
+
+struct ObserveOptions {
+  double query_timeout_seconds = 10;
+};
+
+// What the signals are read for: the target as read, and its topology.
+struct ObserveRequest {
+  std::string namespace_name;
+  std::string dha_name;
+  const model::DhaSpec& spec;
+  const op::EngineBinding& engine;
+  const rapidjson::Value& target;
+  const sdk::Topology& topology;
+};
+
+struct Signals {
+  model::Observation observation;
+  std::optional<kube::ResourceRef> health_object;  // the separate health object, if any (to watch)
+  std::vector<std::string> problems;               // why something is unknown/unavailable, for logs
+  std::vector<std::string> notes;                  // the same for optional signals (lag, writes): debug
+};
+
+struct Observed {
+  Target target;
+  sdk::Topology topology;
+  Signals signals;
+};
+
+class Observe {
+ public:
+  // Asked for every kind of object read per target (the target kind, the health object kind)
+  // so that the operator can watch it; may be empty.
+  using WatchRequest = std::function<void(const kube::ResourceRef& collection)>;
+
+  Observe(const op::CachedReader& reader, const op::PluginSet& plugins, op::SelfMetrics& metrics,
+          kube::OwnerIndex& owners, ObserveOptions options = {}, WatchRequest watch = {});
+
+  std::variant<Observed, Stop> run(const std::string& ns, const std::string& dha_name, const model::DhaSpec& spec) const;
+
+  // The signals alone, for a target already read.
+  Signals signals(const ObserveRequest& request) const;
+
+ private:
+  void observe_health(const ObserveRequest& r, Signals& out) const;
+  void observe_quota(const ObserveRequest& r, Signals& out) const;
+  void observe_metrics(const ObserveRequest& r, Signals& out) const;
+  std::optional<std::string> monitoring_namespace(const std::string& ns, Signals& out) const;
+  // Sum (or max) of the samples of one scoped query; nullopt on any failure (noted in `problems`).
+  std::optional<double> query(const std::string& query_template, const ObserveRequest& r,
+                              const std::optional<std::string>& monitoring_ns, bool take_max,
+                              const std::string& what, std::vector<std::string>& problems) const;
+
+  const op::CachedReader& reader_;
+  const op::PluginSet& plugins_;
+  op::SelfMetrics& metrics_;
+  kube::OwnerIndex& owners_;
+  ObserveOptions options_;
+  WatchRequest watch_;
+};
+
+}  // namespace dha::pipeline

@@ -1,0 +1,132 @@
+#include "pipeline/reconciler.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+
+#include "dha/actuators/builtin_actuators.hpp"
+#include "dha/decide/decide.hpp"
+#include "dha/kube/json.hpp"
+#include "dha/model/input_error.hpp"
+#include "operator/api_calls.hpp"
+#include "operator/logging.hpp"
+#include "pipeline/finalizer.hpp"
+
+namespace dha::pipeline {
+namespace {
+
+std::int64_t system_now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+model::DhaSpec parse_spec_of(const rapidjson::Value& dha) {
+  const auto* spec = kube::find_path(dha, {"spec"});
+  if (spec == nullptr) throw model::InputError("spec", "required");
+  return model::parse_spec(*spec);
+}
+
+}  // namespace
+
+Reconciler::Reconciler(kube::Client& client, const op::CachedReader& reader, const op::PluginSet& plugins,
+                       kube::EventRecorder& events, op::SelfMetrics& metrics, kube::OwnerIndex& owners,
+                       ReconcilerOptions options, WatchRequest watch)
+    : client_(client),
+      plugins_(plugins),
+      metrics_(metrics),
+      owners_(owners),
+      options_(std::move(options)),
+      observe_(reader, plugins, metrics, owners, options_.observe, std::move(watch)),
+      act_(client, plugins, metrics),
+      finalize_(client, plugins, metrics, act_),
+      status_(client, events, metrics) {
+  if (!options_.now) options_.now = &system_now;
+}
+
+kube::ReconcileResult Reconciler::reconcile(const std::string& key) {
+  const auto [ns, name] = kube::split_key(key);
+  op::DhaLogScope scope(ns, name);
+  const auto started = std::chrono::steady_clock::now();
+  kube::ReconcileResult result;
+  try {
+    result = reconcile_dha(ns, name);
+  } catch (const std::exception& e) {
+    result = kube::Error{e.what()};
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const bool failed = std::holds_alternative<kube::Error>(result);
+  metrics_.reconcile_finished(failed ? "error" : "success", seconds);
+  if (failed) spdlog::warn("reconcile failed: {}", std::get<kube::Error>(result).message);
+  return result;
+}
+
+void Reconciler::forget(const std::string& ns, const std::string& name) {
+  status_.forget(ns, name);
+  owners_.remove_owner(ns + "/" + name);
+}
+
+kube::ReconcileResult Reconciler::reconcile_dha(const std::string& ns, const std::string& name) {
+  const kube::RequeueAfter again{options_.sync_period};
+  const kube::ResourceRef ref = kube::resources::dhas(ns).named(name);
+  auto dha = op::counted_api_call(metrics_, "get", [&] { return client_.get_if_exists(ref); });
+  if (!dha) {
+    forget(ns, name);
+    return kube::Done{};
+  }
+  if (kube::find_path(*dha, {"metadata", "deletionTimestamp"}) != nullptr) {
+    // Release the target (best effort), drop what is kept for the DHA, let the deletion go on.
+    if (has_finalizer(*dha)) finalize_.release_target(*dha);
+    forget(ns, name);
+    if (has_finalizer(*dha)) remove_finalizer(client_, metrics_, ref);
+    return kube::Done{};
+  }
+  if (!has_finalizer(*dha)) dha = add_finalizer(client_, metrics_, ref);
+
+  status::Report report = status_.open(*dha, options_.now());
+  model::DhaSpec spec;
+  try {
+    spec = parse_spec_of(*dha);
+  } catch (const model::InputError& e) {
+    status_.stopped(report, kInvalidSpec, e.what(), std::nullopt);
+    return again;
+  }
+
+  // OBSERVE
+  auto observed = observe_.run(ns, name, spec);
+  if (const auto* stop = std::get_if<Stop>(&observed)) {
+    status_.stopped(report, stop->reason, stop->message, stop->current);
+    return again;
+  }
+  const auto& [target, topology, signals] = std::get<Observed>(observed);
+  const model::Observation& obs = signals.observation;
+  const sdk::DhaRef dha_ref{ns, name};
+  if (act_.adopt_unrecorded_patch(report.previous.state, target, topology.replicas_path, dha_ref,
+                                  obs.current_replicas, report.now))
+    spdlog::info("replicas {} are our own unrecorded write (the target shows what our actuator writes): "
+                 "not a competing writer", obs.current_replicas);
+
+  // DECIDE
+  decide::DecideOptions options;
+  options.chain = &plugins_.chain();
+  options.dha_namespace = ns;
+  options.dha_name = name;
+  const decide::Decision d = decide::decide(spec, obs, report.previous.state, report.now, options);
+  spdlog::debug("decision {} {} -> {} (raw {}): {}: {}", model::to_string(d.kind), d.current_replicas,
+                d.desired_replicas, d.raw_desired_replicas, d.reason, d.message);
+  status_.ownership_conflict(report, d, actuators::managed_by(*target.object));
+
+  // ACT
+  if (d.apply) {
+    try {
+      act_.scale(target, topology.replicas_path, dha_ref, d.current_replicas, d.desired_replicas);
+    } catch (const std::exception& e) {
+      status_.patch_failed(report, d, e.what());
+      return again;
+    }
+    status_.scaled(report, d, target.engine->target.kind, target.ref.name);
+  }
+  status_.decided(report, spec, d);
+  return again;
+}
+
+}  // namespace dha::pipeline

@@ -1,0 +1,61 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "dha/kube/client.hpp"
+#include "dha/kube/controller.hpp"
+#include "dha/kube/event_recorder.hpp"
+#include "dha/kube/reconcile.hpp"
+#include "dha/status_writer/status_writer.hpp"
+#include "operator/cached_reader.hpp"
+#include "operator/plugin_set.hpp"
+#include "operator/self_metrics.hpp"
+#include "pipeline/act.hpp"
+#include "pipeline/finalize.hpp"
+#include "pipeline/observe.hpp"
+
+// One DHA's reconcile, as the data flows: get the DHA → deleting: finalize → add our finalizer
+// → parse the spec → OBSERVE (target, topology, health, quota, metrics) → DECIDE (pure, with the
+// gate chain) → ACT through the engine's actuator → the status writer reports it all.
+// Every path ends in a kube::ReconcileResult; the controller's apply_result() is the one place
+// that turns those into queue actions. Early stops requeue at the sync period, so a target that
+// appears or becomes scalable is picked up without a watch event.
+namespace dha::pipeline {
+
+struct ReconcilerOptions {
+  std::chrono::seconds sync_period{60};
+  // Seconds since the epoch; the decision core never reads a clock itself.
+  std::function<std::int64_t()> now;
+  ObserveOptions observe;
+};
+
+class Reconciler {
+ public:
+  using WatchRequest = Observe::WatchRequest;
+
+  // `reader` serves the target, health object, namespace and quota reads (cached_reader.hpp).
+  Reconciler(kube::Client& client, const op::CachedReader& reader, const op::PluginSet& plugins,
+             kube::EventRecorder& events, op::SelfMetrics& metrics, kube::OwnerIndex& owners,
+             ReconcilerOptions options, WatchRequest watch = {});
+
+  kube::ReconcileResult reconcile(const std::string& key);
+
+ private:
+  kube::ReconcileResult reconcile_dha(const std::string& ns, const std::string& name);
+  void forget(const std::string& ns, const std::string& name);
+
+  kube::Client& client_;
+  const op::PluginSet& plugins_;
+  op::SelfMetrics& metrics_;
+  kube::OwnerIndex& owners_;
+  ReconcilerOptions options_;
+  Observe observe_;
+  Act act_;
+  Finalize finalize_;
+  status::StatusWriter status_;
+};
+
+}  // namespace dha::pipeline
