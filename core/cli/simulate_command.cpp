@@ -1,31 +1,45 @@
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
 #include <sstream>
 
 #include "commands.hpp"
+#include "dha/decide/load_generator.hpp"
 #include "dha/decide/simulation.hpp"
+#include "dha/decide/simulation_profiles.hpp"
 #include "dha/model/input_error.hpp"
 #include "dha/model/json_read.hpp"
 #include "dha/model/yaml_to_json.hpp"
 #include "exit.hpp"
+#include "simulate_compare.hpp"
+#include "simulate_target.hpp"
 
 // `db-autoscaler simulate`: replays a load trace through decide() over simulated time.
 namespace dha::cli {
 namespace {
 
 struct SimulateFlags {
-  std::string dha;
+  std::vector<std::string> dha;
   std::string load;
+  std::vector<std::string> profiles;
+  bool compare = false;
+  bool markdown = false;
+  std::string generate;
+  std::uint64_t seed = 1;
   std::int32_t initial_replicas = -1;  // -1: minReplicas
   std::int64_t provision_seconds = 120;
   std::int64_t interval = 60;
-  std::int32_t quorum_floor = 1;
-  std::int32_t quota_max = -1;  // -1: no quota
+  std::int32_t quorum_floor = -1;  // -1: from --target, else 1
+  std::int32_t quota_max = -1;     // -1: no quota
+  std::string target;
+  std::vector<std::string> plugin_dirs;
+  std::vector<std::string> plugins;
   std::string json_out;
   std::string svg_out;
   bool summary_only = false;
@@ -45,13 +59,15 @@ void write_file(const std::string& path, const std::string& content) {
   if (!out) throw Exit(kExitFailure, "cannot write " + path);
 }
 
-// A whole DHA object (its `spec` is used) or a bare spec, in YAML or JSON.
-model::DhaSpec load_spec(const std::string& path) {
+// A whole DHA object (its `spec` is used) or a bare spec, in YAML or JSON; with a profile, its
+// behaviour replaces the file's.
+model::DhaSpec load_spec(const std::string& path, const std::string& profile = {}) {
   const std::string text = read_file(path, "--dha");
   rapidjson::Document doc = model::yaml_to_json(text, path);
   if (!doc.IsObject()) throw model::InputError(path, "must be a DHA object or its spec");
-  const rapidjson::Value* spec = model::json::find(doc, "spec");
-  return model::parse_spec(spec != nullptr ? *spec : doc, model::SpecParseOptions{.require_target_ref = false});
+  rapidjson::Value* spec = doc.HasMember("spec") ? &doc["spec"] : &doc;
+  if (!profile.empty()) decide::apply_profile(*spec, profile, doc.GetAllocator());
+  return model::parse_spec(*spec, model::SpecParseOptions{.require_target_ref = false});
 }
 
 std::string fmt_load(const std::optional<double>& v) { return v ? fmt::format("{:.1f}", *v) : "-"; }
@@ -74,7 +90,12 @@ void print_summary(const decide::SimulationSummary& s) {
   std::cout << fmt::format("  simulated seconds:      {}\n", s.duration_seconds);
   std::cout << fmt::format("  replica-seconds:        {} (average {:.2f} replicas)\n", s.replica_seconds,
                            s.duration_seconds > 0 ? static_cast<double>(s.replica_seconds) / s.duration_seconds : 0.0);
-  std::cout << fmt::format("  seconds above target:   {}\n", s.seconds_above_target);
+  std::cout << fmt::format("  clairvoyant bound:      {} replica-seconds ({:.2f}x)\n", s.bound_replica_seconds,
+                           bound_ratio(s));
+  std::cout << fmt::format(
+      "  seconds above target:   {} (unavoidable {}, provisioning {}, reaction {}, held {}, other {})\n",
+      s.seconds_above_target, s.overload_unavoidable, s.overload_provisioning, s.overload_reaction, s.overload_held,
+      s.overload_other);
   std::cout << fmt::format("  scale actions:          {} (rollbacks {})\n", s.scale_actions, s.rollbacks);
   std::cout << fmt::format("  replicas range:         {}..{}\n", s.min_replicas, s.max_replicas);
   std::cout << "  freezes by reason:";
@@ -83,16 +104,58 @@ void print_summary(const decide::SimulationSummary& s) {
   for (const auto& [reason, n] : s.freezes_by_reason) std::cout << fmt::format("    {:<22} {}\n", reason, n);
 }
 
+decide::SimulationParams params_for(const SimulateFlags& f, const model::DhaSpec& spec) {
+  decide::SimulationParams params;
+  params.initial_replicas = f.initial_replicas < 0 ? spec.min_replicas : f.initial_replicas;
+  params.provision_seconds = f.provision_seconds;
+  params.interval_seconds = f.interval;
+  // The operator takes the floor and the primaries from the engine adapter: so does the simulator
+  // when it is given the target object. An explicit --quorum-floor still wins.
+  if (!f.target.empty()) {
+    const TargetShape shape = target_shape(f.target, f.plugin_dirs, f.plugins);
+    params.quorum_floor = shape.quorum_floor;
+    params.primary_count = shape.primary_count;
+  }
+  if (f.quorum_floor >= 0) params.quorum_floor = f.quorum_floor;
+  if (f.quota_max >= 0) params.quota_max_replicas = f.quota_max;
+  return params;
+}
+
+void run_generate(const SimulateFlags& f) {
+  const auto family = decide::parse_load_family(f.generate);
+  if (!family)
+    throw Exit(kExitBadInput, fmt::format("--generate: unknown family \"{}\" ({})", f.generate,
+                                          fmt::join(decide::load_family_names(), ", ")));
+  std::cout << decide::generate_load_csv(*family, f.seed);
+}
+
+// One row per spec file and profile: what each would have cost and how often users waited.
+void run_compare(const SimulateFlags& f, const decide::LoadTrace& load) {
+  std::vector<CompareRow> rows;
+  const std::vector<std::string> profiles = f.profiles.empty() ? std::vector<std::string>{""} : f.profiles;
+  for (const auto& path : f.dha) {
+    for (const auto& profile : profiles) {
+      const model::DhaSpec spec = load_spec(path, profile);
+      const auto result = decide::simulate(spec, load, params_for(f, spec));
+      std::string name = profile.empty() ? std::filesystem::path(path).stem().string() : profile;
+      if (f.dha.size() > 1 && !profile.empty()) name = std::filesystem::path(path).stem().string() + "/" + profile;
+      rows.push_back({name, result.summary});
+    }
+  }
+  std::cout << (f.markdown ? compare_markdown(rows) : compare_table(rows));
+}
+
 void run_simulate(const SimulateFlags& f) {
   try {
-    const model::DhaSpec spec = load_spec(f.dha);
+    if (!f.generate.empty()) return run_generate(f);
+    if (f.dha.empty()) throw Exit(kExitBadInput, "--dha is required (a DHA file to simulate)");
+    if (f.load.empty()) throw Exit(kExitBadInput, "--load is required (a load trace CSV)");
     const auto load = decide::LoadTrace::parse_csv(read_file(f.load, "--load"), f.load);
-    decide::SimulationParams params;
-    params.initial_replicas = f.initial_replicas < 0 ? spec.min_replicas : f.initial_replicas;
-    params.provision_seconds = f.provision_seconds;
-    params.interval_seconds = f.interval;
-    params.quorum_floor = f.quorum_floor;
-    if (f.quota_max >= 0) params.quota_max_replicas = f.quota_max;
+    if (f.compare) return run_compare(f, load);
+    if (f.dha.size() > 1 || f.profiles.size() > 1)
+      throw Exit(kExitBadInput, "several --dha or --profile values need --compare");
+    const model::DhaSpec spec = load_spec(f.dha.front(), f.profiles.empty() ? "" : f.profiles.front());
+    const decide::SimulationParams params = params_for(f, spec);
     const auto result = decide::simulate(spec, load, params);
 
     if (!f.summary_only) print_timeline(result);
@@ -117,9 +180,16 @@ void run_simulate(const SimulateFlags& f) {
 void add_simulate_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("simulate", "Replay a load trace through the decision core over simulated time");
   auto f = std::make_shared<SimulateFlags>();
-  cmd->add_option("--dha", f->dha, "DHA (YAML or JSON: the object or its spec)")->required();
-  cmd->add_option("--load", f->load, "load trace CSV: time, <metric type>..., optional lagSeconds, writeRate")
-      ->required();
+  cmd->add_option("--dha", f->dha, "DHA (YAML or JSON: the object or its spec); repeatable with --compare");
+  cmd->add_option("--load", f->load, "load trace CSV: time, <metric type>..., optional lagSeconds, writeRate");
+  cmd->add_option("--profile", f->profiles,
+                  "replace the DHA's behaviour by a named one: default, fast, hpa, adaptive; repeatable with "
+                  "--compare");
+  cmd->add_flag("--compare", f->compare, "simulate every --dha and --profile on the trace and print one table");
+  cmd->add_flag("--markdown", f->markdown, "with --compare: print the table as Markdown");
+  cmd->add_option("--generate", f->generate,
+                  "print a synthetic load trace CSV instead: diurnal-day, flash-crowd, ramp-lag, noisy-plateau");
+  cmd->add_option("--seed", f->seed, "random seed for --generate")->default_val(1);
   cmd->add_option("--initial-replicas", f->initial_replicas, "replicas at the start (default: minReplicas)")
       ->check(CLI::Range(1, 1000000));
   cmd->add_option("--provision-seconds", f->provision_seconds, "seconds until a new replica is available")
@@ -128,8 +198,12 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("--interval", f->interval, "reconcile period in seconds")
       ->default_val(60)
       ->check(CLI::Range(INT64_C(1), INT64_C(86400)));
-  cmd->add_option("--quorum-floor", f->quorum_floor, "the engine's quorum floor (default 1)")
+  cmd->add_option("--quorum-floor", f->quorum_floor, "the engine's quorum floor (default: from --target, else 1)")
       ->check(CLI::Range(0, 1000000));
+  cmd->add_option("--target", f->target,
+                  "the target object (YAML or JSON): its engine adapter gives the quorum floor and primaries");
+  cmd->add_option("--plugin-dir", f->plugin_dirs, "with --target: directory of plugin .so files; repeatable");
+  cmd->add_option("--plugins", f->plugins, "with --target: plugins to load, comma-separated")->delimiter(',');
   cmd->add_option("--quota-max", f->quota_max, "tenant quota ceiling in replicas (default: none)")
       ->check(CLI::Range(0, 1000000));
   cmd->add_option("--json", f->json_out, "write the timeline and summary as JSON to this file");

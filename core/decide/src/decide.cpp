@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "dha/decide/adaptive_policy.hpp"
 #include "dha/decide/backoff.hpp"
 #include "dha/decide/saturating.hpp"
 #include "dha/gates/reasons.hpp"
@@ -75,7 +76,19 @@ Decision decide(const model::DhaSpec& spec, const model::Observation& obs, const
 
   gates::Proposal p;
   p.replicas = metrics.available ? metrics.raw_desired : obs.current_replicas;
-  d.trace = chain.run(p, ctx);
+  const bool adaptive = spec.behavior.policy == model::ScalingPolicy::Adaptive;
+  std::optional<double> demand;
+  std::int32_t recorded = metrics.raw_desired;
+  if (adaptive && metrics.available) {
+    demand = demand_read_replicas(metrics, obs.current_replicas, obs.primary_count);
+    const AdaptiveProposal a = adaptive_proposal(spec, obs, observed, *demand, now);
+    d.trace.push_back({"Adaptive", p.replicas, a.replicas, a.reason, a.message});
+    p.replicas = a.replicas;
+    recorded = a.recorded;
+  }
+  auto chain_trace = chain.run(p, ctx);
+  d.trace.insert(d.trace.end(), std::make_move_iterator(chain_trace.begin()),
+                 std::make_move_iterator(chain_trace.end()));
 
   switch (p.kind) {
     case gates::ProposalKind::Freeze: d.kind = DecisionKind::Freeze; break;
@@ -111,11 +124,12 @@ Decision decide(const model::DhaSpec& spec, const model::Observation& obs, const
   d.next_state = std::move(observed);
   auto& history = d.next_state.recommendations;
   if (metrics.available)
-    model::record_recommendation(history, now, metrics.raw_desired, spec.longest_window_seconds());
+    model::record_recommendation(history, now, recorded, spec.longest_window_seconds());
   else
     model::prune_recommendations(history, now, spec.longest_window_seconds());
   // Only a metric-backed natural target below the failed size clears the backoff.
   if (p.natural && d.next_state.backoff && *p.natural < d.next_state.backoff->replicas) d.next_state.backoff.reset();
+  if (adaptive) remember_adaptive(d.next_state, state, obs, demand, now);
   d.apply = p.carry_out && (d.kind == DecisionKind::Scale || d.kind == DecisionKind::Rollback);
   if (d.apply) carry_out(d.next_state, d, spec, now);
   return d;

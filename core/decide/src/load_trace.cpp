@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
 #include "dha/model/input_error.hpp"
 #include "dha/model/spec.hpp"
@@ -32,6 +33,21 @@ std::vector<std::string> split(std::string_view line) {
 
 bool known_column(const std::string& name) {
   return name == "lagSeconds" || name == "writeRate" || model::parse_metric_type(name).has_value();
+}
+
+// The longest stretch between two rows that is still a measurement. A trace sampled at a regular
+// spacing (as a metrics export is: at least half of its gaps are the median one) has a hole where
+// rows are missing for longer than kOutageGapFactor spacings; a hand-written trace, sparse and
+// irregular by design, has none.
+double longest_segment(const std::vector<double>& times) {
+  std::vector<double> gaps;
+  for (std::size_t i = 1; i < times.size(); ++i) gaps.push_back(times[i] - times[i - 1]);
+  std::vector<double> sorted = gaps;
+  std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2), sorted.end());
+  const double median = sorted[sorted.size() / 2];
+  const auto regular = std::count_if(gaps.begin(), gaps.end(), [&](double g) { return std::fabs(g - median) <= median * 0.01; });
+  if (static_cast<std::size_t>(regular) * 2 < gaps.size()) return std::numeric_limits<double>::infinity();
+  return kOutageGapFactor * median;
 }
 
 }  // namespace
@@ -85,10 +101,15 @@ LoadTrace LoadTrace::parse_csv(std::string_view text, const std::string& source)
       if (i == time_col) {
         if (!value || !std::isfinite(*value) || std::fabs(*value) > 1e15)
           throw model::InputError(where, "column time: must be a number of seconds");
-        time = std::floor(*value);
-      } else {
-        row.push_back(value);
+        time = *value;  // kept exact: a fractional time is a real instant, not rounded away
+        continue;
       }
+      // A non-finite reading is no reading, as the operator treats a NaN or infinite query result.
+      if (value && !std::isfinite(*value)) value.reset();
+      if (value && *value < 0)
+        throw model::InputError(where, "column " + header[i] + ": \"" + cells[i] +
+                                           "\" is negative (load, lag and write rate are never below 0)");
+      row.push_back(value);
     }
     if (!trace.times_.empty() && time <= trace.times_.back())
       throw model::InputError(where, "column time: must increase strictly from row to row");
@@ -97,6 +118,11 @@ LoadTrace LoadTrace::parse_csv(std::string_view text, const std::string& source)
   }
   if (header.empty()) throw model::InputError(source, "empty (a header row with \"time\" is required)");
   if (trace.times_.empty()) throw model::InputError(source, "has a header but no rows");
+  if (trace.times_.size() == 1)
+    throw model::InputError(source, "has a single row (at least two rows are needed to span some time)");
+  if (trace.end() <= trace.start())
+    throw model::InputError(source, "spans less than one whole second");
+  trace.max_segment_seconds_ = longest_segment(trace.times_);
   return trace;
 }
 
@@ -115,6 +141,9 @@ std::optional<double> LoadTrace::at(std::string_view column, double time) const 
   const auto& a = cells_[i][c];
   const auto& b = cells_[i + 1][c];
   if (!a) return std::nullopt;
+  if (time == times_[i]) return a;
+  // Nobody was measuring in a long hole: drawing a straight line across it would invent load.
+  if (times_[i + 1] - times_[i] > max_segment_seconds_) return std::nullopt;
   if (!b) return a;
   const double f = (time - times_[i]) / (times_[i + 1] - times_[i]);
   return *a + (*b - *a) * f;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "dha/decide/saturating.hpp"
+#include "dha/gates/reasons.hpp"
 #include "dha/model/input_error.hpp"
 
 namespace dha::decide {
@@ -54,7 +56,77 @@ bool above_target(const model::DhaSpec& spec, const LoadTrace& load, std::int64_
   return false;
 }
 
+// The largest count decide() may reach here, and the smallest it must keep.
+std::int32_t ceiling_of(const model::DhaSpec& spec, const SimulationParams& params) {
+  return params.quota_max_replicas ? std::min(spec.max_replicas, *params.quota_max_replicas) : spec.max_replicas;
+}
+
+std::int32_t floor_of(const model::DhaSpec& spec, const SimulationParams& params) {
+  const std::int32_t quorum = spec.constraints.respect_quorum ? params.quorum_floor : 1;
+  return std::min(std::max(spec.min_replicas, quorum), ceiling_of(spec, params));
+}
+
+// Accounts each second: cost, the clairvoyant bound, and overload by cause.
+class Ledger {
+ public:
+  Ledger(const model::DhaSpec& spec, const LoadTrace& load, const SimulationParams& params, SimulationSummary& sum)
+      : spec_(spec), load_(load), params_(params), sum_(sum),
+        floor_(floor_of(spec, params)), ceiling_(ceiling_of(spec, params)), need_(floor_) {}
+
+  void second(std::int64_t s, const SimulatedTarget& target, bool held) {
+    sum_.replica_seconds += target.replicas();
+    std::int32_t unclamped = need_unclamped_;
+    if (auto n = needed_replicas(spec_, load_, static_cast<double>(s), params_.primary_count, floor_, ceiling_,
+                                 &unclamped)) {
+      need_ = *n;  // an outage holds the last known need
+      need_unclamped_ = unclamped;
+    }
+    sum_.bound_replica_seconds += need_;
+    if (!above_target(spec_, load_, s, target.available(s), params_.primary_count)) {
+      overloaded_ = false;
+      return;
+    }
+    if (!overloaded_) overload_start_ = s;
+    overloaded_ = true;
+    ++sum_.seconds_above_target;
+    if (need_unclamped_ > ceiling_)
+      ++sum_.overload_unavoidable;
+    else if (target.available(s) < target.replicas())
+      ++sum_.overload_provisioning;
+    else if (s - overload_start_ < params_.interval_seconds)
+      ++sum_.overload_reaction;  // no decision may have seen it yet
+    else if (held)
+      ++sum_.overload_held;
+    else
+      ++sum_.overload_other;
+  }
+
+ private:
+  const model::DhaSpec& spec_;
+  const LoadTrace& load_;
+  const SimulationParams& params_;
+  SimulationSummary& sum_;
+  std::int32_t floor_, ceiling_, need_;
+  std::int32_t need_unclamped_ = 0;
+  bool overloaded_ = false;  // since overload_start_
+  std::int64_t overload_start_ = 0;
+};
+
 }  // namespace
+
+std::optional<std::int32_t> needed_replicas(const model::DhaSpec& spec, const LoadTrace& load, double time,
+                                            std::int32_t primary_count, std::int32_t floor, std::int32_t ceiling,
+                                            std::int32_t* unclamped) {
+  double reads = 0;
+  for (const auto& m : spec.metrics) {
+    const auto total = load.at(model::to_string(m.type), time);
+    if (!total) return std::nullopt;
+    reads = std::max(reads, std::ceil(*total / m.target_in_query_unit()));
+  }
+  const std::int32_t need = saturating_add(saturate_to_int32(std::max(reads, 1.0)), primary_count);
+  if (unclamped != nullptr) *unclamped = need;
+  return std::clamp(need, floor, std::max(floor, ceiling));
+}
 
 SimulationResult simulate(const model::DhaSpec& spec, const LoadTrace& load, const SimulationParams& params) {
   for (const auto& m : spec.metrics)
@@ -73,6 +145,7 @@ SimulationResult simulate(const model::DhaSpec& spec, const LoadTrace& load, con
   auto& summary = result.summary;
   summary.min_replicas = summary.max_replicas = params.initial_replicas;
   summary.duration_seconds = load.end() - load.start();
+  Ledger ledger(spec, load, params, summary);
 
   for (std::int64_t t = load.start(); t <= load.end(); t += params.interval_seconds) {
     target.settle(t);
@@ -110,15 +183,14 @@ SimulationResult simulate(const model::DhaSpec& spec, const LoadTrace& load, con
       if (d.kind == model::DecisionKind::Rollback) ++summary.rollbacks;
     }
     if (!d.able_to_scale) ++summary.freezes_by_reason[d.reason];
+    // Waiting for our own scale is provisioning; any other freeze is a guardrail holding.
+    const bool held = !d.able_to_scale && d.reason != gates::reasons::kScaleInFlight;
     state = d.next_state;
     result.steps.push_back(std::move(step));
 
     // Integrate cost and overload until the next cycle (or the end of the trace).
     const std::int64_t next = std::min(t + params.interval_seconds, load.end());
-    for (std::int64_t s = t; s < next; ++s) {
-      summary.replica_seconds += target.replicas();
-      if (above_target(spec, load, s, target.available(s), params.primary_count)) ++summary.seconds_above_target;
-    }
+    for (std::int64_t s = t; s < next; ++s) ledger.second(s, target, held);
     summary.min_replicas = std::min(summary.min_replicas, target.replicas());
     summary.max_replicas = std::max(summary.max_replicas, target.replicas());
   }
@@ -156,6 +228,14 @@ rapidjson::Value simulation_to_json(const SimulationResult& r, rapidjson::Docume
   summary.AddMember("durationSeconds", sum.duration_seconds, a);
   summary.AddMember("replicaSeconds", sum.replica_seconds, a);
   summary.AddMember("secondsAboveTarget", sum.seconds_above_target, a);
+  Value overload(rapidjson::kObjectType);
+  overload.AddMember("unavoidable", sum.overload_unavoidable, a);
+  overload.AddMember("provisioning", sum.overload_provisioning, a);
+  overload.AddMember("reaction", sum.overload_reaction, a);
+  overload.AddMember("held", sum.overload_held, a);
+  overload.AddMember("other", sum.overload_other, a);
+  summary.AddMember("secondsAboveTargetBy", overload, a);
+  summary.AddMember("boundReplicaSeconds", sum.bound_replica_seconds, a);
   summary.AddMember("scaleActions", sum.scale_actions, a);
   summary.AddMember("rollbacks", sum.rollbacks, a);
   summary.AddMember("minReplicas", sum.min_replicas, a);

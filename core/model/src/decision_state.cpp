@@ -1,5 +1,7 @@
 #include "dha/model/decision_state.hpp"
 
+#include <cmath>
+
 #include "dha/model/input_error.hpp"
 #include "dha/model/json_read.hpp"
 
@@ -41,6 +43,18 @@ DecisionState parse_decision_state(const rapidjson::Value& v, const std::string&
     backoff.count = json::optional_int32(*b, "count", bp, 1).value_or(1);
     state.backoff = backoff;
   }
+  if (const auto* d = json::find(v, "lastDemand"); d != nullptr && !d->IsNull()) {
+    const std::string dp = child(path, "lastDemand");
+    json::require_object(*d, dp);
+    const auto time = json::optional_int64(*d, "time", dp);
+    if (!time) throw InputError(child(dp, "time"), "required");
+    const auto reads = json::optional_number(*d, "readReplicas", dp);
+    if (!reads || !std::isfinite(*reads) || *reads < 0)
+      throw InputError(child(dp, "readReplicas"), "required, a number >= 0");
+    state.last_demand = Demand{*time, *reads};
+  }
+  state.ready_seconds = json::optional_int64(v, "readySeconds", path);
+  if (state.ready_seconds && *state.ready_seconds < 0) throw InputError(child(path, "readySeconds"), "must be >= 0");
   return state;
 }
 
@@ -71,6 +85,14 @@ rapidjson::Value decision_state_to_json(const DecisionState& s, rapidjson::Docum
   } else {
     out.AddMember("backoff", Value(rapidjson::kNullType), a);
   }
+  // Only the Adaptive policy keeps these; leaving them out otherwise keeps the output as it was.
+  if (s.last_demand) {
+    Value d(rapidjson::kObjectType);
+    d.AddMember("time", s.last_demand->time, a);
+    d.AddMember("readReplicas", s.last_demand->read_replicas, a);
+    out.AddMember("lastDemand", d, a);
+  }
+  if (s.ready_seconds) out.AddMember("readySeconds", *s.ready_seconds, a);
   return out;
 }
 

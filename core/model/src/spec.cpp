@@ -37,6 +37,34 @@ ScalingRules parse_rules(const rapidjson::Value& obj, const std::string& path, S
   return rules;
 }
 
+double parse_fraction(const rapidjson::Value& obj, const char* key, const std::string& path, double fallback) {
+  const auto v = json::optional_number(obj, key, path);
+  if (!v) return fallback;
+  if (!std::isfinite(*v) || *v < 0 || *v >= 1) throw InputError(child(path, key), "must be a number in [0, 1)");
+  return *v;
+}
+
+// The policy comes first: it decides the defaults of the windows and steps parsed after it.
+void parse_policy(const rapidjson::Value& behavior, const std::string& path, DhaSpec& spec) {
+  if (const auto* policy = json::find(behavior, "policy")) {
+    const std::string text = json::to_string(*policy, child(path, "policy"));
+    if (text == "Adaptive") {
+      spec.behavior.policy = ScalingPolicy::Adaptive;
+      spec.behavior.scale_up = {kAdaptiveScaleUpWindowSeconds, std::max(spec.max_replicas, 1)};
+      spec.behavior.scale_down = {kAdaptiveScaleDownWindowSeconds, 1};
+    } else if (text != "Windowed") {
+      throw InputError(child(path, "policy"), "unsupported value \"" + text + "\" (Windowed or Adaptive)");
+    }
+  }
+  if (const auto* adaptive = json::find(behavior, "adaptive")) {
+    const std::string ap = child(path, "adaptive");
+    json::require_object(*adaptive, ap);
+    auto& rules = spec.behavior.adaptive;
+    rules.up_margin = parse_fraction(*adaptive, "upMargin", ap, rules.up_margin);
+    rules.down_hysteresis = parse_fraction(*adaptive, "downHysteresis", ap, rules.down_hysteresis);
+  }
+}
+
 TargetRef parse_target_ref(const rapidjson::Value& obj, const std::string& path) {
   json::require_object(obj, path);
   TargetRef ref;
@@ -58,6 +86,10 @@ TargetRef parse_target_ref(const rapidjson::Value& obj, const std::string& path)
 
 std::string_view to_string(MetricType type) {
   return type == MetricType::ReadCPUUtilization ? "ReadCPUUtilization" : "ReadConnections";
+}
+
+std::string_view to_string(ScalingPolicy policy) {
+  return policy == ScalingPolicy::Adaptive ? "Adaptive" : "Windowed";
 }
 
 std::optional<MetricType> parse_metric_type(std::string_view text) {
@@ -125,6 +157,7 @@ DhaSpec parse_spec(const rapidjson::Value& v, const SpecParseOptions& options, c
   if (const auto* behavior = json::find(v, "behavior")) {
     const std::string bp = child(path, "behavior");
     json::require_object(*behavior, bp);
+    parse_policy(*behavior, bp, spec);
     if (const auto* up = json::find(*behavior, "scaleUp"))
       spec.behavior.scale_up = parse_rules(*up, child(bp, "scaleUp"), spec.behavior.scale_up);
     if (const auto* down = json::find(*behavior, "scaleDown"))
@@ -180,6 +213,11 @@ rapidjson::Value spec_to_json(const DhaSpec& spec, rapidjson::Document::Allocato
     return v;
   };
   Value behavior(rapidjson::kObjectType);
+  behavior.AddMember("policy", Value(std::string(to_string(spec.behavior.policy)), a), a);
+  Value adaptive(rapidjson::kObjectType);
+  adaptive.AddMember("upMargin", spec.behavior.adaptive.up_margin, a);
+  adaptive.AddMember("downHysteresis", spec.behavior.adaptive.down_hysteresis, a);
+  behavior.AddMember("adaptive", adaptive, a);
   behavior.AddMember("scaleUp", rules(spec.behavior.scale_up), a);
   behavior.AddMember("scaleDown", rules(spec.behavior.scale_down), a);
   behavior.AddMember("convergenceDeadlineSeconds", spec.behavior.convergence_deadline_seconds, a);

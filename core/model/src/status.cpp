@@ -1,5 +1,7 @@
 #include "dha/model/status.hpp"
 
+#include <cmath>
+
 #include "dha/model/input_error.hpp"
 #include "dha/model/json_read.hpp"
 #include "dha/model/rfc3339.hpp"
@@ -102,6 +104,15 @@ DhaStatus parse_status(const Value& v, const std::string& path) {
     s.state.backoff = Backoff{*replicas, required_time(*b, "until", bp),
                               json::optional_int32(*b, "count", bp, 1).value_or(1)};
   }
+  if (const Value* d = json::find(v, "lastDemand")) {
+    const std::string dp = child(path, "lastDemand");
+    json::require_object(*d, dp);
+    const auto reads = json::optional_number(*d, "readReplicas", dp);
+    if (!reads || !std::isfinite(*reads) || *reads < 0)
+      throw InputError(child(dp, "readReplicas"), "required, a number >= 0");
+    s.state.last_demand = Demand{required_time(*d, "time", dp), *reads};
+  }
+  s.state.ready_seconds = json::optional_int64(v, "readySeconds", path);
   if (const Value* cms = json::find(v, "currentMetrics")) {
     const std::string cp = child(path, "currentMetrics");
     json::require_array(*cms, cp);
@@ -190,6 +201,13 @@ Value status_to_json(const DhaStatus& s, rapidjson::Document::AllocatorType& a) 
     b.AddMember("count", st.backoff->count, a);
     out.AddMember("backoff", b, a);
   }
+  if (st.last_demand) {
+    Value d(rapidjson::kObjectType);
+    d.AddMember("time", time_value(st.last_demand->time, a), a);
+    d.AddMember("readReplicas", st.last_demand->read_replicas, a);
+    out.AddMember("lastDemand", d, a);
+  }
+  if (st.ready_seconds) out.AddMember("readySeconds", *st.ready_seconds, a);
   Value cms(rapidjson::kArrayType);
   for (const auto& m : s.current_metrics) {
     Value e(rapidjson::kObjectType);

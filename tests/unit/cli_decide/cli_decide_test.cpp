@@ -292,7 +292,7 @@ INSTANTIATE_TEST_SUITE_P(
                   "spec.maxReplicas: maxReplicas must be greater than or equal to minReplicas"},
         SimBadRow{"csv_bad_cell", GOOD_DHA, "time,ReadConnections\n0,1\n60,x\n",
                   "load.csv line 3: column ReadConnections: \"x\" is not a number"},
-        SimBadRow{"csv_missing_metric", GOOD_DHA, "time,ReadCPUUtilization\n0,1\n",
+        SimBadRow{"csv_missing_metric", GOOD_DHA, "time,ReadCPUUtilization\n0,1\n60,1\n",
                   "load: no column for metric ReadConnections of the DHA spec"}),
     [](const auto& info) { return std::string(info.param.name); });
 

@@ -116,23 +116,108 @@ TEST(Simulation, LagWithWritesBrakesScaling) {
 }
 
 TEST(Simulation, RejectsTraceWithoutTheSpecMetric) {
-  const auto load = LoadTrace::parse_csv("time,ReadCPUUtilization\n0,1\n");
+  const auto load = LoadTrace::parse_csv("time,ReadCPUUtilization\n0,1\n60,1\n");
   EXPECT_THROW(decide::simulate(fast_spec(), load, SimulationParams{}), model::InputError);
 }
 
-TEST(Simulation, SvgHasBothPanelsAndLegend) {
-  const auto load = LoadTrace::parse_csv("time,ReadConnections\n0,150\n3600,600\n");
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t pos = 0; (pos = text.find(what, pos)) != std::string::npos; ++pos) ++n;
+  return n;
+}
+
+TEST(Simulation, SvgShowsNeedLimitsAndLabelledRoundTicks) {
+  const auto load = LoadTrace::parse_csv("time,ReadConnections\n0,150\n21600,600\n");
   SimulationParams params;
   const auto r = decide::simulate(fast_spec(), load, params);
   const std::string svg = decide::render_svg(r, fast_spec(), load, params);
   EXPECT_EQ(svg.rfind("<svg", 0), 0u);
   EXPECT_NE(svg.find("</svg>"), std::string::npos);
-  EXPECT_EQ(std::count(svg.begin(), svg.end(), 'p') > 0, true);
-  size_t polylines = 0;
-  for (size_t pos = 0; (pos = svg.find("<polyline", pos)) != std::string::npos; ++pos) ++polylines;
-  EXPECT_EQ(polylines, 4u);
-  EXPECT_NE(svg.find("capacity at target"), std::string::npos);
-  EXPECT_NE(svg.find("available"), std::string::npos);
+  // load, capacity, the ceiling, the floor, the need, replicas, available
+  EXPECT_EQ(count(svg, "<polyline"), 7u);
+  for (const char* label : {"capacity at target", "available", "needed (clairvoyant)", "min 2 / max 6",
+                            "hours since the start of the trace"})
+    EXPECT_NE(svg.find(label), std::string::npos) << label;
+  // Six hours: a tick every hour, labelled 0..6, never 0.8 or 1.7.
+  for (const char* tick : {">0</text>", ">1</text>", ">6</text>"}) EXPECT_NE(svg.find(tick), std::string::npos) << tick;
+  EXPECT_EQ(svg.find(">1.0h<"), std::string::npos);
+}
+
+TEST(Simulation, SvgMarksOutagesLagAndFreezesInsteadOfDrawingZero) {
+  const auto load = LoadTrace::parse_csv(
+      "time,ReadConnections,lagSeconds,writeRate\n0,300,1,5\n600,,1,5\n1200,300,60,5\n1800,300,60,5\n2400,300,1,5\n");
+  SimulationParams params;
+  params.initial_replicas = 4;
+  const auto r = decide::simulate(fast_spec(), load, params);
+  const std::string svg = decide::render_svg(r, fast_spec(), load, params);
+  for (const char* label : {"metric outage", "lag above limit, writes", "frozen: MetricUnavailable",
+                            "frozen: ReplicationLag", "minutes since the start of the trace"})
+    EXPECT_NE(svg.find(label), std::string::npos) << label;
+  // The load line is broken by the outage, not drawn down to 0 and back.
+  EXPECT_EQ(count(svg, "<polyline fill=\"none\" stroke=\"#d62728\""), 2u);
+}
+
+// Load 90 (one reader at target 100 is enough), then 180 from 601 s: two readers are needed.
+const char* kStepUp = "time,ReadConnections\n0,90\n600,90\n601,180\n3600,180\n";
+
+TEST(SimulationLedger, SplitsOverloadByCause) {
+  SimulationParams params;
+  params.initial_replicas = 2;
+  params.provision_seconds = 90;
+  const auto r = decide::simulate(fast_spec(), LoadTrace::parse_csv(kStepUp), params);
+  const auto& s = r.summary;
+  // Seen at 660, confirmed by the 60 s up-window at 720, ready at 810.
+  EXPECT_EQ(s.seconds_above_target, 209);
+  EXPECT_EQ(s.overload_reaction, 60);      // until the first decision sees it
+  EXPECT_EQ(s.overload_other, 59);         // the up-window
+  EXPECT_EQ(s.overload_provisioning, 90);  // the replica starting
+  EXPECT_EQ(s.overload_unavoidable, 0);
+  EXPECT_EQ(s.overload_held, 0);
+  EXPECT_EQ(s.overload_unavoidable + s.overload_provisioning + s.overload_reaction + s.overload_held + s.overload_other,
+            s.seconds_above_target);
+}
+
+TEST(SimulationLedger, BoundIsTheNeedAtEachSecond) {
+  SimulationParams params;
+  const auto r = decide::simulate(fast_spec(), LoadTrace::parse_csv(kStepUp), params);
+  EXPECT_EQ(r.summary.bound_replica_seconds, 601 * 2 + (3600 - 601) * 3);
+}
+
+TEST(SimulationLedger, BoundRespectsTheQuorumFloor) {
+  SimulationParams params;
+  params.quorum_floor = 4;
+  params.initial_replicas = 4;
+  const auto r = decide::simulate(fast_spec(), LoadTrace::parse_csv(kStepUp), params);
+  EXPECT_EQ(r.summary.bound_replica_seconds, 3600 * 4);
+  EXPECT_EQ(r.summary.min_replicas, 4);
+}
+
+TEST(SimulationLedger, BeyondTheMaximumIsUnavoidable) {
+  SimulationParams params;
+  params.initial_replicas = 6;
+  const auto r = decide::simulate(fast_spec(), LoadTrace::parse_csv("time,ReadConnections\n0,900\n600,900\n"), params);
+  EXPECT_EQ(r.summary.seconds_above_target, 600);
+  EXPECT_EQ(r.summary.overload_unavoidable, 600);
+}
+
+TEST(SimulationLedger, OverloadUnderTheLagBrakeIsHeld) {
+  // 300 needs 3 readers, within the maximum: only the brake keeps them away.
+  const auto load = LoadTrace::parse_csv("time,ReadConnections,lagSeconds,writeRate\n0,300,60,10\n1800,300,60,10\n");
+  const auto r = decide::simulate(fast_spec(), load, SimulationParams{});
+  EXPECT_EQ(r.summary.overload_held, 1800 - 60);
+  EXPECT_EQ(r.summary.overload_reaction, 60);
+}
+
+TEST(SimulationAdaptive, MeetsAStepInOneMoveAndIsOverloadedOnlyWhileProvisioning) {
+  const auto spec = spec_from_json(R"({"minReplicas":2,"maxReplicas":6,
+      "metrics":[{"type":"ReadConnections","target":{"averageValue":"100"}}],"behavior":{"policy":"Adaptive"}})");
+  SimulationParams params;
+  params.initial_replicas = 2;
+  params.provision_seconds = 90;
+  const auto r = decide::simulate(spec, LoadTrace::parse_csv(kStepUp), params);
+  EXPECT_EQ(r.summary.scale_actions, 1);
+  EXPECT_EQ(r.summary.overload_other, 0);
+  EXPECT_EQ(r.summary.seconds_above_target, 750 - 601);  // seen at 660, ready at 750
 }
 
 }  // namespace

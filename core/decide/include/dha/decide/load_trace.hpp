@@ -1,6 +1,8 @@
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -11,7 +13,11 @@ namespace dha::decide {
 // A load curve for the simulator: a CSV with a header row. Columns: `time` (seconds, strictly
 // increasing), one column per metric type holding the TOTAL read load across the database
 // (ReadConnections: connections; ReadCPUUtilization: millicores), optional `lagSeconds` and
-// `writeRate`. An empty cell is "no reading" (a metric outage, or no lag/write signal).
+// `writeRate`. An empty, NaN or infinite cell is "no reading" (a metric outage, or no lag/write
+// signal); a negative one is refused. In a regularly sampled trace, a hole between two rows longer
+// than kOutageGapFactor times the usual spacing is no reading too: nothing is drawn across it.
+inline constexpr double kOutageGapFactor = 5;
+
 class LoadTrace {
  public:
   // Throws model::InputError naming "<source> line N" and the column on bad input.
@@ -19,17 +25,20 @@ class LoadTrace {
 
   bool has_column(std::string_view name) const;
   // Linear interpolation between the rows around `time`; held flat before the first and after
-  // the last row. nullopt if the cell starting the segment is empty (or the column is absent).
+  // the last row. nullopt if the cell starting the segment is empty, inside a hole (see above),
+  // or the column is absent. At a row's own time its cell is returned as it is.
   std::optional<double> at(std::string_view column, double time) const;
 
-  std::int64_t start() const { return static_cast<std::int64_t>(times_.front()); }
-  std::int64_t end() const { return static_cast<std::int64_t>(times_.back()); }
+  // The whole seconds the trace covers (a fractional first or last time rounds inward).
+  std::int64_t start() const { return static_cast<std::int64_t>(std::ceil(times_.front())); }
+  std::int64_t end() const { return static_cast<std::int64_t>(std::floor(times_.back())); }
   const std::vector<std::string>& columns() const { return columns_; }
 
  private:
   std::vector<std::string> columns_;  // without "time"
   std::vector<double> times_;
   std::vector<std::vector<std::optional<double>>> cells_;  // [row][column]
+  double max_segment_seconds_ = std::numeric_limits<double>::infinity();  // longer ones are holes
 };
 
 }  // namespace dha::decide

@@ -47,6 +47,14 @@ struct SimulationSummary {
   std::int64_t duration_seconds = 0;
   std::int64_t replica_seconds = 0;       // integral of the replicas count (cost)
   std::int64_t seconds_above_target = 0;  // average load per available read replica above target
+  // seconds_above_target split by cause, the first that applies (the five add up to it):
+  std::int64_t overload_unavoidable = 0;   // even the ceiling (maxReplicas, quota) is not enough
+  std::int64_t overload_provisioning = 0;  // a replica we asked for is starting
+  std::int64_t overload_reaction = 0;      // the overload is younger than one reconcile interval
+  std::int64_t overload_held = 0;          // the last decision was a guardrail's freeze
+  std::int64_t overload_other = 0;         // the policy did not ask for enough
+  // The clairvoyant bound: the replicas needed at each second, pre-provisioned exactly.
+  std::int64_t bound_replica_seconds = 0;
   std::int32_t scale_actions = 0;         // applied Scale and Rollback decisions
   std::int32_t rollbacks = 0;
   std::int32_t min_replicas = 0;
@@ -58,6 +66,12 @@ struct SimulationResult {
   std::vector<SimulationStep> steps;
   SimulationSummary summary;
 };
+
+// The replicas the load at `time` needs (primaries included), clamped to [floor, ceiling];
+// nullopt when a metric has no reading then. `unclamped` receives the need before clamping.
+std::optional<std::int32_t> needed_replicas(const model::DhaSpec& spec, const LoadTrace& load, double time,
+                                            std::int32_t primary_count, std::int32_t floor, std::int32_t ceiling,
+                                            std::int32_t* unclamped = nullptr);
 
 // Throws model::InputError when the trace lacks a column for a spec metric, the params are out of
 // range, or the trace is longer than kMaxSimulatedSeconds.

@@ -24,6 +24,13 @@ struct Backoff {
   bool operator==(const Backoff&) const = default;
 };
 
+// The load seen at a cycle, in read replicas at target (the largest over the metrics).
+struct Demand {
+  std::int64_t time = 0;
+  double read_replicas = 0;
+  bool operator==(const Demand&) const = default;
+};
+
 struct DecisionState {
   std::vector<Recommendation> recommendations;  // oldest first
   std::optional<std::int64_t> in_flight_since;  // set only by our own patch, cleared on convergence
@@ -31,6 +38,10 @@ struct DecisionState {
   std::optional<std::int32_t> last_converged_replicas;
   std::optional<Backoff> backoff;
   std::optional<std::int64_t> last_scale_time;
+  // Kept by the Adaptive policy only (absent otherwise): the previous cycle's demand, for a trend
+  // and to confirm an overload, and how long our last scale-up took to become ready.
+  std::optional<Demand> last_demand;
+  std::optional<std::int64_t> ready_seconds;
   bool operator==(const DecisionState&) const = default;
 };
 

@@ -39,7 +39,31 @@ inline constexpr std::int32_t kMaxConvergenceDeadlineSeconds = 86400;
 inline constexpr std::int32_t kDefaultMaxReplicationLagSeconds = 30;
 inline constexpr const char* kDefaultApiGroup = "apps.cozystack.io";
 
+// How the raw recommendation becomes a proposal before the guardrails see it.
+// Windowed: a rise or a fall must hold for its stabilization window, one step at a time.
+// Adaptive: an overload is met at once with a step sized, with headroom, for the load expected
+// when the new replicas are ready; a fall needs that headroom at the smaller size for the whole
+// down-window (hysteresis).
+enum class ScalingPolicy { Windowed, Adaptive };
+
+std::string_view to_string(ScalingPolicy policy);
+
+// The Adaptive policy's windows and steps when the spec does not set them: no up-window (the
+// confirmation is the policy's own), an up step as large as the need, a 600 s down-window.
+inline constexpr std::int32_t kAdaptiveScaleUpWindowSeconds = 0;
+inline constexpr std::int32_t kAdaptiveScaleDownWindowSeconds = 600;
+
+// Measured on the simulator's load families (docs/decide.md): waiting to confirm small overloads
+// saved no scale actions once sizes keep headroom, and cost overloaded minutes; so by default
+// every overload is acted on, and the headroom is what damps noise.
+struct AdaptiveRules {
+  double up_margin = 0;           // a smaller overload must be seen on two cycles in a row
+  double down_hysteresis = 0.12;  // sizes chosen keep load this far below target
+};
+
 struct Behavior {
+  ScalingPolicy policy = ScalingPolicy::Windowed;
+  AdaptiveRules adaptive;
   ScalingRules scale_up{kDefaultScaleUpWindowSeconds, 1};
   ScalingRules scale_down{kDefaultScaleDownWindowSeconds, 1};
   std::int32_t convergence_deadline_seconds = kDefaultConvergenceDeadlineSeconds;

@@ -1,0 +1,22 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "dha/decide/simulation.hpp"
+
+// The table `simulate --compare` prints: one row per behaviour, after the clairvoyant bound.
+namespace dha::cli {
+
+struct CompareRow {
+  std::string name;
+  decide::SimulationSummary summary;
+};
+
+// replica-seconds over the bound's (1 when the bound is 0).
+double bound_ratio(const decide::SimulationSummary& s);
+
+std::string compare_table(const std::vector<CompareRow>& rows);
+std::string compare_markdown(const std::vector<CompareRow>& rows);
+
+}  // namespace dha::cli

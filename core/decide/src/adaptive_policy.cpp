@@ -1,0 +1,83 @@
+#include "dha/decide/adaptive_policy.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "dha/decide/saturating.hpp"
+
+namespace dha::decide {
+namespace {
+
+const model::Demand* recent_demand(const model::DecisionState& state, std::int64_t now) {
+  if (!state.last_demand) return nullptr;
+  const std::int64_t age = now - state.last_demand->time;
+  return age > 0 && age <= kDemandMemorySeconds ? &*state.last_demand : nullptr;
+}
+
+std::int32_t total_for(double read_replicas, std::int32_t primary_count) {
+  const std::int32_t reads = std::max(saturate_to_int32(std::ceil(read_replicas)), 1);
+  return saturating_add(reads, primary_count);
+}
+
+}  // namespace
+
+double demand_read_replicas(const MetricsResult& metrics, std::int32_t current, std::int32_t primary_count) {
+  const double rcur = read_replicas(current, primary_count);
+  double demand = 0;
+  for (const auto& m : metrics.metrics) demand = std::max(demand, m.average * rcur / m.target);
+  return demand;
+}
+
+AdaptiveProposal adaptive_proposal(const model::DhaSpec& spec, const model::Observation& obs,
+                                   const model::DecisionState& state, double demand, std::int64_t now) {
+  const auto& rules = spec.behavior.adaptive;
+  const std::int32_t current = obs.current_replicas;
+  const double reads = read_replicas(current, obs.primary_count);
+  const model::Demand* previous = recent_demand(state, now);
+  // Down only to a size that keeps the hysteresis margin below target.
+  const std::int32_t comfortable = total_for(demand / (1 - rules.down_hysteresis), obs.primary_count);
+
+  if (demand > reads) {
+    // One sample above target may be noise; far above it, or twice in a row, is an overload.
+    const bool far_above = demand >= reads * (1 + rules.up_margin);
+    const bool again = previous != nullptr && previous->read_replicas > reads;
+    if (!far_above && !again)
+      return {current, comfortable, "Unconfirmed",
+              fmt::format("demand {:.2f} read replicas is above {:g} but within the {:g}% margin; confirming next cycle",
+                          demand, reads, rules.up_margin * 100)};
+    // Size the step for the load expected when the new replicas are ready, not for now. Only an
+    // overload that is still growing has a trend; a jump from within target is met at its size.
+    const std::int64_t ready = state.ready_seconds.value_or(kAssumedReadySeconds);
+    double slope = 0;
+    if (again)
+      slope = std::max(0.0, (demand - previous->read_replicas) / static_cast<double>(now - previous->time));
+    const double expected = demand + slope * static_cast<double>(ready);
+    // With the same headroom a fall must keep: a size at the edge of its load would be the next
+    // overload at the next bit of noise.
+    const std::int32_t proposal = std::max(total_for(expected / (1 - rules.down_hysteresis), obs.primary_count),
+                                           saturating_add(current, 1));
+    return {proposal, comfortable, "Overload",
+            fmt::format("demand {:.2f} read replicas over {:g}; {:.2f} expected in {}s when new replicas are ready",
+                        demand, reads, expected, ready)};
+  }
+  if (comfortable < current)
+    return {comfortable, comfortable, "Headroom",
+            fmt::format("{} replicas keep {:g}% headroom for demand {:.2f} read replicas", comfortable,
+                        rules.down_hysteresis * 100, demand)};
+  return {current, comfortable, "Pass", fmt::format("demand {:.2f} read replicas is within target at {:g} and too close to it to go smaller",
+                                    demand, reads)};
+}
+
+void remember_adaptive(model::DecisionState& next, const model::DecisionState& before,
+                       const model::Observation& obs, std::optional<double> demand, std::int64_t now) {
+  if (demand) next.last_demand = model::Demand{now, *demand};
+  // Our scale-up just converged: that is how long a replica takes here (at most one cycle late).
+  const bool grew = before.last_applied_replicas && before.last_converged_replicas &&
+                    *before.last_applied_replicas > *before.last_converged_replicas;
+  if (before.in_flight_since && !next.in_flight_since && grew && obs.current_replicas == *before.last_applied_replicas)
+    next.ready_seconds = std::max<std::int64_t>(now - *before.in_flight_since, 0);
+}
+
+}  // namespace dha::decide

@@ -1,0 +1,226 @@
+// The Adaptive policy, case by case. Baseline: min 2, max 8, target 150 connections per reader,
+// policy Adaptive with a 10% up-margin and 20% headroom (x1.25), current 3 (1 primary + 2
+// readers, 300 at target), converged. Demand is the total load in read replicas at target: 420
+// connections is 2.8, and 2.8 x 1.25 = 3.5 -> 4 readers -> 5 replicas.
+
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "decide_test_support.hpp"
+#include "dha/model/input_error.hpp"
+
+namespace dha::testing {
+namespace {
+
+using model::DecisionKind;
+
+model::DhaSpec adaptive_spec(const std::string& extra = "") {
+  return spec_from_json(R"({"minReplicas":2,"maxReplicas":8,
+      "metrics":[{"type":"ReadConnections","target":{"averageValue":"150"}}],
+      "behavior":{"policy":"Adaptive")" + extra + "}}");
+}
+
+DecideCase adaptive_case() {
+  DecideCase c;
+  c.spec = adaptive_spec(R"(,"adaptive":{"upMargin":0.1,"downHysteresis":0.2})");
+  return c;
+}
+
+struct Row {
+  const char* name;
+  std::function<void(DecideCase&)> setup;
+  DecisionKind kind;
+  std::int32_t desired;
+  const char* policy_reason;  // the Adaptive trace entry's reason
+  const char* reason;         // the decision's reason
+};
+
+std::string policy_reason(const decide::Decision& d) {
+  for (const auto& e : d.trace)
+    if (e.gate == "Adaptive") return e.reason;
+  return "(none)";
+}
+
+std::vector<Row> rows() {
+  const std::int64_t now = 10000;
+  return {
+      // --- up: at once when real, sized by need, headroom and the ready time
+      {"far_above_target_scales_at_once", [](DecideCase&) {}, DecisionKind::Scale, 5, "Overload", "Ready"},
+      {"blip_within_margin_waits_a_cycle", [](DecideCase& c) { c.load(320); }, DecisionKind::NoChange, 3,
+       "Unconfirmed", "Ready"},
+      {"blip_confirmed_by_previous_cycle",
+       [=](DecideCase& c) {
+         c.load(320);  // 2.13, the trend adds 0.07 in 120 s: 2.2 x 1.25 = 2.75
+         c.state.last_demand = model::Demand{now - 60, 2.1};
+       },
+       DecisionKind::Scale, 4, "Overload", "Ready"},
+      {"old_demand_does_not_confirm",
+       [=](DecideCase& c) {
+         c.load(320);
+         c.state.last_demand = model::Demand{now - 400, 2.5};
+       },
+       DecisionKind::NoChange, 3, "Unconfirmed", "Ready"},
+      {"previous_demand_within_target_does_not_confirm",
+       [=](DecideCase& c) {
+         c.load(320);
+         c.state.last_demand = model::Demand{now - 60, 1.9};
+       },
+       DecisionKind::NoChange, 3, "Unconfirmed", "Ready"},
+      {"no_margin_acts_on_any_overload",
+       [](DecideCase& c) {
+         c.spec = adaptive_spec(R"(,"adaptive":{"upMargin":0,"downHysteresis":0.2})");
+         c.load(320);
+       },
+       DecisionKind::Scale, 4, "Overload", "Ready"},
+      {"whole_need_in_one_step", [](DecideCase& c) { c.load(540); }, DecisionKind::Scale, 6, "Overload",
+       "Ready"},  // 3.6 x 1.25 = 4.5
+      {"rising_load_sized_for_the_assumed_ready_time",
+       [=](DecideCase& c) { c.state.last_demand = model::Demand{now - 60, 2.5}; },  // (2.8 + 0.6) x 1.25 = 4.25
+       DecisionKind::Scale, 6, "Overload", "Ready"},
+      {"rising_load_sized_for_the_measured_ready_time",
+       [=](DecideCase& c) {
+         c.state.last_demand = model::Demand{now - 60, 2.5};
+         c.state.ready_seconds = 300;  // (2.8 + 1.5) x 1.25 = 5.375
+       },
+       DecisionKind::Scale, 7, "Overload", "Ready"},
+      {"a_jump_from_within_target_is_met_at_its_size",
+       [=](DecideCase& c) { c.state.last_demand = model::Demand{now - 60, 1.5}; },  // no trend from 1.5
+       DecisionKind::Scale, 5, "Overload", "Ready"},
+      {"falling_load_is_not_extrapolated_down",
+       [=](DecideCase& c) { c.state.last_demand = model::Demand{now - 60, 3.5}; }, DecisionKind::Scale, 5,
+       "Overload", "Ready"},
+      {"beyond_max_is_held_at_max", [](DecideCase& c) { c.load(5000); }, DecisionKind::Scale, 8, "Overload",
+       "AtLimit"},
+      // --- down: hysteresis, then the window and the step
+      {"on_target_holds", [](DecideCase& c) { c.load(300); }, DecisionKind::NoChange, 3, "Pass", "Ready"},
+      {"too_little_headroom_to_go_down",
+       [](DecideCase& c) { c.current(4).load(280); },  // 1.87 x 1.25 = 2.33: two readers are not enough
+       DecisionKind::NoChange, 4, "Pass", "Ready"},
+      {"enough_headroom_goes_down", [](DecideCase& c) { c.current(4).load(225); }, DecisionKind::Scale, 3,
+       "Headroom", "Ready"},  // 1.5 x 1.25 = 1.875
+      {"down_held_by_a_recent_higher_need",
+       [=](DecideCase& c) {
+         c.current(4).load(225);
+         c.state.recommendations = {{now - 300, 4}};
+       },
+       DecisionKind::NoChange, 4, "Headroom", "Ready"},
+      {"down_one_step_a_cycle", [](DecideCase& c) { c.current(6).load(0); }, DecisionKind::Scale, 5, "Headroom",
+       "Ready"},
+      // --- every guardrail still has the last word
+      {"scale_in_flight_waits",
+       [=](DecideCase& c) {
+         c.obs.available_replicas = 2;
+         c.state.in_flight_since = now - 60;
+         c.state.last_applied_replicas = 3;
+       },
+       DecisionKind::Freeze, 3, "Overload", "ScaleInFlight"},
+      {"lag_brake_holds",
+       [](DecideCase& c) {
+         c.obs.lag_seconds = 60;
+         c.obs.write_rate = 10;
+       },
+       DecisionKind::Freeze, 3, "Overload", "ReplicationLag"},
+      {"quota_clamps", [](DecideCase& c) { c.load(900).obs.quota_max_replicas = 5; }, DecisionKind::Scale, 5,
+       "Overload", "QuotaExceeded"},
+      {"quorum_floor_raises", [](DecideCase& c) { c.load(0).obs.quorum_floor = 3; }, DecisionKind::NoChange, 3,
+       "Headroom", "QuorumFloor"},
+      {"backoff_holds_the_failed_size",
+       [=](DecideCase& c) { c.state.backoff = model::Backoff{5, now + 100, 1}; }, DecisionKind::Freeze, 3,
+       "Overload", "StuckScaling"},
+      {"metric_outage_freezes_without_a_policy_entry", [](DecideCase& c) { c.obs.metrics.clear(); },
+       DecisionKind::Freeze, 3, "(none)", "MetricUnavailable"},
+      {"competing_writer_holds",
+       [](DecideCase& c) { c.state.last_applied_replicas = 2; }, DecisionKind::NoChange, 3, "Overload",
+       "OwnershipConflict"},
+  };
+}
+
+class AdaptiveTable : public ::testing::TestWithParam<Row> {};
+
+TEST_P(AdaptiveTable, Decides) {
+  const Row& row = GetParam();
+  DecideCase c = adaptive_case();
+  row.setup(c);
+  const auto d = c.run();
+  EXPECT_EQ(model::to_string(d.kind), model::to_string(row.kind));
+  EXPECT_EQ(d.desired_replicas, row.desired);
+  EXPECT_EQ(policy_reason(d), row.policy_reason);
+  EXPECT_EQ(d.reason, row.reason) << d.message;
+}
+
+INSTANTIATE_TEST_SUITE_P(Rows, AdaptiveTable, ::testing::ValuesIn(rows()),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST(AdaptiveState, RemembersTheDemandForTheNextCycle) {
+  const auto d = adaptive_case().run();
+  ASSERT_TRUE(d.next_state.last_demand);
+  EXPECT_EQ(d.next_state.last_demand->time, 10000);
+  EXPECT_DOUBLE_EQ(d.next_state.last_demand->read_replicas, 2.8);
+}
+
+TEST(AdaptiveState, MeasuresTheReadyTimeOfOurScaleUp) {
+  DecideCase c = adaptive_case();
+  c.current(4).load(450);
+  c.state.in_flight_since = c.now - 180;
+  c.state.last_applied_replicas = 4;
+  c.state.last_converged_replicas = 3;
+  const auto d = c.run();
+  EXPECT_EQ(d.next_state.ready_seconds, 180);
+}
+
+TEST(AdaptiveState, AScaleDownIsNotAReadyTime) {
+  DecideCase c = adaptive_case();
+  c.current(3).load(200);
+  c.state.in_flight_since = c.now - 60;
+  c.state.last_applied_replicas = 3;
+  c.state.last_converged_replicas = 4;
+  EXPECT_FALSE(c.run().next_state.ready_seconds);
+}
+
+TEST(AdaptiveState, TheWindowedPolicyKeepsNoneOfIt) {
+  DecideCase c;
+  const auto d = c.run();
+  EXPECT_FALSE(d.next_state.last_demand);
+  EXPECT_FALSE(d.next_state.ready_seconds);
+  for (const auto& e : d.trace) EXPECT_NE(e.gate, "Adaptive");
+}
+
+TEST(AdaptiveSpec, DefaultsItsWindowsAndSteps) {
+  const auto spec = adaptive_spec();
+  EXPECT_EQ(spec.behavior.policy, model::ScalingPolicy::Adaptive);
+  EXPECT_EQ(spec.behavior.scale_up.stabilization_window_seconds, 0);
+  EXPECT_EQ(spec.behavior.scale_up.step, 8);
+  EXPECT_EQ(spec.behavior.scale_down.stabilization_window_seconds, 600);
+  EXPECT_EQ(spec.behavior.scale_down.step, 1);
+  EXPECT_DOUBLE_EQ(spec.behavior.adaptive.up_margin, 0);
+  EXPECT_DOUBLE_EQ(spec.behavior.adaptive.down_hysteresis, 0.12);
+}
+
+TEST(AdaptiveSpec, KeepsWhatTheSpecSays) {
+  const auto spec = adaptive_spec(R"(,"scaleDown":{"stabilizationWindowSeconds":900},
+      "adaptive":{"upMargin":0.2,"downHysteresis":0.3})");
+  EXPECT_EQ(spec.behavior.scale_down.stabilization_window_seconds, 900);
+  EXPECT_DOUBLE_EQ(spec.behavior.adaptive.up_margin, 0.2);
+  EXPECT_DOUBLE_EQ(spec.behavior.adaptive.down_hysteresis, 0.3);
+}
+
+TEST(AdaptiveSpec, RefusesBadValues) {
+  auto error = [](const std::string& behavior) {
+    try {
+      spec_from_json(R"({"minReplicas":2,"maxReplicas":8,
+          "metrics":[{"type":"ReadConnections","target":{"averageValue":"150"}}],"behavior":)" + behavior + "}");
+    } catch (const model::InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("parsed");
+  };
+  EXPECT_EQ(error(R"({"policy":"Clever"})"),
+            "spec.behavior.policy: unsupported value \"Clever\" (Windowed or Adaptive)");
+  EXPECT_EQ(error(R"({"adaptive":{"downHysteresis":1}})"),
+            "spec.behavior.adaptive.downHysteresis: must be a number in [0, 1)");
+  EXPECT_EQ(error(R"({"adaptive":{"upMargin":-0.1}})"), "spec.behavior.adaptive.upMargin: must be a number in [0, 1)");
+}
+
+}  // namespace
+}  // namespace dha::testing
