@@ -129,19 +129,30 @@ void run_generate(const SimulateFlags& f) {
   std::cout << decide::generate_load_csv(*family, f.seed);
 }
 
-// One row per spec file and profile: what each would have cost and how often users waited.
-void run_compare(const SimulateFlags& f, const decide::LoadTrace& load) {
-  std::vector<CompareRow> rows;
+struct NamedSpec {
+  std::string name;
+  model::DhaSpec spec;
+};
+
+// Every --dha with every --profile (or as written when none is given), named for the table.
+std::vector<NamedSpec> load_specs(const SimulateFlags& f) {
+  std::vector<NamedSpec> out;
   const std::vector<std::string> profiles = f.profiles.empty() ? std::vector<std::string>{""} : f.profiles;
   for (const auto& path : f.dha) {
+    const std::string stem = std::filesystem::path(path).stem().string();
     for (const auto& profile : profiles) {
-      const model::DhaSpec spec = load_spec(path, profile);
-      const auto result = decide::simulate(spec, load, params_for(f, spec));
-      std::string name = profile.empty() ? std::filesystem::path(path).stem().string() : profile;
-      if (f.dha.size() > 1 && !profile.empty()) name = std::filesystem::path(path).stem().string() + "/" + profile;
-      rows.push_back({name, result.summary});
+      std::string name = profile.empty() ? stem : profile;
+      if (f.dha.size() > 1 && !profile.empty()) name = stem + "/" + profile;
+      out.push_back({name, load_spec(path, profile)});
     }
   }
+  return out;
+}
+
+// One row per spec: what each would have cost and how long users waited.
+void run_compare(const SimulateFlags& f, const std::vector<NamedSpec>& specs, const decide::LoadTrace& load) {
+  std::vector<CompareRow> rows;
+  for (const auto& s : specs) rows.push_back({s.name, decide::simulate(s.spec, load, params_for(f, s.spec)).summary});
   std::cout << (f.markdown ? compare_markdown(rows) : compare_table(rows));
 }
 
@@ -150,11 +161,12 @@ void run_simulate(const SimulateFlags& f) {
     if (!f.generate.empty()) return run_generate(f);
     if (f.dha.empty()) throw Exit(kExitBadInput, "--dha is required (a DHA file to simulate)");
     if (f.load.empty()) throw Exit(kExitBadInput, "--load is required (a load trace CSV)");
-    const auto load = decide::LoadTrace::parse_csv(read_file(f.load, "--load"), f.load);
-    if (f.compare) return run_compare(f, load);
-    if (f.dha.size() > 1 || f.profiles.size() > 1)
+    if (!f.compare && (f.dha.size() > 1 || f.profiles.size() > 1))
       throw Exit(kExitBadInput, "several --dha or --profile values need --compare");
-    const model::DhaSpec spec = load_spec(f.dha.front(), f.profiles.empty() ? "" : f.profiles.front());
+    const std::vector<NamedSpec> specs = load_specs(f);
+    const auto load = decide::LoadTrace::parse_csv(read_file(f.load, "--load"), f.load);
+    if (f.compare) return run_compare(f, specs, load);
+    const model::DhaSpec& spec = specs.front().spec;
     const decide::SimulationParams params = params_for(f, spec);
     const auto result = decide::simulate(spec, load, params);
 

@@ -265,6 +265,94 @@ TEST_F(Cli, SimulateAcceptsABareJsonSpec) {
   EXPECT_NE(r.out.find("replicas range:         2..4"), std::string::npos) << r.out;
 }
 
+class SimulateFamilies : public Cli, public ::testing::WithParamInterface<const char*> {};
+
+// The committed traces are what the generator makes: anyone can regenerate and check them.
+TEST_P(SimulateFamilies, CommittedTraceIsTheGeneratorsOutput) {
+  const auto r = run(std::string("simulate --generate ") + GetParam() + " --seed 1");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, slurp(example(std::string("load/") + GetParam() + ".csv")));
+}
+
+TEST_P(SimulateFamilies, CompareTableHasTheBoundAndEveryProfile) {
+  const auto r = run("simulate --compare --dha " + example("load/dha.yaml") + " --load " +
+                     example(std::string("load/") + GetParam() + ".csv") +
+                     " --profile default --profile fast --profile hpa --profile adaptive");
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* row : {"\nbound ", "\ndefault ", "\nfast ", "\nhpa ", "\nadaptive "})
+    EXPECT_NE(r.out.find(row), std::string::npos) << row << "\n" << r.out;
+  EXPECT_EQ(r.out.rfind("behaviour ", 0), 0u) << r.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, SimulateFamilies,
+                         ::testing::Values("diurnal-day", "flash-crowd", "ramp-lag", "noisy-plateau"),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           for (auto& c : n)
+                             if (c == '-') c = '_';
+                           return n;
+                         });
+
+TEST_F(Cli, SimulateGenerateIsSeededAndRefusesUnknownFamilies) {
+  const auto a = run("simulate --generate noisy-plateau --seed 7");
+  const auto b = run("simulate --generate noisy-plateau --seed 7");
+  const auto c = run("simulate --generate noisy-plateau --seed 8");
+  ASSERT_EQ(a.code, 0) << a.err;
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_NE(a.out, c.out);
+  const auto bad = run("simulate --generate sawtooth");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("unknown family \"sawtooth\" (diurnal-day, flash-crowd, ramp-lag, noisy-plateau)"),
+            std::string::npos)
+      << bad.err;
+}
+
+TEST_F(Cli, SimulateCompareMarkdownAndSeveralFiles) {
+  const auto fast = write("fast.yaml", "spec: {minReplicas: 2, maxReplicas: 8, metrics: [{type: ReadConnections, "
+                                       "target: {averageValue: 150}}], behavior: {scaleUp: {stabilizationWindowSeconds: 0}}}");
+  const auto r = run("simulate --compare --markdown --dha " + example("load/dha.yaml") + " --dha " + fast.string() +
+                     " --load " + example("load/flash-crowd.csv"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("| behaviour | replica-s | × bound |", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("\n| bound | "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n| dha | "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n| fast | "), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, SimulateRefusesSeveralSpecsWithoutCompareAndUnknownProfiles) {
+  auto r = run("simulate --dha " + example("load/dha.yaml") + " --dha " + example("load/dha.yaml") + " --load " +
+               example("load/flash-crowd.csv"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("several --dha or --profile values need --compare"), std::string::npos) << r.err;
+  r = run("simulate --dha " + example("load/dha.yaml") + " --profile clever --load " +
+          example("load/flash-crowd.csv"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--profile: unknown profile \"clever\" (default, fast, hpa or adaptive)"), std::string::npos)
+      << r.err;
+}
+
+// The quorum floor comes from the engine adapter when the target object is given: a Postgres
+// Application with two synchronous replicas needs three instances, so respectQuorum holds three.
+TEST_F(Cli, SimulateTakesTheQuorumFloorFromTheTarget) {
+  const auto target = write("db.yaml", R"(apiVersion: apps.cozystack.io/v1alpha1
+kind: Postgres
+metadata: {name: db, namespace: tenant-a}
+spec: {replicas: 3, quorum: {maxSyncReplicas: 2}}
+)");
+  const auto load = write("quiet.csv", "time,ReadConnections\n0,10\n3600,10\n");
+  const std::string base = "simulate --summary-only --initial-replicas 3 --dha " + example("load/dha.yaml") +
+                           " --load " + load.string();
+  auto r = run(base + " --target " + target.string() + " --plugin-dir " DHA_PLUGIN_DIR " --plugins postgres");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("replicas range:         3..3"), std::string::npos) << r.out;
+  r = run(base);  // without the target the floor is 1 and a quiet database shrinks to minReplicas
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("replicas range:         2..3"), std::string::npos) << r.out;
+  r = run(base + " --target " + target.string() + " --plugin-dir " DHA_PLUGIN_DIR);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("no loaded adapter handles apps.cozystack.io/Postgres"), std::string::npos) << r.err;
+}
+
 struct SimBadRow {
   const char* name;
   const char* dha;
