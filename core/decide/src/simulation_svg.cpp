@@ -72,13 +72,15 @@ std::string axes(const Panel& p, const std::string& title, const std::string& un
 using Points = std::vector<std::pair<double, double>>;
 
 // A step or straight line; NaN values break it, so a gap in the data is a gap in the line.
-std::string polyline(const Points& pts, const Panel& p, const char* color, bool step, const char* dash = nullptr) {
+std::string polyline(const Points& pts, const Panel& p, const char* color, bool step, const char* dash = nullptr,
+                     double width = 0) {
   std::string s;
   std::string open;
+  if (width == 0) width = dash ? 1.6 : 2.2;
   auto flush = [&] {
     if (!open.empty())
       s += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"{}\"{} points=\"{}\"/>\n", color,
-                       dash ? 1.6 : 2.2, dash ? fmt::format(" stroke-dasharray=\"{}\"", dash) : "", open);
+                       width, dash ? fmt::format(" stroke-dasharray=\"{}\"", dash) : "", open);
     open.clear();
   };
   for (std::size_t i = 0; i < pts.size(); ++i) {
@@ -232,12 +234,12 @@ std::string render_svg(const SimulationResult& result, const model::DhaSpec& spe
                   "2,4");
   svg += polyline({{t0, static_cast<double>(floor)}, {t1, static_cast<double>(floor)}}, bottom, "#7f7f7f", false,
                   "2,4");
-  svg += polyline(needed_pts, bottom, "#000000", true, "6,3");
+  svg += polyline(needed_pts, bottom, "#555555", true, nullptr, 1);  // thin: it moves with every bit of noise
   svg += polyline(current_pts, bottom, "#2ca02c", true);
   svg += polyline(available_pts, bottom, "#9467bd", true, "5,3");
   std::vector<LegendItem> bottom_legend{{"#2ca02c", "replicas"},
                                         {"#9467bd", "available"},
-                                        {"#000000", "needed (clairvoyant)"},
+                                        {"#555555", "needed (clairvoyant)"},
                                         {"#7f7f7f", fmt::format("min {} / max {}", floor, ceiling)}};
   for (const auto& [reason, color] : shown) bottom_legend.push_back({color, "frozen: " + reason, true});
   svg += legend(bottom.top, bottom_legend);
