@@ -9,6 +9,7 @@
 
 #include "decide_test_support.hpp"
 #include "dha/model/input_error.hpp"
+#include "dha/model/status.hpp"
 
 namespace dha::testing {
 namespace {
@@ -184,6 +185,35 @@ TEST(AdaptiveState, TheWindowedPolicyKeepsNoneOfIt) {
   EXPECT_FALSE(d.next_state.last_demand);
   EXPECT_FALSE(d.next_state.ready_seconds);
   for (const auto& e : d.trace) EXPECT_NE(e.gate, "Adaptive");
+}
+
+// A restarted operator reads the state back from the DHA status; the decide command from its JSON.
+TEST(AdaptiveState, SurvivesTheStatusAndTheDecideJson) {
+  DecideCase c = adaptive_case();
+  c.now = 1'700'000'000;
+  c.state.ready_seconds = 200;
+  const auto d = c.run();
+  ASSERT_TRUE(d.next_state.last_demand);
+
+  model::DhaStatus status;
+  status.state = d.next_state;
+  rapidjson::Document doc;
+  static_cast<rapidjson::Value&>(doc) = model::status_to_json(status, doc.GetAllocator());
+  EXPECT_EQ(model::parse_status(doc).state, d.next_state);
+
+  rapidjson::Document state_doc;
+  static_cast<rapidjson::Value&>(state_doc) = model::decision_state_to_json(d.next_state, state_doc.GetAllocator());
+  EXPECT_EQ(model::parse_decision_state(state_doc), d.next_state);
+  EXPECT_DOUBLE_EQ(state_doc["lastDemand"]["readReplicas"].GetDouble(), 2.8);
+  EXPECT_EQ(state_doc["readySeconds"].GetInt64(), 200);
+}
+
+TEST(AdaptiveState, BadPersistedValuesAreRefused) {
+  rapidjson::Document doc;
+  doc.Parse(R"({"lastDemand":{"time":5,"readReplicas":-1}})");
+  EXPECT_THROW(model::parse_decision_state(doc), model::InputError);
+  doc.Parse(R"({"readySeconds":-3})");
+  EXPECT_THROW(model::parse_decision_state(doc), model::InputError);
 }
 
 TEST(AdaptiveSpec, DefaultsItsWindowsAndSteps) {
