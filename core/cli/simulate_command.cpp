@@ -37,6 +37,7 @@ struct SimulateFlags {
   std::int64_t interval = 60;
   std::int32_t quorum_floor = -1;  // -1: from --target, else 1
   std::int32_t quota_max = -1;     // -1: no quota
+  std::optional<std::int64_t> start_at;
   std::string target;
   std::vector<std::string> plugin_dirs;
   std::vector<std::string> plugins;
@@ -118,6 +119,7 @@ decide::SimulationParams params_for(const SimulateFlags& f, const model::DhaSpec
   }
   if (f.quorum_floor >= 0) params.quorum_floor = f.quorum_floor;
   if (f.quota_max >= 0) params.quota_max_replicas = f.quota_max;
+  params.start_at = f.start_at;
   return params;
 }
 
@@ -195,12 +197,13 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("--dha", f->dha, "DHA (YAML or JSON: the object or its spec); repeatable with --compare");
   cmd->add_option("--load", f->load, "load trace CSV: time, <metric type>..., optional lagSeconds, writeRate");
   cmd->add_option("--profile", f->profiles,
-                  "replace the DHA's behaviour by a named one: default, fast, hpa, adaptive; repeatable with "
-                  "--compare");
+                  "replace the DHA's behaviour by a named one: default, fast, hpa, adaptive, predictive; "
+                  "repeatable with --compare");
   cmd->add_flag("--compare", f->compare, "simulate every --dha and --profile on the trace and print one table");
   cmd->add_flag("--markdown", f->markdown, "with --compare: print the table as Markdown");
   cmd->add_option("--generate", f->generate,
-                  "print a synthetic load trace CSV instead: diurnal-day, flash-crowd, ramp-lag, noisy-plateau");
+                  "print a synthetic load trace CSV instead: diurnal-day, flash-crowd, ramp-lag, noisy-plateau, "
+                  "diurnal-week");
   cmd->add_option("--seed", f->seed, "random seed for --generate")->default_val(1);
   cmd->add_option("--initial-replicas", f->initial_replicas, "replicas at the start (default: minReplicas)")
       ->check(CLI::Range(1, 1000000));
@@ -216,6 +219,8 @@ void add_simulate_command(CLI::App& app) {
                   "the target object (YAML or JSON): its engine adapter gives the quorum floor and primaries");
   cmd->add_option("--plugin-dir", f->plugin_dirs, "with --target: directory of plugin .so files; repeatable");
   cmd->add_option("--plugins", f->plugins, "with --target: plugins to load, comma-separated")->delimiter(',');
+  cmd->add_option("--start-at", f->start_at,
+                  "decide from this trace time (seconds) on; earlier rows are history for a forecast");
   cmd->add_option("--quota-max", f->quota_max, "tenant quota ceiling in replicas (default: none)")
       ->check(CLI::Range(0, 1000000));
   cmd->add_option("--json", f->json_out, "write the timeline and summary as JSON to this file");

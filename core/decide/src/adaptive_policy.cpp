@@ -30,7 +30,10 @@ double demand_read_replicas(const MetricsResult& metrics, std::int32_t current, 
   return demand;
 }
 
-AdaptiveProposal adaptive_proposal(const model::DhaSpec& spec, const model::Observation& obs,
+namespace {
+
+// What the load seen now asks for.
+AdaptiveProposal reactive_proposal(const model::DhaSpec& spec, const model::Observation& obs,
                                    const model::DecisionState& state, double demand, std::int64_t now) {
   const auto& rules = spec.behavior.adaptive;
   const std::int32_t current = obs.current_replicas;
@@ -68,6 +71,26 @@ AdaptiveProposal adaptive_proposal(const model::DhaSpec& spec, const model::Obse
                         rules.down_hysteresis * 100, demand)};
   return {current, comfortable, "Pass", fmt::format("demand {:.2f} read replicas is within target at {:g} and too close to it to go smaller",
                                     demand, reads)};
+}
+
+}  // namespace
+
+AdaptiveProposal adaptive_proposal(const model::DhaSpec& spec, const model::Observation& obs,
+                                   const model::DecisionState& state, double demand, std::int64_t now) {
+  AdaptiveProposal a = reactive_proposal(spec, obs, state, demand, now);
+  if (!spec.behavior.adaptive.predictive || !obs.forecast) return a;
+  // The forecast only ever raises: it provisions ahead of a need, or holds replicas a need is
+  // coming back for; it never scales down by itself.
+  const auto& f = *obs.forecast;
+  const std::int32_t ahead = total_for(f.read_replicas / (1 - spec.behavior.adaptive.down_hysteresis), obs.primary_count);
+  a.recorded = std::max(a.recorded, ahead);
+  const std::string seen = fmt::format("forecast {:.2f} read replicas within {}s", f.read_replicas, f.horizon_seconds);
+  if (ahead <= a.replicas) {
+    a.message += "; " + seen;
+    return a;
+  }
+  return {ahead, a.recorded, "Forecast",
+          fmt::format("{}: {} replicas ahead of it (now: {})", seen, ahead, a.message)};
 }
 
 void remember_adaptive(model::DecisionState& next, const model::DecisionState& before,

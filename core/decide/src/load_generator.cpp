@@ -59,6 +59,20 @@ Sample diurnal(std::int64_t t, Random& rng) {
           180 + 400 * day};
 }
 
+// Eight days of the same daily shape, each day a little busier or quieter than the others: the
+// first seven are the history a forecast of the eighth learns from.
+Sample diurnal_week(std::int64_t t, Random& rng) {
+  const double day_of_trace = std::floor(hours(t) / 24);
+  Random day_rng(0x5eed0000 + static_cast<std::uint64_t>(day_of_trace));  // one factor per day
+  const double factor = 0.95 + 0.1 * day_rng.uniform();
+  const double h = std::fmod(hours(t), 24);
+  const double day = smoothstep((h - 6) / 5) * (1 - smoothstep((h - 17) / 6));
+  const double peak = 0.85 + 0.15 * std::sin((h - 9) / 6 * std::numbers::pi);
+  const double level = 270 + 600 * day * peak * factor;
+  return {std::max(0.0, level * (1 + 0.05 * rng.normal())), std::max(0.0, 0.6 + 0.3 * rng.normal()),
+          180 + 400 * day};
+}
+
 Sample flash_crowd(std::int64_t t, Random& rng) {
   const double h = hours(t);
   double level = 260;
@@ -101,6 +115,7 @@ constexpr FamilyInfo kFamilies[] = {
     {"flash-crowd", LoadFamily::FlashCrowd, 6 * 3600, flash_crowd},
     {"ramp-lag", LoadFamily::RampLag, 8 * 3600, ramp_lag},
     {"noisy-plateau", LoadFamily::NoisyPlateau, 6 * 3600, noisy_plateau},
+    {"diurnal-week", LoadFamily::DiurnalWeek, 8 * 86400, diurnal_week},
 };
 
 const FamilyInfo& info(LoadFamily family) {

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "dha/decide/saturating.hpp"
+#include "dha/decide/seasonal_forecast.hpp"
 #include "dha/gates/reasons.hpp"
 #include "dha/model/input_error.hpp"
 
@@ -112,6 +113,12 @@ class Ledger {
   std::int64_t overload_start_ = 0;
 };
 
+// Far enough ahead that a replica asked for now is ready in time, and that a size about to be
+// needed again within the down-window is not given up in between.
+std::int64_t forecast_horizon(const model::DhaSpec& spec, const SimulationParams& params) {
+  return params.provision_seconds + params.interval_seconds + spec.behavior.scale_down.stabilization_window_seconds;
+}
+
 }  // namespace
 
 std::optional<std::int32_t> needed_replicas(const model::DhaSpec& spec, const LoadTrace& load, double time,
@@ -144,10 +151,12 @@ SimulationResult simulate(const model::DhaSpec& spec, const LoadTrace& load, con
   model::DecisionState state;
   auto& summary = result.summary;
   summary.min_replicas = summary.max_replicas = params.initial_replicas;
-  summary.duration_seconds = load.end() - load.start();
+  const std::int64_t first = std::max(load.start(), params.start_at.value_or(load.start()));
+  if (first >= load.end()) throw model::InputError("--start-at", "must be before the trace's last second");
+  summary.duration_seconds = load.end() - first;
   Ledger ledger(spec, load, params, summary);
 
-  for (std::int64_t t = load.start(); t <= load.end(); t += params.interval_seconds) {
+  for (std::int64_t t = first; t <= load.end(); t += params.interval_seconds) {
     target.settle(t);
     model::Observation obs;
     obs.current_replicas = target.replicas();
@@ -162,6 +171,9 @@ SimulationResult simulate(const model::DhaSpec& spec, const LoadTrace& load, con
       obs.metrics.push_back({type, total});
       step.load.emplace_back(type, total);
     }
+    // What the operator would get from the metric's history, here from the trace's earlier days.
+    if (spec.behavior.policy == model::ScalingPolicy::Adaptive && spec.behavior.adaptive.predictive)
+      obs.forecast = seasonal_forecast(spec, load, t, forecast_horizon(spec, params));
     obs.lag_seconds = load.at("lagSeconds", static_cast<double>(t));
     obs.write_rate = load.at("writeRate", static_cast<double>(t));
 

@@ -22,12 +22,12 @@ Value rules(int window, int step, Alloc& a) {
 
 }  // namespace
 
-std::vector<std::string> profile_names() { return {"default", "fast", "hpa", "adaptive"}; }
+std::vector<std::string> profile_names() { return {"default", "fast", "hpa", "adaptive", "predictive"}; }
 
 void apply_profile(Value& spec, const std::string& profile, Alloc& a) {
   const auto names = profile_names();
   if (std::find(names.begin(), names.end(), profile) == names.end())
-    throw model::InputError("--profile", "unknown profile \"" + profile + "\" (default, fast, hpa or adaptive)");
+    throw model::InputError("--profile", "unknown profile \"" + profile + "\" (default, fast, hpa, adaptive or predictive)");
   if (!spec.IsObject()) throw model::InputError("spec", "must be an object");
   if (!spec.HasMember("behavior") || !spec["behavior"].IsObject()) {
     spec.RemoveMember("behavior");
@@ -44,8 +44,13 @@ void apply_profile(Value& spec, const std::string& profile, Alloc& a) {
     b.AddMember("tolerance", 0.1, a);
     b.AddMember("scaleUp", rules(0, kUnlimitedStep, a), a);
     b.AddMember("scaleDown", rules(300, kUnlimitedStep, a), a);
-  } else if (profile == "adaptive") {
+  } else if (profile == "adaptive" || profile == "predictive") {
     b.AddMember("policy", Value(rapidjson::StringRef("Adaptive")), a);
+    if (profile == "predictive") {
+      Value adaptive(rapidjson::kObjectType);
+      adaptive.AddMember("predictive", true, a);
+      b.AddMember("adaptive", adaptive, a);
+    }
   }
 }
 

@@ -62,7 +62,7 @@ std::string axes(const Panel& p, const std::string& title, const std::string& un
                      minutes ? t / 60 : t / 3600);
   }
   s += fmt::format("<text x=\"{:.1f}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\">{}</text>\n", (x0 + x1) / 2,
-                   y0 + 33, minutes ? "minutes since the start of the trace" : "hours since the start of the trace");
+                   y0 + 33, minutes ? "minutes since the first decision" : "hours since the first decision");
   s += fmt::format("<text x=\"14\" y=\"{:.1f}\" font-size=\"11\" transform=\"rotate(-90 14 {:.1f})\" "
                    "text-anchor=\"middle\">{}</text>\n",
                    p.top + kPanelHeight / 2, p.top + kPanelHeight / 2, unit);
@@ -158,8 +158,9 @@ std::string render_svg(const SimulationResult& result, const model::DhaSpec& spe
   const auto& metric = spec.metrics.front();
   const std::string type(model::to_string(metric.type));
   const double target = metric.target_in_query_unit();
-  const double t0 = static_cast<double>(load.start());
-  const double t1 = static_cast<double>(std::max(load.end(), load.start() + 1));
+  const std::int64_t first = std::max(load.start(), params.start_at.value_or(load.start()));
+  const double t0 = static_cast<double>(first);
+  const double t1 = static_cast<double>(std::max(load.end(), first + 1));
   const double nan = std::nan("");
   const std::int32_t ceiling =
       params.quota_max_replicas ? std::min(spec.max_replicas, *params.quota_max_replicas) : spec.max_replicas;

@@ -46,6 +46,16 @@ Observation parse_observation(const rapidjson::Value& v, const std::string& path
   obs.lag_seconds = json::optional_number(v, "lagSeconds", path);
   obs.write_rate = json::optional_number(v, "writeRate", path);
   obs.quota_max_replicas = json::optional_int32(v, "quotaMaxReplicas", path, 0);
+  if (const auto* f = json::find(v, "forecast"); f != nullptr && !f->IsNull()) {
+    const std::string fp = child(path, "forecast");
+    json::require_object(*f, fp);
+    const auto reads = json::optional_number(*f, "readReplicas", fp);
+    if (!reads || !std::isfinite(*reads) || *reads < 0)
+      throw InputError(child(fp, "readReplicas"), "required, a number >= 0");
+    const auto horizon = json::optional_int64(*f, "horizonSeconds", fp);
+    if (!horizon || *horizon < 0) throw InputError(child(fp, "horizonSeconds"), "required, an integer >= 0");
+    obs.forecast = Forecast{*reads, *horizon};
+  }
   return obs;
 }
 

@@ -62,6 +62,7 @@ void parse_policy(const rapidjson::Value& behavior, const std::string& path, Dha
     auto& rules = spec.behavior.adaptive;
     rules.up_margin = parse_fraction(*adaptive, "upMargin", ap, rules.up_margin);
     rules.down_hysteresis = parse_fraction(*adaptive, "downHysteresis", ap, rules.down_hysteresis);
+    if (auto p = json::optional_bool(*adaptive, "predictive", ap)) rules.predictive = *p;
   }
 }
 
@@ -217,6 +218,7 @@ rapidjson::Value spec_to_json(const DhaSpec& spec, rapidjson::Document::Allocato
   Value adaptive(rapidjson::kObjectType);
   adaptive.AddMember("upMargin", spec.behavior.adaptive.up_margin, a);
   adaptive.AddMember("downHysteresis", spec.behavior.adaptive.down_hysteresis, a);
+  adaptive.AddMember("predictive", spec.behavior.adaptive.predictive, a);
   behavior.AddMember("adaptive", adaptive, a);
   behavior.AddMember("scaleUp", rules(spec.behavior.scale_up), a);
   behavior.AddMember("scaleDown", rules(spec.behavior.scale_down), a);

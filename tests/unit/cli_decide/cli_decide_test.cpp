@@ -285,7 +285,7 @@ TEST_P(SimulateFamilies, CompareTableHasTheBoundAndEveryProfile) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, SimulateFamilies,
-                         ::testing::Values("diurnal-day", "flash-crowd", "ramp-lag", "noisy-plateau"),
+                         ::testing::Values("diurnal-day", "flash-crowd", "ramp-lag", "noisy-plateau", "diurnal-week"),
                          [](const auto& info) {
                            std::string n = info.param;
                            for (auto& c : n)
@@ -302,9 +302,22 @@ TEST_F(Cli, SimulateGenerateIsSeededAndRefusesUnknownFamilies) {
   EXPECT_NE(a.out, c.out);
   const auto bad = run("simulate --generate sawtooth");
   EXPECT_EQ(bad.code, 2);
-  EXPECT_NE(bad.err.find("unknown family \"sawtooth\" (diurnal-day, flash-crowd, ramp-lag, noisy-plateau)"),
+  EXPECT_NE(bad.err.find("unknown family \"sawtooth\" (diurnal-day, flash-crowd, ramp-lag, noisy-plateau, diurnal-week)"),
             std::string::npos)
       << bad.err;
+}
+
+// A week of history, then one day of decisions: the forecast finds every daily rise ready.
+TEST_F(Cli, SimulatePredictiveOnTheLastDayOfAWeek) {
+  const auto r = run("simulate --compare --dha " + example("load/dha.yaml") + " --load " +
+                     example("load/diurnal-week.csv") +
+                     " --start-at 604800 --initial-replicas 4 --profile adaptive --profile predictive");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\npredictive "), std::string::npos) << r.out;
+  const auto bad = run("simulate --dha " + example("load/dha.yaml") + " --load " + example("load/flash-crowd.csv") +
+                       " --start-at 99999999");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--start-at: must be before the trace's last second"), std::string::npos) << bad.err;
 }
 
 TEST_F(Cli, SimulateCompareMarkdownAndSeveralFiles) {
@@ -327,7 +340,7 @@ TEST_F(Cli, SimulateRefusesSeveralSpecsWithoutCompareAndUnknownProfiles) {
   r = run("simulate --dha " + example("load/dha.yaml") + " --profile clever --load " +
           example("load/flash-crowd.csv"));
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("--profile: unknown profile \"clever\" (default, fast, hpa or adaptive)"), std::string::npos)
+  EXPECT_NE(r.err.find("--profile: unknown profile \"clever\" (default, fast, hpa, adaptive or predictive)"), std::string::npos)
       << r.err;
 }
 

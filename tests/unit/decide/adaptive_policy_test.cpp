@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <functional>
 
 #include "decide_test_support.hpp"
@@ -152,6 +154,73 @@ TEST_P(AdaptiveTable, Decides) {
 
 INSTANTIATE_TEST_SUITE_P(Rows, AdaptiveTable, ::testing::ValuesIn(rows()),
                          [](const auto& info) { return std::string(info.param.name); });
+
+// Predictive: the observation carries a forecast (largest demand within its horizon).
+DecideCase predictive_case(double forecast) {
+  DecideCase c;
+  c.spec = adaptive_spec(R"(,"adaptive":{"upMargin":0.1,"downHysteresis":0.2,"predictive":true})");
+  c.obs.forecast = model::Forecast{forecast, 240};
+  return c;
+}
+
+struct ForecastRow {
+  const char* name;
+  double forecast;
+  std::function<void(DecideCase&)> setup;
+  DecisionKind kind;
+  std::int32_t desired;
+  const char* policy_reason;
+  const char* reason;
+};
+
+class PredictiveTable : public ::testing::TestWithParam<ForecastRow> {};
+
+TEST_P(PredictiveTable, Decides) {
+  const ForecastRow& row = GetParam();
+  DecideCase c = predictive_case(row.forecast);
+  row.setup(c);
+  const auto d = c.run();
+  EXPECT_EQ(model::to_string(d.kind), model::to_string(row.kind));
+  EXPECT_EQ(d.desired_replicas, row.desired);
+  EXPECT_EQ(policy_reason(d), row.policy_reason);
+  EXPECT_EQ(d.reason, row.reason) << d.message;
+  // Every forecast used is in the trace.
+  ASSERT_FALSE(d.trace.empty());
+  if (c.spec.behavior.adaptive.predictive && d.trace.front().gate == "Adaptive") {
+    EXPECT_NE(d.trace.front().message.find(fmt::format("forecast {:.2f} read replicas within 240s", row.forecast)),
+              std::string::npos)
+        << d.trace.front().message;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Rows, PredictiveTable,
+    ::testing::Values(
+        // 300 connections fit 2 readers; 3.5 are expected: 3.5 x 1.25 -> 5 readers, ahead of the need.
+        ForecastRow{"provisions_ahead_of_the_forecast", 3.5, [](DecideCase& c) { c.load(300); }, DecisionKind::Scale,
+                    6, "Forecast", "Ready"},
+        ForecastRow{"a_quiet_forecast_never_scales_down", 0.5, [](DecideCase& c) { c.current(6).load(540); },
+                    DecisionKind::NoChange, 6, "Pass", "Ready"},
+        ForecastRow{"holds_a_size_the_forecast_needs_again", 3.0, [](DecideCase& c) { c.current(5).load(225); },
+                    DecisionKind::NoChange, 5, "Forecast", "Ready"},
+        ForecastRow{"the_load_seen_now_still_wins", 1.0, [](DecideCase&) {}, DecisionKind::Scale, 5, "Overload",
+                    "Ready"},
+        ForecastRow{"the_lag_brake_holds_a_forecast_too", 3.5,
+                    [](DecideCase& c) {
+                      c.load(300);
+                      c.obs.lag_seconds = 60;
+                      c.obs.write_rate = 10;
+                    },
+                    DecisionKind::Freeze, 3, "Forecast", "ReplicationLag"},
+        ForecastRow{"the_quota_caps_a_forecast", 3.5, [](DecideCase& c) { c.load(300).obs.quota_max_replicas = 4; },
+                    DecisionKind::Scale, 4, "Forecast", "QuotaExceeded"},
+        ForecastRow{"ignored_unless_predictive", 3.5,
+                    [](DecideCase& c) {
+                      c.spec.behavior.adaptive.predictive = false;
+                      c.load(300);
+                    },
+                    DecisionKind::NoChange, 3, "Pass", "Ready"}),
+    [](const auto& info) { return std::string(info.param.name); });
 
 TEST(AdaptiveState, RemembersTheDemandForTheNextCycle) {
   const auto d = adaptive_case().run();

@@ -136,7 +136,7 @@ TEST(Simulation, SvgShowsNeedLimitsAndLabelledRoundTicks) {
   // load, capacity, the ceiling, the floor, the need, replicas, available
   EXPECT_EQ(count(svg, "<polyline"), 7u);
   for (const char* label : {"capacity at target", "available", "needed (clairvoyant)", "min 2 / max 6",
-                            "hours since the start of the trace"})
+                            "hours since the first decision"})
     EXPECT_NE(svg.find(label), std::string::npos) << label;
   // Six hours: a tick every hour, labelled 0..6, never 0.8 or 1.7.
   for (const char* tick : {">0</text>", ">1</text>", ">6</text>"}) EXPECT_NE(svg.find(tick), std::string::npos) << tick;
@@ -151,7 +151,7 @@ TEST(Simulation, SvgMarksOutagesLagAndFreezesInsteadOfDrawingZero) {
   const auto r = decide::simulate(fast_spec(), load, params);
   const std::string svg = decide::render_svg(r, fast_spec(), load, params);
   for (const char* label : {"metric outage", "lag above limit, writes", "frozen: MetricUnavailable",
-                            "frozen: ReplicationLag", "minutes since the start of the trace"})
+                            "frozen: ReplicationLag", "minutes since the first decision"})
     EXPECT_NE(svg.find(label), std::string::npos) << label;
   // The load line is broken by the outage, not drawn down to 0 and back.
   EXPECT_EQ(count(svg, "<polyline fill=\"none\" stroke=\"#d62728\""), 2u);

@@ -15,6 +15,7 @@ enum class LoadFamily {
   FlashCrowd,    // a steady load, then a jump beyond what the maximum can serve, and a decay
   RampLag,       // a steady climb with a bulk write that pushes replication lag over the brake
   NoisyPlateau,  // a constant level with heavy minute-to-minute noise around a replica boundary
+  DiurnalWeek,   // eight days of one daily pattern: history for a forecast, then a day to test it
 };
 
 std::optional<LoadFamily> parse_load_family(std::string_view name);

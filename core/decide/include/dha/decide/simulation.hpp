@@ -23,6 +23,8 @@ struct SimulationParams {
   std::int32_t primary_count = 1;
   std::int32_t quorum_floor = 1;
   std::optional<std::int32_t> quota_max_replicas;
+  // Decisions start here (trace time); earlier rows are only history for a forecast.
+  std::optional<std::int64_t> start_at;
 };
 
 // Longest trace the simulator accepts (it integrates per second).

@@ -9,7 +9,8 @@
 // fields of a spec's `behavior` (the convergence deadline and everything else stay the spec's).
 namespace dha::decide {
 
-// "default" (the controller defaults), "fast", "hpa", "adaptive".
+// "default" (the controller defaults), "fast", "hpa", "adaptive", "predictive" (adaptive with
+// provisioning ahead of the forecast).
 std::vector<std::string> profile_names();
 
 // `spec` is a DHA spec JSON object. Throws model::InputError for an unknown profile name.

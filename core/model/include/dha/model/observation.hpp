@@ -15,6 +15,15 @@ struct MetricReading {
   std::optional<double> value;  // the driver query's SUM over read-serving replicas; nullopt = unavailable
 };
 
+// A forecast made outside decide() from the metric's own history (the simulator makes one from a
+// trace's earlier days): the largest demand, in read replicas at target and with its error margin,
+// expected within horizon_seconds from now.
+struct Forecast {
+  double read_replicas = 0;
+  std::int64_t horizon_seconds = 0;
+  bool operator==(const Forecast&) const = default;
+};
+
 struct Observation {
   std::int32_t current_replicas = 0;  // total instances in the target's replicas field
   std::int32_t primary_count = 1;
@@ -26,6 +35,7 @@ struct Observation {
   std::optional<double> lag_seconds;  // nullopt: no lag signal
   std::optional<double> write_rate;   // nullopt: write activity unknown
   std::optional<std::int32_t> quota_max_replicas;  // nullopt: no quota ceiling
+  std::optional<Forecast> forecast;                // used only by the Adaptive policy when predictive
 
   bool converged() const { return available_replicas == current_replicas; }
   const MetricReading* find_metric(const std::string& type) const;

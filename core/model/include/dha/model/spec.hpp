@@ -59,6 +59,7 @@ inline constexpr std::int32_t kAdaptiveScaleDownWindowSeconds = 600;
 struct AdaptiveRules {
   double up_margin = 0;           // a smaller overload must be seen on two cycles in a row
   double down_hysteresis = 0.12;  // sizes chosen keep load this far below target
+  bool predictive = false;        // also provision ahead of the observation's forecast
 };
 
 struct Behavior {
