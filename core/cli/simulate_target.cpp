@@ -37,7 +37,8 @@ TargetShape target_shape(const std::string& target_file, const std::vector<std::
       !object.HasMember("kind") || !object["kind"].IsString())
     throw Exit(kExitBadInput, target_file + ": not a Kubernetes object (apiVersion and kind are required)");
   const std::string api_version = object["apiVersion"].GetString();
-  const std::string group = api_version.find('/') == std::string::npos ? "" : api_version.substr(0, api_version.find('/'));
+  const auto slash = api_version.find('/');
+  const std::string group = slash == std::string::npos ? "" : api_version.substr(0, slash);
   const std::string kind = object["kind"].GetString();
 
   std::unique_ptr<op::PluginSet> set;

@@ -48,7 +48,8 @@ AdaptiveProposal reactive_proposal(const model::DhaSpec& spec, const model::Obse
     const bool again = previous != nullptr && previous->read_replicas > reads;
     if (!far_above && !again)
       return {current, comfortable, "Unconfirmed",
-              fmt::format("demand {:.2f} read replicas is above {:g} but within the {:g}% margin; confirming next cycle",
+              fmt::format("demand {:.2f} read replicas is above {:g} but within the {:g}% margin; "
+                          "confirming next cycle",
                           demand, reads, rules.up_margin * 100)};
     // Size the step for the load expected when the new replicas are ready, not for now. Only an
     // overload that is still growing has a trend; a jump from within target is met at its size.
@@ -69,7 +70,8 @@ AdaptiveProposal reactive_proposal(const model::DhaSpec& spec, const model::Obse
     return {comfortable, comfortable, "Headroom",
             fmt::format("{} replicas keep {:g}% headroom for demand {:.2f} read replicas", comfortable,
                         rules.down_hysteresis * 100, demand)};
-  return {current, comfortable, "Pass", fmt::format("demand {:.2f} read replicas is within target at {:g} and too close to it to go smaller",
+  return {current, comfortable, "Pass",
+          fmt::format("demand {:.2f} read replicas is within target at {:g} and too close to it to go smaller",
                                     demand, reads)};
 }
 
@@ -82,7 +84,8 @@ AdaptiveProposal adaptive_proposal(const model::DhaSpec& spec, const model::Obse
   // The forecast only ever raises: it provisions ahead of a need, or holds replicas a need is
   // coming back for; it never scales down by itself.
   const auto& f = *obs.forecast;
-  const std::int32_t ahead = total_for(f.read_replicas / (1 - spec.behavior.adaptive.down_hysteresis), obs.primary_count);
+  const double headroom = 1 - spec.behavior.adaptive.down_hysteresis;
+  const std::int32_t ahead = total_for(f.read_replicas / headroom, obs.primary_count);
   a.recorded = std::max(a.recorded, ahead);
   const std::string seen = fmt::format("forecast {:.2f} read replicas within {}s", f.read_replicas, f.horizon_seconds);
   if (ahead <= a.replicas) {

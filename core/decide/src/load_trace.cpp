@@ -45,7 +45,8 @@ double longest_segment(const std::vector<double>& times) {
   std::vector<double> sorted = gaps;
   std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2), sorted.end());
   const double median = sorted[sorted.size() / 2];
-  const auto regular = std::count_if(gaps.begin(), gaps.end(), [&](double g) { return std::fabs(g - median) <= median * 0.01; });
+  const auto regular =
+      std::count_if(gaps.begin(), gaps.end(), [&](double g) { return std::fabs(g - median) <= median * 0.01; });
   if (static_cast<std::size_t>(regular) * 2 < gaps.size()) return std::numeric_limits<double>::infinity();
   return kOutageGapFactor * median;
 }

@@ -27,7 +27,8 @@ std::vector<std::string> profile_names() { return {"default", "fast", "hpa", "ad
 void apply_profile(Value& spec, const std::string& profile, Alloc& a) {
   const auto names = profile_names();
   if (std::find(names.begin(), names.end(), profile) == names.end())
-    throw model::InputError("--profile", "unknown profile \"" + profile + "\" (default, fast, hpa, adaptive or predictive)");
+    throw model::InputError("--profile",
+                            "unknown profile \"" + profile + "\" (default, fast, hpa, adaptive or predictive)");
   if (!spec.IsObject()) throw model::InputError("spec", "must be an object");
   if (!spec.HasMember("behavior") || !spec["behavior"].IsObject()) {
     spec.RemoveMember("behavior");

@@ -302,8 +302,9 @@ TEST_F(Cli, SimulateGenerateIsSeededAndRefusesUnknownFamilies) {
   EXPECT_NE(a.out, c.out);
   const auto bad = run("simulate --generate sawtooth");
   EXPECT_EQ(bad.code, 2);
-  EXPECT_NE(bad.err.find("unknown family \"sawtooth\" (diurnal-day, flash-crowd, ramp-lag, noisy-plateau, diurnal-week)"),
-            std::string::npos)
+  EXPECT_NE(
+      bad.err.find("unknown family \"sawtooth\" (diurnal-day, flash-crowd, ramp-lag, noisy-plateau, diurnal-week)"),
+      std::string::npos)
       << bad.err;
 }
 
@@ -321,8 +322,9 @@ TEST_F(Cli, SimulatePredictiveOnTheLastDayOfAWeek) {
 }
 
 TEST_F(Cli, SimulateCompareMarkdownAndSeveralFiles) {
-  const auto fast = write("fast.yaml", "spec: {minReplicas: 2, maxReplicas: 8, metrics: [{type: ReadConnections, "
-                                       "target: {averageValue: 150}}], behavior: {scaleUp: {stabilizationWindowSeconds: 0}}}");
+  const auto fast = write("fast.yaml",
+                          "spec: {minReplicas: 2, maxReplicas: 8, metrics: [{type: ReadConnections, target: "
+                          "{averageValue: 150}}], behavior: {scaleUp: {stabilizationWindowSeconds: 0}}}");
   const auto r = run("simulate --compare --markdown --dha " + example("load/dha.yaml") + " --dha " + fast.string() +
                      " --load " + example("load/flash-crowd.csv"));
   ASSERT_EQ(r.code, 0) << r.err;
@@ -340,7 +342,8 @@ TEST_F(Cli, SimulateRefusesSeveralSpecsWithoutCompareAndUnknownProfiles) {
   r = run("simulate --dha " + example("load/dha.yaml") + " --profile clever --load " +
           example("load/flash-crowd.csv"));
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("--profile: unknown profile \"clever\" (default, fast, hpa, adaptive or predictive)"), std::string::npos)
+  EXPECT_NE(r.err.find("--profile: unknown profile \"clever\" (default, fast, hpa, adaptive or predictive)"),
+            std::string::npos)
       << r.err;
 }
 
