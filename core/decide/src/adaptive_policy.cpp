@@ -63,8 +63,9 @@ AdaptiveProposal reactive_proposal(const model::DhaSpec& spec, const model::Obse
     const std::int32_t proposal = std::max(total_for(expected / (1 - rules.down_hysteresis), obs.primary_count),
                                            saturating_add(current, 1));
     return {proposal, comfortable, "Overload",
-            fmt::format("demand {:.2f} read replicas over {:g}; {:.2f} expected in {}s when new replicas are ready",
-                        demand, reads, expected, ready)};
+            fmt::format("demand {:.2f} read replicas over {:g}; {:.2f} expected in {}s when new replicas are ready; "
+                        "{} replicas keep {:g}% headroom",
+                        demand, reads, expected, ready, proposal, rules.down_hysteresis * 100)};
   }
   if (comfortable < current)
     return {comfortable, comfortable, "Headroom",

@@ -92,7 +92,9 @@ INSTANTIATE_TEST_SUITE_P(Examples, DecideExamples,
                                            ExampleRow{"lag-brake.json", "Freeze", 3, "ReplicationLag"},
                                            ExampleRow{"ownership-conflict.json", "NoChange", 2, "OwnershipConflict"},
                                            ExampleRow{"dry-run.json", "Scale", 4, "Ready"},
-                                           ExampleRow{"not-converged.json", "Freeze", 4, "NotConverged"}),
+                                           ExampleRow{"not-converged.json", "Freeze", 4, "NotConverged"},
+                                           ExampleRow{"adaptive-overload.json", "Scale", 5, "Ready"},
+                                           ExampleRow{"adaptive-forecast.json", "Scale", 6, "Ready"}),
                          [](const auto& info) {
                            std::string n = info.param.file;
                            n = n.substr(0, n.find('.'));
