@@ -165,6 +165,8 @@ void run_simulate(const SimulateFlags& f) {
     if (f.load.empty()) throw Exit(kExitBadInput, "--load is required (a load trace CSV)");
     if (!f.compare && (f.dha.size() > 1 || f.profiles.size() > 1))
       throw Exit(kExitBadInput, "several --dha or --profile values need --compare");
+    if (f.compare && (!f.json_out.empty() || !f.svg_out.empty() || f.summary_only))
+      throw Exit(kExitBadInput, "--compare prints one table; --json, --svg and --summary-only are for one simulation");
     const std::vector<NamedSpec> specs = load_specs(f);
     const auto load = decide::LoadTrace::parse_csv(read_file(f.load, "--load"), f.load);
     if (f.compare) return run_compare(f, specs, load);

@@ -341,6 +341,10 @@ TEST_F(Cli, SimulateRefusesSeveralSpecsWithoutCompareAndUnknownProfiles) {
                example("load/flash-crowd.csv"));
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("several --dha or --profile values need --compare"), std::string::npos) << r.err;
+  r = run("simulate --compare --svg x.svg --dha " + example("load/dha.yaml") + " --load " +
+          example("load/flash-crowd.csv"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--compare prints one table"), std::string::npos) << r.err;
   r = run("simulate --dha " + example("load/dha.yaml") + " --profile clever --load " +
           example("load/flash-crowd.csv"));
   EXPECT_EQ(r.code, 2);
