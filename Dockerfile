@@ -8,7 +8,8 @@ ARG BUILD_IMAGE=debian:12
 ARG RUNTIME_IMAGE=debian:12-slim
 
 # ---------------------------------------------------------------------------------------------
-# Build: the project's own CMake build, release flags, no tests or benchmarks.
+# Build: the project's own CMake build, release flags, no tests or benchmarks. The install rules
+# of the "operator" component lay out the binary and every bundled plugin, as the package does.
 FROM ${BUILD_IMAGE} AS build
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
@@ -23,10 +24,7 @@ RUN cmake -S /src -B /build -G Ninja \
       -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr \
       -DDHA_BUILD_TESTS=OFF -DDHA_BUILD_BENCH=OFF -DDHA_WERROR=ON \
  && cmake --build /build \
- && DESTDIR=/out cmake --install /build \
- && mkdir -p /out/usr/lib/db-autoscaler/plugins \
- && find /build/plugins -name '*.so' -not -path '*/test*' \
-      -exec install -m 0644 {} /out/usr/lib/db-autoscaler/plugins/ \; \
+ && DESTDIR=/out cmake --install /build --component operator --strip \
  && test -x /out/usr/bin/db-autoscaler \
  && ls /out/usr/lib/db-autoscaler/plugins/*.so
 
@@ -54,4 +52,5 @@ LABEL org.opencontainers.image.title="db-autoscaler" \
 USER 65532:65532
 WORKDIR /
 ENTRYPOINT ["/usr/bin/db-autoscaler"]
-CMD ["run", "--plugin-dir=/usr/lib/db-autoscaler/plugins"]
+# The plugin directory defaults to ../lib/db-autoscaler/plugins next to the binary.
+CMD ["run"]

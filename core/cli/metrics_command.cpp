@@ -13,6 +13,7 @@
 #include "dha/sdk/json.hpp"
 #include "dha/sdk/metrics_types.hpp"
 #include "exit.hpp"
+#include "install_paths.hpp"
 #include "plugin_host/load_error.hpp"
 #include "plugin_host/plugin_registry.hpp"
 #include "tenancy/query_template.hpp"
@@ -306,7 +307,7 @@ void add_metrics_command(CLI::App& app) {
       ->required();
   cmd->add_option("--api-group", o.api_group, "Target API group")->capture_default_str();
   cmd->add_option("--plugin-dir", o.plugin_dirs, "Directory with plugin .so files (repeatable)")
-      ->default_val(std::vector<std::string>{"/usr/lib/db-autoscaler/plugins"});
+      ->default_val(std::vector<std::string>{default_plugin_dir()});
   cmd->add_option("--metrics-plugin", o.metrics_plugin, "Id of the metric source plugin")->capture_default_str();
   cmd->add_option("--metric-type", o.metric_types, "Driver metric types to query (repeatable)")->capture_default_str();
   cmd->add_option("--timeout", o.timeout_seconds, "Per-query timeout in seconds")->capture_default_str()->check(

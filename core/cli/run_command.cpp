@@ -9,17 +9,19 @@
 
 #include "commands.hpp"
 #include "exit.hpp"
+#include "install_paths.hpp"
 #include "operator/logging.hpp"
 #include "operator/operator.hpp"
 
 namespace dha::cli {
 namespace {
 
-// Go-style durations as the chart writes them: "60s", "1m", "1m30s", "500ms", "2h". Whole
-// seconds at least 1 (the sync period is a requeue interval, not a busy loop).
-std::chrono::seconds parse_sync_period(const std::string& text) {
+// Go-style durations as the chart writes them: "60s", "1m", "1m30s", "500ms", "2h", at least
+// `min`.
+std::chrono::milliseconds parse_duration(const std::string& flag, const std::string& text,
+                                         std::chrono::milliseconds min) {
   static const std::regex part("([0-9]+)(ms|s|m|h)");
-  if (text.empty()) throw Exit(kExitBadInput, "--sync-period: empty duration");
+  if (text.empty()) throw Exit(kExitBadInput, flag + ": empty duration");
   std::int64_t millis = 0;
   auto it = std::sregex_iterator(text.begin(), text.end(), part);
   std::size_t consumed = 0;
@@ -31,9 +33,30 @@ std::chrono::seconds parse_sync_period(const std::string& text) {
     consumed += static_cast<std::size_t>(it->length());
   }
   if (consumed != text.size() || text.size() > 20)
-    throw Exit(kExitBadInput, "--sync-period: \"" + text + "\" is not a duration like 60s, 1m or 1m30s");
-  if (millis < 1000) throw Exit(kExitBadInput, "--sync-period: must be at least 1s, got \"" + text + "\"");
-  return std::chrono::seconds(millis / 1000);
+    throw Exit(kExitBadInput, flag + ": \"" + text + "\" is not a duration like 60s, 1m or 1m30s");
+  if (millis < min.count())
+    throw Exit(kExitBadInput, flag + ": must be at least " + std::to_string(min.count()) + "ms, got \"" + text + "\"");
+  return std::chrono::milliseconds(millis);
+}
+
+// Whole seconds at least 1: the sync period is a requeue interval, not a busy loop.
+std::chrono::seconds parse_sync_period(const std::string& text) {
+  return std::chrono::duration_cast<std::chrono::seconds>(parse_duration("--sync-period", text, std::chrono::seconds(1)));
+}
+
+// The Lease timings, with client-go's rule that a leader gives up (renew deadline) before a
+// follower may take over (lease duration), and retries more than once within the deadline.
+void apply_lease_timings(const std::string& lease, const std::string& renew, const std::string& retry,
+                         op::OperatorOptions& o) {
+  o.lease_duration = parse_duration("--leader-elect-lease-duration", lease, std::chrono::seconds(1));
+  o.renew_deadline = parse_duration("--leader-elect-renew-deadline", renew, std::chrono::milliseconds(100));
+  o.retry_period = parse_duration("--leader-elect-retry-period", retry, std::chrono::milliseconds(100));
+  if (o.renew_deadline >= o.lease_duration)
+    throw Exit(kExitBadInput, "--leader-elect-renew-deadline (" + renew +
+                                  ") must be shorter than --leader-elect-lease-duration (" + lease + ")");
+  if (o.retry_period >= o.renew_deadline)
+    throw Exit(kExitBadInput, "--leader-elect-retry-period (" + retry +
+                                  ") must be shorter than --leader-elect-renew-deadline (" + renew + ")");
 }
 
 struct RunFlags {
@@ -41,6 +64,10 @@ struct RunFlags {
   std::string sync_period = "60s";
   std::string log_level = "info";
   std::string log_format = "json";
+  bool zap_devel = false;
+  std::string lease_duration = "15s";
+  std::string renew_deadline = "10s";
+  std::string retry_period = "2s";
   std::vector<std::string> plugin_dirs;
 };
 
@@ -81,8 +108,16 @@ void add_run_command(CLI::App& app) {
   run->add_flag("--leader-elect", o.leader_elect, "Hold the Lease " + o.leader_election_id + " before reconciling");
   run->add_option("--leader-election-namespace", o.leader_election_namespace,
                   "Namespace of the leader Lease (default: the pod's namespace)");
+  run->add_option("--leader-elect-lease-duration", f.lease_duration,
+                  "How long followers wait after the last renewal before taking the Lease")
+      ->capture_default_str();
+  run->add_option("--leader-elect-renew-deadline", f.renew_deadline,
+                  "How long the leader keeps trying to renew before it stops leading")
+      ->capture_default_str();
+  run->add_option("--leader-elect-retry-period", f.retry_period, "Interval between acquire and renew attempts")
+      ->capture_default_str();
   run->add_option("--plugin-dir", f.plugin_dirs, "Directory of plugin .so files; repeatable, searched in order")
-      ->default_str("/usr/lib/db-autoscaler/plugins");
+      ->default_str(default_plugin_dir());
   run->add_option("--plugins", o.plugins, "Plugins to load, comma-separated (file <name>.so in a plugin dir)")
       ->delimiter(',');
   run->add_option("--plugin-config", o.plugin_config, "JSON file {\"<plugin>\": {configuration}, ...}");
@@ -115,17 +150,29 @@ void add_run_command(CLI::App& app) {
   run->add_option("--kube-api-burst", o.kube_api_burst, "Requests allowed at once above --kube-api-qps")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
-  run->add_option("--log-level", f.log_level, "trace, debug, info, warn or error")->capture_default_str();
-  run->add_option("--log-format", f.log_format, "json or text")->capture_default_str();
-  run->callback([] {
+  // controller-runtime's zap flags are accepted under their names too, so manifests written for
+  // other operators (and KEDA-style extraArgs) work unchanged.
+  auto* level = run->add_option("--log-level,--zap-log-level", f.log_level,
+                                "trace, debug, info, warn, error, or a verbosity 0 (info), 1 (debug), 2+ (trace)")
+                    ->capture_default_str();
+  auto* format = run->add_option("--log-format,--zap-encoder", f.log_format, "json or text (console)")
+                     ->capture_default_str();
+  run->add_flag("--zap-devel", f.zap_devel,
+                "Development defaults: text lines at debug level (an explicit --log-level/--log-format wins)");
+  run->callback([level, format] {
     auto& o = f.options;
+    if (f.zap_devel) {
+      if (level->count() == 0) f.log_level = "debug";
+      if (format->count() == 0) f.log_format = "text";
+    }
     try {
       op::install_logging(op::parse_log_format(f.log_format), op::parse_log_level(f.log_level));
     } catch (const std::invalid_argument& e) {
       throw Exit(kExitBadInput, e.what());
     }
     o.sync_period = parse_sync_period(f.sync_period);
-    if (!f.plugin_dirs.empty()) o.plugin_dirs = f.plugin_dirs;
+    apply_lease_timings(f.lease_duration, f.renew_deadline, f.retry_period, o);
+    o.plugin_dirs = f.plugin_dirs.empty() ? std::vector<std::string>{default_plugin_dir()} : f.plugin_dirs;
     // Block the shutdown signals before any thread exists, so that only sigtimedwait sees them.
     sigset_t signals;
     sigemptyset(&signals);

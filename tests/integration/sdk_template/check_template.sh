@@ -1,21 +1,26 @@
 #!/usr/bin/env bash
-# check_template.sh BUILD_DIR SOURCE_DIR DB_AUTOSCALER
-# Installs the SDK from BUILD_DIR into a scratch prefix, builds sdk/template out of tree against
-# it (as a third party would, with nothing from the source tree on its include path), runs the
-# template's own tests, and has the host accept the resulting plugin.
+# check_template.sh BUILD_DIR SOURCE_DIR DB_AUTOSCALER [SDK_PREFIX]
+# Installs the SDK from BUILD_DIR into a scratch prefix (or uses SDK_PREFIX, where a package put
+# it), builds the installed template out of tree against it (as a third party would, with
+# nothing from the source tree on its include path), runs the template's own tests, and has the
+# host accept the resulting plugin.
 set -euo pipefail
-build_dir=$1; source_dir=$2; host=$3
+build_dir=$1; source_dir=$2; host=$3; prefix=${4:-}
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 
-cmake --install "$build_dir" --prefix "$work/prefix" >/dev/null
-cp -r "$source_dir/sdk/template" "$work/acmedb"   # outside the repository, like a real copy
+if [[ -z "$prefix" ]]; then
+  prefix=$work/prefix
+  cmake --install "$build_dir" --prefix "$prefix" >/dev/null
+fi
+[[ -f "$prefix/share/dha-sdk/template/CMakeLists.txt" ]] || { echo "no template in $prefix/share/dha-sdk"; exit 1; }
+cp -r "$prefix/share/dha-sdk/template" "$work/acmedb"   # a copy, as the tutorial starts
 # An SDK built with -DDHA_SANITIZE=ON ships sanitized kit libraries: the template must link the
 # same runtime, as an author's sanitizer CI job would.
 sanitize=()
 if grep -q '^DHA_SANITIZE:BOOL=ON' "$build_dir/CMakeCache.txt"; then
   sanitize=(-DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer")
 fi
-cmake -S "$work/acmedb" -B "$work/build" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_BUILD_TYPE=Release \
+cmake -S "$work/acmedb" -B "$work/build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release \
   "${sanitize[@]}" >/dev/null
 cmake --build "$work/build" -j2 >/dev/null
 # The template's own tests, kit included: FakeHost/PluginUnderTest, the VictoriaMetrics-backed
@@ -32,7 +37,7 @@ exports=$(nm -D --defined-only "$work/build/acmedb.so" | awk '{print $3}' | sort
 if [[ "$exports" != "dha_plugin_entry_v1 " ]]; then
   echo "acmedb.so must export only dha_plugin_entry_v1, exports: $exports"; exit 1
 fi
-version=$(PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" pkg-config --modversion dha-sdk)
+version=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --modversion dha-sdk)
 [[ "$version" == "1.0.0" ]] || { echo "pkg-config reports dha-sdk $version, expected 1.0.0"; exit 1; }
 
 "$host" plugin check "$work/build/acmedb.so"
@@ -41,5 +46,5 @@ if rejected=$("$host" plugin check "$work/build/acmedb.so" --config '{"minQuorum
   echo "a configuration the adapter rejects must fail plugin check with its message, got: $rejected"; exit 1
 fi
 # The conformance runner installed with the SDK passes the template, as a vendor's CI would run it.
-"$work/prefix/bin/dha-plugin-check" "$work/build/acmedb.so"
+"$prefix/bin/dha-plugin-check" "$work/build/acmedb.so"
 echo "template built out of tree against the installed SDK and accepted by the host"

@@ -1,0 +1,44 @@
+# Debian packages, built with `cpack -G DEB` (or `cmake --build --preset ci --target package`):
+#   db-autoscaler       the operator and every bundled plugin (install component "operator")
+#   db-autoscaler-sdk   what a plugin author needs: headers, the CMake package and pkg-config
+#                       file, the test kit, dha-plugin-check and dha-apiserver ("sdk")
+# Both install under /usr and are meant for `apt install ./db-autoscaler*.deb` on Debian 12.
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME db-autoscaler)
+set(CPACK_PACKAGE_VENDOR "Cozystack")
+set(CPACK_PACKAGE_CONTACT "Cozystack maintainers <maintainers@cozystack.io>")
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Read-replica autoscaler for managed databases (Kubernetes operator)")
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_STRIP_FILES ON)
+
+set(CPACK_DEB_COMPONENT_INSTALL ON)
+set(CPACK_COMPONENTS_ALL operator sdk)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION admin)
+set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://github.com/cozystack/db-autoscaler")
+# Library dependencies are read from the binaries by dpkg-shlibdeps.
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+
+set(CPACK_DEBIAN_OPERATOR_PACKAGE_NAME db-autoscaler)
+set(CPACK_DEBIAN_OPERATOR_PACKAGE_RECOMMENDS "ca-certificates")
+string(CONCAT CPACK_COMPONENT_OPERATOR_DESCRIPTION
+  "Read-replica autoscaler for managed databases (Kubernetes operator)\n"
+  "The db-autoscaler operator and its bundled engine and metric source plugins\n"
+  "(postgres, redis, mariadb, mongodb, metrics-vm) in /usr/lib/db-autoscaler/plugins.")
+
+set(CPACK_DEBIAN_SDK_PACKAGE_NAME db-autoscaler-sdk)
+set(CPACK_DEBIAN_SDK_PACKAGE_SECTION devel)
+# The template and the tutorial check a plugin with the operator itself.
+set(CPACK_DEBIAN_SDK_PACKAGE_RECOMMENDS "db-autoscaler (= ${PROJECT_VERSION})")
+# What find_package(dha-sdk) and the test kit's headers pull in, so the template builds after
+# installing this package and a compiler.
+set(CPACK_DEBIAN_SDK_PACKAGE_DEPENDS
+  "cmake (>= 3.25), g++ (>= 4:12), pkg-config, rapidjson-dev, libboost-dev (>= 1.74), libboost-system-dev, libssl-dev, libcurl4-openssl-dev, libyaml-cpp-dev, libgtest-dev, libgmock-dev")
+string(CONCAT CPACK_COMPONENT_SDK_DESCRIPTION
+  "SDK for db-autoscaler plugins\n"
+  "The plugin ABI headers and C++ wrapper, the CMake package (find_package(dha-sdk)) and\n"
+  "pkg-config file, the test kit (FakeHost, PluginUnderTest, Pipeline, an embedded API\n"
+  "server and a VictoriaMetrics fixture), dha-plugin-check, dha-apiserver and a template.")
+
+include(CPack)

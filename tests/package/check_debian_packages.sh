@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# check_debian_packages.sh BUILD_DIR SOURCE_DIR
+# Builds the Debian packages from BUILD_DIR with CPack, checks that apt would install them on this
+# Debian (a simulated `apt-get install ./*.deb`: every dependency resolves), unpacks them into a
+# scratch root with dpkg -x (a chroot with apt would take minutes) and uses them from there as a
+# user would: `db-autoscaler version` finds its own plugin directory, every bundled plugin passes
+# `plugin check`, and the SDK template builds and passes its tests against the packaged SDK.
+set -euo pipefail
+build_dir=$1; source_dir=$2
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+version=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$build_dir/CMakeCache.txt")
+cpack --config "$build_dir/CPackConfig.cmake" -B "$work/debs" >"$work/cpack.log" 2>&1 \
+  || { cat "$work/cpack.log"; fail "cpack could not build the packages"; }
+arch=$(dpkg --print-architecture)
+operator_deb=$work/debs/db-autoscaler_${version}_${arch}.deb
+sdk_deb=$work/debs/db-autoscaler-sdk_${version}_${arch}.deb
+for deb in "$operator_deb" "$sdk_deb"; do
+  [[ -f "$deb" ]] || fail "cpack did not write $(basename "$deb"); it wrote: $(ls "$work/debs")"
+done
+echo "built $(cd "$work/debs" && ls ./*.deb | tr '\n' ' ')"
+
+depends=$(dpkg-deb --field "$operator_deb" Depends)
+for lib in libc6 libstdc++6 libcurl4 libssl3; do
+  [[ "$depends" == *"$lib"* ]] || fail "db-autoscaler does not depend on $lib: $depends"
+done
+# apt resolves the dependencies against this machine's package lists without installing
+# anything: the packages are installable with `apt install ./*.deb`.
+if command -v apt-get >/dev/null && [[ $(id -u) == 0 ]]; then
+  apt-get install --simulate --no-install-recommends "$operator_deb" "$sdk_deb" >"$work/apt.log" 2>&1 \
+    || { cat "$work/apt.log"; fail "apt cannot install the packages"; }
+  grep -q '^Inst db-autoscaler ' "$work/apt.log" && grep -q '^Inst db-autoscaler-sdk ' "$work/apt.log" \
+    || { cat "$work/apt.log"; fail "apt's plan does not install both packages"; }
+fi
+
+root=$work/root
+dpkg -x "$operator_deb" "$root"
+dpkg -x "$sdk_deb" "$root"
+
+# The operator finds the plugins of its own installation: nothing tells it where they are.
+host=$root/usr/bin/db-autoscaler
+out=$("$host" version)
+echo "$out"
+[[ "$out" == "db-autoscaler $version "* ]] || fail "version prints: $out"
+plugin_dir=$root/usr/lib/db-autoscaler/plugins
+[[ "$out" == *"plugin directory: $plugin_dir"* ]] || fail "the default plugin directory is not $plugin_dir: $out"
+
+# Every bundled plugin (a folder of plugins/ with a CMakeLists.txt) is packaged and accepted.
+count=0
+for folder in "$source_dir"/plugins/*/CMakeLists.txt; do
+  name=$(basename "$(dirname "$folder")")
+  [[ -f "$plugin_dir/$name.so" ]] || fail "the package lacks the bundled plugin $name.so"
+  "$host" plugin check "$plugin_dir/$name.so" >/dev/null || fail "plugin check refuses $name.so"
+  count=$((count + 1))
+done
+extra=$(find "$plugin_dir" -name '*.so' | wc -l)
+((extra == count)) || fail "the package has $extra plugins, the source tree $count: $(ls "$plugin_dir")"
+echo "plugin check accepts all $count bundled plugins"
+
+for tool in dha-plugin-check dha-apiserver; do
+  [[ -x "$root/usr/bin/$tool" ]] || fail "the SDK package lacks $tool"
+  ! dpkg-deb --contents "$operator_deb" | grep -q "/$tool\$" || fail "$tool is in the operator package"
+done
+"$root/usr/bin/dha-plugin-check" "$plugin_dir/postgres.so" >/dev/null || fail "packaged dha-plugin-check refuses postgres.so"
+
+"$source_dir/tests/integration/sdk_template/check_template.sh" "$build_dir" "$source_dir" "$host" "$root/usr"
+echo "the Debian packages install and work"
