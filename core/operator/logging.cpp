@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <ctime>
 #include <stdexcept>
+#include <string>
 
 namespace dha::op {
 namespace {
@@ -29,6 +30,18 @@ void append_time(spdlog::memory_buf_t& dest, std::chrono::system_clock::time_poi
 }
 
 }  // namespace
+
+std::string_view level_name(spdlog::level::level_enum level) {
+  switch (level) {
+    case spdlog::level::trace: return "trace";
+    case spdlog::level::debug: return "debug";
+    case spdlog::level::info: return "info";
+    case spdlog::level::warn: return "warn";
+    case spdlog::level::err:
+    case spdlog::level::critical: return "error";
+    default: return "off";
+  }
+}
 
 DhaLogScope::DhaLogScope(std::string ns, std::string name)
     : saved_ns_(std::exchange(tl_namespace, std::move(ns))), saved_name_(std::exchange(tl_name, std::move(name))) {}
@@ -59,13 +72,13 @@ void append_json_escaped(std::string_view text, spdlog::memory_buf_t& dest) {
 }
 
 void StructuredFormatter::format(const spdlog::details::log_msg& msg, spdlog::memory_buf_t& dest) {
-  const auto level = spdlog::level::to_string_view(msg.level);
+  const std::string_view level = level_name(msg.level);
   const std::string_view payload(msg.payload.data(), msg.payload.size());
   if (format_ == LogFormat::Json) {
     append(dest, "{\"ts\":\"");
     append_time(dest, msg.time);
     append(dest, "\",\"level\":\"");
-    append(dest, std::string_view(level.data(), level.size()));
+    append(dest, level);
     append(dest, "\",\"msg\":\"");
     append_json_escaped(payload, dest);
     append(dest, "\"");
@@ -81,7 +94,7 @@ void StructuredFormatter::format(const spdlog::details::log_msg& msg, spdlog::me
   }
   append_time(dest, msg.time);
   append(dest, " ");
-  append(dest, std::string_view(level.data(), level.size()));
+  append(dest, level);
   if (!tl_name.empty()) {
     append(dest, " [");
     append(dest, tl_namespace);
@@ -101,8 +114,9 @@ std::unique_ptr<spdlog::formatter> StructuredFormatter::clone() const {
 
 LogFormat parse_log_format(std::string_view text) {
   if (text == "json") return LogFormat::Json;
-  if (text == "text") return LogFormat::Text;
-  throw std::invalid_argument("--log-format must be json or text, got \"" + std::string(text) + "\"");
+  // controller-runtime's --zap-encoder calls the text format "console".
+  if (text == "text" || text == "console") return LogFormat::Text;
+  throw std::invalid_argument("--log-format must be json or text (console), got \"" + std::string(text) + "\"");
 }
 
 spdlog::level::level_enum parse_log_level(std::string_view text) {
@@ -111,8 +125,13 @@ spdlog::level::level_enum parse_log_level(std::string_view text) {
   if (text == "info") return spdlog::level::info;
   if (text == "warn" || text == "warning") return spdlog::level::warn;
   if (text == "error") return spdlog::level::err;
-  throw std::invalid_argument("--log-level must be trace, debug, info, warn or error, got \"" + std::string(text) +
-                              "\"");
+  // controller-runtime's --zap-log-level also takes a verbosity: 0 is info, 1 debug, more trace.
+  if (!text.empty() && text.size() <= 3 && text.find_first_not_of("0123456789") == std::string_view::npos) {
+    const int verbosity = std::stoi(std::string(text));
+    return verbosity == 0 ? spdlog::level::info : verbosity == 1 ? spdlog::level::debug : spdlog::level::trace;
+  }
+  throw std::invalid_argument("--log-level must be trace, debug, info, warn, error or a verbosity 0, 1, 2..., got \"" +
+                              std::string(text) + "\"");
 }
 
 void install_logging(LogFormat format, spdlog::level::level_enum level) {

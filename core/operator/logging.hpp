@@ -37,10 +37,14 @@ class StructuredFormatter final : public spdlog::formatter {
   LogFormat format_;
 };
 
-// "json" | "text"; "trace" | "debug" | "info" | "warn" | "error". Throws std::invalid_argument
-// naming the flag for anything else.
+// "json" | "text" ("console"); "trace" | "debug" | "info" | "warn" | "error" or a zap verbosity
+// (0 info, 1 debug, 2+ trace). Throws std::invalid_argument naming the flag for anything else.
 LogFormat parse_log_format(std::string_view text);
 spdlog::level::level_enum parse_log_level(std::string_view text);
+
+// The level as lines print it: the same words the --log-level flag takes ("warn", not spdlog's
+// "warning"); critical prints as "error".
+std::string_view level_name(spdlog::level::level_enum level);
 
 // Replaces the default logger's sink with stderr in the given format and level.
 void install_logging(LogFormat format, spdlog::level::level_enum level);

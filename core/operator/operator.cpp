@@ -233,6 +233,9 @@ void Operator::start() {
   le.lease_namespace =
       options_.leader_election_namespace.empty() ? p.config.default_namespace : options_.leader_election_namespace;
   le.lease_name = options_.leader_election_id;
+  le.lease_duration = options_.lease_duration;
+  le.renew_deadline = options_.renew_deadline;
+  le.retry_period = options_.retry_period;
   le.identity = make_identity();
   le.on_started_leading = [this, &p, id = le.identity] {
     spdlog::info("became leader ({}); reconciling", id);

@@ -21,6 +21,10 @@ struct OperatorOptions {
   bool leader_elect = false;
   std::string leader_election_namespace;  // "" = the kubeconfig's / pod's namespace
   std::string leader_election_id = "db-autoscaler.autoscaling.cozystack.io";
+  // Lease timings (controller-runtime's defaults).
+  std::chrono::milliseconds lease_duration{15000};
+  std::chrono::milliseconds renew_deadline{10000};
+  std::chrono::milliseconds retry_period{2000};
   std::vector<std::string> plugin_dirs{"/usr/lib/db-autoscaler/plugins"};
   std::vector<std::string> plugins;
   std::string plugin_config;

@@ -62,6 +62,39 @@ TEST(StructuredLogs, FlagValuesAreCheckedWithAClearMessage) {
     EXPECT_NE(std::string(e.what()).find("--log-format"), std::string::npos);
   }
   EXPECT_THROW(parse_log_level("loud"), std::invalid_argument);
+  EXPECT_THROW(parse_log_level("-1"), std::invalid_argument);
+}
+
+// controller-runtime's flag values: --zap-encoder console, --zap-log-level as a verbosity.
+TEST(StructuredLogs, ZapFlagValuesMeanWhatTheyMeanInControllerRuntime) {
+  struct Case {
+    const char* level;
+    spdlog::level::level_enum want;
+  };
+  for (const Case& c : {Case{"0", spdlog::level::info}, Case{"1", spdlog::level::debug}, Case{"2", spdlog::level::trace},
+                        Case{"10", spdlog::level::trace}, Case{"error", spdlog::level::err}}) {
+    EXPECT_EQ(parse_log_level(c.level), c.want) << c.level;
+  }
+  EXPECT_EQ(parse_log_format("console"), LogFormat::Text);
+}
+
+// One vocabulary: a line's level is the word the flag takes, never spdlog's "warning".
+TEST(StructuredLogs, LinesNameTheLevelAsTheFlagDoes) {
+  StructuredFormatter json(LogFormat::Json), text(LogFormat::Text);
+  for (const auto& [level, word] : {std::pair{spdlog::level::warn, "warn"}, std::pair{spdlog::level::err, "error"},
+                                    std::pair{spdlog::level::critical, "error"}, std::pair{spdlog::level::trace, "trace"}}) {
+    spdlog::details::log_msg msg("db-autoscaler", level, "x");
+    spdlog::memory_buf_t out;
+    json.format(msg, out);
+    rapidjson::Document d;
+    d.Parse(std::string(out.data(), out.size()).c_str());
+    ASSERT_FALSE(d.HasParseError());
+    EXPECT_STREQ(d["level"].GetString(), word);
+    EXPECT_NO_THROW(parse_log_level(d["level"].GetString()));
+    spdlog::memory_buf_t line;
+    text.format(msg, line);
+    EXPECT_NE(std::string(line.data(), line.size()).find(std::string(" ") + word + " x"), std::string::npos);
+  }
 }
 
 }  // namespace
