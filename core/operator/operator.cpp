@@ -16,6 +16,7 @@
 #include "dha/kube/informer.hpp"
 #include "dha/kube/json.hpp"
 #include "dha/kube/leader_election.hpp"
+#include "dha/server/self_signed_certificate.hpp"
 #include "dha/server/server.hpp"
 #include "dha/server/standard_routes.hpp"
 #include "dha/telemetry/registry.hpp"
@@ -201,7 +202,7 @@ void Operator::start() {
     std::optional<server::TlsOptions> tls;
     server::Authorizer authorizer;
     if (options_.metrics_secure) {
-      tls = server::TlsOptions{options_.cert_dir};
+      tls = server::TlsOptions{server::certificate_dir_or_self_signed(options_.cert_dir, "metrics")};
       p.metrics_auth = std::make_unique<MetricsAuthorizer>(*p.client);
       authorizer = [auth = p.metrics_auth.get()](const server::Request& r) { return auth->authorize(r); };
     }
