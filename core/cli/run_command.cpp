@@ -170,6 +170,7 @@ void add_run_command(CLI::App& app) {
     } catch (const std::invalid_argument& e) {
       throw Exit(kExitBadInput, e.what());
     }
+    o.version = DHA_VERSION;
     o.sync_period = parse_sync_period(f.sync_period);
     apply_lease_timings(f.lease_duration, f.renew_deadline, f.retry_period, o);
     o.plugin_dirs = f.plugin_dirs.empty() ? std::vector<std::string>{default_plugin_dir()} : f.plugin_dirs;

@@ -19,6 +19,8 @@
 #include "dha/server/self_signed_certificate.hpp"
 #include "dha/server/server.hpp"
 #include "dha/server/standard_routes.hpp"
+#include "dha/abi.h"
+#include "dha/telemetry/process_metrics.hpp"
 #include "dha/telemetry/registry.hpp"
 #include "operator/cached_reader.hpp"
 #include "operator/metrics_auth.hpp"
@@ -162,9 +164,13 @@ void Operator::start() {
   flags.qps = options_.kube_api_qps;
   flags.burst = options_.kube_api_burst;
   p.config = kube::Config::load(flags);
+  p.config.metrics = &p.registry;
   spdlog::info("API server {} ({})", p.config.server, p.config.source);
   p.client = std::make_unique<kube::Client>(p.config);
   p.metrics = std::make_unique<SelfMetrics>(p.registry);
+  telemetry::register_process_metrics(p.registry);
+  telemetry::register_build_info(p.registry, options_.version, std::to_string(DHA_ABI_VERSION_MAJOR) + "." +
+                                                                   std::to_string(DHA_ABI_VERSION_MINOR));
   p.events = std::make_unique<kube::EventRecorder>(*p.client, "db-autoscaler");
 
   pipeline::ReconcilerOptions ro;
@@ -174,6 +180,7 @@ void Operator::start() {
                                               [this](const kube::ResourceRef& c) { ensure_watch(c); });
   kube::ControllerOptions co;
   co.workers = options_.workers;
+  co.metrics = &p.registry;
   p.controller = std::make_unique<kube::Controller>(
       "dha", [&r = *p.reconciler](const std::string& key) { return r.reconcile(key); }, co);
 

@@ -18,6 +18,7 @@ namespace dha::op {
 
 struct OperatorOptions {
   std::string kubeconfig;
+  std::string version = "unknown";  // the build-info metric's label
   bool leader_elect = false;
   std::string leader_election_namespace;  // "" = the kubeconfig's / pod's namespace
   std::string leader_election_id = "db-autoscaler.autoscaling.cozystack.io";

@@ -10,6 +10,10 @@ Controller::Controller(std::string name, Reconciler reconciler, ControllerOption
       options_(options),
       queue_(options.clock != nullptr ? *options.clock : SystemClock::instance(), options.backoff) {
   if (options_.workers < 1) throw std::invalid_argument("controller: workers must be at least 1");
+  if (options_.metrics != nullptr) {
+    queue_.set_metrics(std::make_shared<telemetry::WorkQueueMetrics>(*options_.metrics, name_));
+    reconcile_metrics_ = std::make_unique<telemetry::ReconcileMetrics>(*options_.metrics, name_, options_.workers);
+  }
 }
 
 Controller::~Controller() { stop(); }
@@ -28,6 +32,8 @@ void Controller::watch_secondary(Informer& informer, KeyMapper map) {
 
 QueueAction Controller::reconcile_key(const std::string& key) {
   ReconcileResult result;
+  const auto started = std::chrono::steady_clock::now();
+  if (reconcile_metrics_) reconcile_metrics_->set_active_workers(++active_workers_);
   try {
     result = reconciler_(key);
   } catch (const std::exception& e) {
@@ -37,6 +43,15 @@ QueueAction Controller::reconcile_key(const std::string& key) {
   }
   if (const auto* err = std::get_if<Error>(&result)) {
     spdlog::warn("controller {}: reconcile {}: {}{}", name_, key, err->message, err->terminal ? " (terminal)" : "");
+  }
+  if (reconcile_metrics_) {
+    using Result = telemetry::ReconcileMetrics::Result;
+    const Result outcome = std::holds_alternative<Error>(result)          ? Result::error
+                           : std::holds_alternative<RequeueAfter>(result) ? Result::requeue_after
+                                                                          : Result::success;
+    reconcile_metrics_->finished(
+        outcome, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    reconcile_metrics_->set_active_workers(--active_workers_);
   }
   const QueueAction action = apply_result(queue_, key, result);
   queue_.done(key);

@@ -97,6 +97,12 @@ HttpTransport::HttpTransport(Config config) : config_(std::move(config)), limite
   if (config_.server.empty()) throw ConfigError("no API server URL configured");
   if (!config_.tls_server_name.empty())
     throw ConfigError("tls-server-name is not supported by this client; point the server URL at a name the certificate carries");
+  if (config_.metrics != nullptr) {
+    metrics_ = std::make_unique<telemetry::RestClientMetrics>(*config_.metrics);
+    const auto scheme = config_.server.find("://");
+    host_ = config_.server.substr(scheme == std::string::npos ? 0 : scheme + 3);
+    host_ = host_.substr(0, host_.find('/'));
+  }
 }
 
 HttpTransport::~HttpTransport() = default;
@@ -212,9 +218,22 @@ HttpResponse HttpTransport::run(Handle& h, const HttpRequest& request, std::chro
 }
 
 HttpResponse HttpTransport::perform(const HttpRequest& request) {
+  const auto started = std::chrono::steady_clock::now();
+  const auto count = [&](int code) {
+    if (metrics_)
+      metrics_->request(request.method, host_, code,
+                        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  };
   auto h = borrow();
-  HttpResponse response = run(*h, request, config_.request_timeout, nullptr, nullptr);
+  HttpResponse response;
+  try {
+    response = run(*h, request, config_.request_timeout, nullptr, nullptr);
+  } catch (...) {
+    count(0);
+    throw;
+  }
   give_back(std::move(h));
+  count(response.status);
   return response;
 }
 

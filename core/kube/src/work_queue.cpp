@@ -14,13 +14,29 @@ Duration BackoffPolicy::delay_for(int failures) const {
   return std::min(d, cap);
 }
 
+namespace {
+double seconds_between(TimePoint from, TimePoint to) { return std::chrono::duration<double>(to - from).count(); }
+}  // namespace
+
 WorkQueue::WorkQueue(const Clock& clock, BackoffPolicy backoff) : clock_(clock), backoff_(backoff) {}
+
+void WorkQueue::set_metrics(std::shared_ptr<telemetry::WorkQueueMetrics> metrics) {
+  std::lock_guard lock(mu_);
+  metrics_ = std::move(metrics);
+}
 
 void WorkQueue::add_locked(const std::string& key) {
   if (shutting_down_) return;
   if (!dirty_.insert(key).second) return;  // already queued, or already marked while processing
+  // As client-go counts: an add is a key that was not waiting yet; its queue time starts now
+  // even when it is being processed and will only be queued by done().
+  if (metrics_) {
+    metrics_->added();
+    queued_at_.emplace(key, clock_.now());
+  }
   if (processing_.count(key) != 0) return; // done() queues it
   ready_.push_back(key);
+  if (metrics_) metrics_->set_depth(ready_.size());
   cv_.notify_one();
 }
 
@@ -54,6 +70,7 @@ void WorkQueue::add_rate_limited(const std::string& key) {
   {
     std::lock_guard lock(mu_);
     n = ++failures_[key];
+    if (metrics_) metrics_->retried();
   }
   add_after(key, backoff_.delay_for(n));
 }
@@ -84,6 +101,15 @@ std::optional<std::string> WorkQueue::pop_locked() {
   ready_.pop_front();
   processing_.insert(key);
   dirty_.erase(key);
+  if (metrics_) {
+    const TimePoint now = clock_.now();
+    metrics_->set_depth(ready_.size());
+    if (auto it = queued_at_.find(key); it != queued_at_.end()) {
+      metrics_->waited(seconds_between(it->second, now));
+      queued_at_.erase(it);
+    }
+    started_at_[key] = now;
+  }
   return key;
 }
 
@@ -110,8 +136,15 @@ std::optional<std::string> WorkQueue::try_get() {
 void WorkQueue::done(const std::string& key) {
   std::lock_guard lock(mu_);
   processing_.erase(key);
+  if (metrics_) {
+    if (auto it = started_at_.find(key); it != started_at_.end()) {
+      metrics_->worked(seconds_between(it->second, clock_.now()));
+      started_at_.erase(it);
+    }
+  }
   if (dirty_.count(key) != 0 && !shutting_down_) {
     ready_.push_back(key);
+    if (metrics_) metrics_->set_depth(ready_.size());
     cv_.notify_one();
   }
 }
@@ -123,6 +156,8 @@ void WorkQueue::shut_down() {
   dirty_.clear();
   due_by_key_.clear();
   due_order_.clear();
+  queued_at_.clear();
+  if (metrics_) metrics_->set_depth(0);
   cv_.notify_all();
 }
 

@@ -95,9 +95,15 @@ HistogramFamily& Registry::histogram(std::string name, std::string help, std::ve
   return ref;
 }
 
+void Registry::add_collector(std::function<void()> collect) {
+  std::lock_guard lock(mutex_);
+  collectors_.push_back(std::move(collect));
+}
+
 std::string Registry::expose() const {
   std::string out;
   std::lock_guard lock(mutex_);
+  for (const auto& collect : collectors_) collect();
   for (const auto& [name, family] : families_) family->write_text(out);
   return out;
 }

@@ -83,6 +83,14 @@ TEST_F(EndpointsTest, SecureMetricsProbesAndWebhookAreServed) {
   const Reply scraped = request(metrics, ca, "scraper-token");
   EXPECT_EQ(scraped.status, 200);
   EXPECT_NE(scraped.body.find("db_autoscaler_leader 1"), std::string::npos) << scraped.body;
+  // The families controller-runtime operators export, next to ours.
+  for (const char* family : {"\nworkqueue_adds_total{name=\"dha\"} ", "\nworkqueue_depth{name=\"dha\"} ",
+                             "\ncontroller_runtime_max_concurrent_reconciles{controller=\"dha\"} 8\n",
+                             "\nrest_client_requests_total{code=\"200\",method=\"GET\",host=\"127.0.0.1:",
+                             "\nprocess_resident_memory_bytes ", "\nprocess_start_time_seconds ",
+                             "\ndb_autoscaler_build_info{version=\""}) {
+    EXPECT_NE(scraped.body.find(family), std::string::npos) << family << " not in\n" << scraped.body;
+  }
   EXPECT_NE(request(fmt::format("http://127.0.0.1:{}/metrics", metrics_port()), "").status, 200)
       << "metrics must not be served in plain HTTP";
 
@@ -98,6 +106,22 @@ TEST_F(EndpointsTest, SecureMetricsProbesAndWebhookAreServed) {
   const Reply allowed = request(webhook, ca, {}, admission_review(kOperatorA));
   auto a = kube::parse_json(allowed.body);
   EXPECT_TRUE(kube::find_path(a, {"response", "allowed"})->GetBool()) << allowed.body;
+}
+
+TEST_F(EndpointsTest, SecureMetricsWithoutACertificateServeASelfSignedOne) {
+  auto& op = start_operator('a', {{"--metrics-secure", "true"},
+                                  {"--cert-dir", dir_ + "/no-certs-here"},
+                                  {"--enable-webhook", "false"}});
+  const std::string marker = "self-signed certificate from ";
+  ASSERT_TRUE(eventually([&] { return op.log().find(marker) != std::string::npos; }, 20s)) << op.log();
+  const std::string log = op.log();
+  const auto from = log.find(marker) + marker.size();
+  const std::string generated = log.substr(from, log.find(' ', from) - from);
+  const std::string metrics = fmt::format("https://127.0.0.1:{}/metrics", metrics_port());
+  ASSERT_TRUE(eventually([&] { return request(metrics, generated + "/tls.crt").status == 401; }, 20s))
+      << "no HTTPS metrics with the generated certificate: " << log;
+  EXPECT_EQ(request(metrics, generated + "/tls.crt", "scraper-token").status, 200);
+  EXPECT_TRUE(op.running()) << "the operator must keep running without a provided certificate";
 }
 
 TEST_F(EndpointsTest, AFixedTargetIsNoticedThroughItsWatchNotTheNextSync) {

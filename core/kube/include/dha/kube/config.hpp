@@ -20,6 +20,10 @@
 #include <string>
 #include <string_view>
 
+namespace dha::telemetry {
+class Registry;
+}
+
 namespace dha::kube {
 
 class ConfigError : public std::runtime_error {
@@ -102,6 +106,9 @@ struct Config {
   std::chrono::milliseconds connect_timeout{5000};
   std::chrono::milliseconds request_timeout{30000};  // total, per non-watch request
   std::string user_agent = "db-autoscaler";
+  // Where every client built from this config counts its requests (rest_client_*); null = not
+  // counted. Not part of a kubeconfig: the operator sets it after loading.
+  telemetry::Registry* metrics = nullptr;
 
   // Same as load_config(): the entry point for the operator.
   static Config load(const ConfigFlags& flags, const Environment& env = Environment::process());

@@ -17,6 +17,7 @@
 #include <atomic>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
@@ -36,6 +37,9 @@ struct ControllerOptions {
   int workers = 1;
   BackoffPolicy backoff{};
   const Clock* clock = nullptr;  // null = SystemClock
+  // Where the queue's workqueue_* and the controller_runtime_reconcile_* series go, labelled
+  // with the controller's name; null = not measured.
+  telemetry::Registry* metrics = nullptr;
 };
 
 class Controller {
@@ -69,6 +73,8 @@ class Controller {
   WorkQueue queue_;
   std::vector<std::thread> workers_;
   std::atomic<bool> started_{false};
+  std::unique_ptr<telemetry::ReconcileMetrics> reconcile_metrics_;
+  std::atomic<int> active_workers_{0};
 };
 
 // Which primary objects reference which secondary objects (a DHA → its target and health

@@ -19,6 +19,7 @@
 
 #include "dha/kube/config.hpp"
 #include "dha/kube/rate_limiter.hpp"
+#include "dha/telemetry/controller_metrics.hpp"
 
 namespace dha::kube {
 
@@ -46,7 +47,8 @@ class HttpTransport {
   HttpTransport& operator=(const HttpTransport&) = delete;
 
   // Sends one request (after the client-side rate limit) and returns any HTTP response,
-  // including 4xx/5xx. Throws ApiError(Reason::Transport) when no response arrives.
+  // including 4xx/5xx. Throws ApiError(Reason::Transport) when no response arrives. Counted in
+  // rest_client_* (watch streams are not: their length is the watch timeout, not latency).
   HttpResponse perform(const HttpRequest& request);
 
   // Streams a 2xx response body to `on_data` as it arrives (return false to stop); a non-2xx
@@ -66,6 +68,8 @@ class HttpTransport {
 
   Config config_;
   TokenBucket limiter_;
+  std::unique_ptr<telemetry::RestClientMetrics> metrics_;  // with config.metrics
+  std::string host_;                                       // host:port of the server, for metrics
   std::mutex pool_mu_;
   std::vector<std::unique_ptr<Handle>> idle_;
 };

@@ -13,6 +13,7 @@
 #include <condition_variable>
 #include <deque>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -21,6 +22,7 @@
 #include <unordered_set>
 
 #include "dha/kube/clock.hpp"
+#include "dha/telemetry/controller_metrics.hpp"
 
 namespace dha::kube {
 
@@ -36,6 +38,10 @@ class WorkQueue {
   static constexpr auto kPollInterval = std::chrono::milliseconds(100);
 
   explicit WorkQueue(const Clock& clock = SystemClock::instance(), BackoffPolicy backoff = {});
+
+  // Reports adds, depth, time queued, time worked and retries (client-go's workqueue_*
+  // families). Call before the queue is used.
+  void set_metrics(std::shared_ptr<telemetry::WorkQueueMetrics> metrics);
 
   void add(const std::string& key);
   void add_after(const std::string& key, Duration delay);
@@ -74,6 +80,9 @@ class WorkQueue {
   std::set<std::pair<TimePoint, std::string>> due_order_;
   std::unordered_map<std::string, int> failures_;
   bool shutting_down_ = false;
+  std::shared_ptr<telemetry::WorkQueueMetrics> metrics_;
+  std::unordered_map<std::string, TimePoint> queued_at_;   // only with metrics_
+  std::unordered_map<std::string, TimePoint> started_at_;  // only with metrics_
 };
 
 }  // namespace dha::kube

@@ -130,6 +130,10 @@ public:
   HistogramFamily& histogram(std::string name, std::string help, std::vector<std::string> label_names = {},
                              std::vector<double> upper_bounds = default_latency_buckets());
 
+  // Runs before every expose(), to refresh values that are read rather than counted (the
+  // process_* families). Collectors must not register families.
+  void add_collector(std::function<void()> collect);
+
   // Text exposition format 0.0.4, families sorted by name.
   std::string expose() const;
 
@@ -140,6 +144,7 @@ private:
 
   mutable std::mutex mutex_;
   std::map<std::string, std::unique_ptr<FamilyBase>> families_;
+  std::vector<std::function<void()>> collectors_;
 };
 
 // Name rules of the exposition format, exposed for tests and callers that build names.
