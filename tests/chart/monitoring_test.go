@@ -84,6 +84,7 @@ func TestPrometheusRuleAlerts(t *testing.T) {
 		{"DatabaseAutoscalerFrozen", "warning", "15m", "db_autoscaler_frozen"},
 		{"DatabaseAutoscalerScalingLimited", "info", "30m", "db_autoscaler_scaling_limited"},
 		{"DatabaseAutoscalerNotReconciling", "warning", "10m", "db_autoscaler_reconcile_total"},
+		{"DatabaseAutoscalerReconcileErrors", "warning", "15m", "controller_runtime_reconcile_errors_total"},
 	}
 	if len(rules) != len(cases) {
 		t.Errorf("want %d alerts, got %v", len(cases), rules)
@@ -140,6 +141,10 @@ func TestDashboardConfigMap(t *testing.T) {
 		"db_autoscaler_metric_value", "db_autoscaler_metric_target",
 		"db_autoscaler_frozen", "db_autoscaler_decisions_total",
 		"db_autoscaler_reconcile_duration_seconds_bucket", "db_autoscaler_leader",
+		// The families every controller-runtime operator exports, so the same panels work here.
+		"workqueue_depth", "workqueue_queue_duration_seconds_bucket", "controller_runtime_reconcile_total",
+		"controller_runtime_reconcile_errors_total", "rest_client_requests_total",
+		"process_resident_memory_bytes", "process_cpu_seconds_total", "db_autoscaler_build_info",
 	} {
 		if !strings.Contains(all, metric) {
 			t.Errorf("no dashboard panel queries %s", metric)

@@ -32,6 +32,7 @@ const (
 	frozen         = "DatabaseAutoscalerFrozen"
 	limited        = "DatabaseAutoscalerScalingLimited"
 	notReconciling = "DatabaseAutoscalerNotReconciling"
+	reconcileErrors = "DatabaseAutoscalerReconcileErrors"
 	spanMinutes    = 330
 )
 
@@ -102,6 +103,21 @@ func timeline() []series {
 		gauge("db_autoscaler_frozen", dha("frozen-flapping"), 82, 93, 1))
 	// Not frozen at all, but reported (0): never fires.
 	all = append(all, gauge("db_autoscaler_frozen", dha("steady"), 61, spanMinutes, 0))
+	// controller-runtime's reconcile counters: 2 successes a minute throughout; 6 errors a
+	// minute in 100..140 (three quarters fail: fires 15 minutes in) and in 180..188 (too short).
+	success := series{labels: map[string]string{"__name__": "controller_runtime_reconcile_total", "pod": "db-autoscaler-0", "controller": "dha", "result": "success"}, values: map[int]float64{}}
+	failed := series{labels: map[string]string{"__name__": "controller_runtime_reconcile_total", "pod": "db-autoscaler-0", "controller": "dha", "result": "error"}, values: map[int]float64{}}
+	errorsTotal := series{labels: map[string]string{"__name__": "controller_runtime_reconcile_errors_total", "pod": "db-autoscaler-0", "controller": "dha"}, values: map[int]float64{}}
+	errs := 0.0
+	for m := 0; m <= spanMinutes; m++ {
+		if (m > 100 && m <= 140) || (m > 180 && m <= 188) {
+			errs += 6
+		}
+		success.values[m] = float64(2 * m)
+		failed.values[m] = errs
+		errorsTotal.values[m] = errs
+	}
+	all = append(all, success, failed, errorsTotal)
 	// Limited for 40 minutes fires after 30; limited for 26 does not.
 	all = append(all,
 		gauge("db_autoscaler_scaling_limited", dha("limited-long"), 70, 110, 1),
@@ -173,6 +189,17 @@ func TestAlertRulesInVmalert(t *testing.T) {
 			}
 		})
 	}
+
+	t.Run("reconcile errors alert", func(t *testing.T) {
+		got := firing[reconcileErrors+"///warning"]
+		t.Logf("%s firing at minutes %v", reconcileErrors, got)
+		// Over half failing from ~102 (the 5m rate catches up), then "for: 15m"; the rate falls
+		// under half ~4 minutes after the errors stop at 140. The 8-minute burst never fires.
+		if len(got) == 0 || got[0] < 114 || got[0] > 120 || got[len(got)-1] < 140 || got[len(got)-1] > 148 ||
+			len(got) != got[len(got)-1]-got[0]+1 {
+			t.Errorf("firing minutes %v, want continuously from ~117 until ~143", got)
+		}
+	})
 
 	t.Run("leader alert", func(t *testing.T) {
 		got := firing[notReconciling+"///warning"]
