@@ -136,6 +136,11 @@ TEST_F(SafetyTest, DryRunEmitsEventsAndStatusButNeverPatches) {
   EXPECT_TRUE(target_patches().empty());
   EXPECT_EQ(marker(), "");
   EXPECT_EQ(kube::string_at(dha(), {"status", "lastDecision", "kind"}), "Scale");
+  // Counted apart: kind="Scale" means a change was made.
+  const std::string text = metrics_text();
+  EXPECT_NE(text.find("db_autoscaler_decisions_total{namespace=\"tenant-a\",name=\"db-dha\",kind=\"DryRunScale\""),
+            std::string::npos) << text;
+  EXPECT_EQ(text.find("kind=\"Scale\""), std::string::npos) << text;
 }
 
 TEST_F(SafetyTest, UnknownKindIsNoAdapterListingTheHandledKinds) {

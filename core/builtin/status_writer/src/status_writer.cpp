@@ -8,6 +8,7 @@
 #include "dha/status_writer/decision_status.hpp"
 #include "dha/status_writer/event_messages.hpp"
 #include "dha/status_writer/status_update.hpp"
+#include "dha/telemetry/controller_metrics.hpp"
 
 namespace dha::status {
 namespace {
@@ -110,7 +111,8 @@ void StatusWriter::decided(Report& r, const model::DhaSpec& spec, const decide::
   metrics_.clear_metrics(r.ns, r.name);
   for (const auto& m : d.metrics)
     metrics_.set_metric(r.ns, r.name, std::string(model::to_string(m.type)), m.average, m.target);
-  metrics_.count_decision(r.ns, r.name, std::string(model::to_string(d.kind)), d.reason);
+  metrics_.count_decision(r.ns, r.name, telemetry::decision_kind_label(std::string(model::to_string(d.kind)), spec.dry_run),
+                          d.reason);
 }
 
 void StatusWriter::forget(const std::string& ns, const std::string& name) {
