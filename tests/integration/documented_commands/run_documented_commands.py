@@ -5,7 +5,7 @@
 
 Every ```console block directly after a "<!-- offline-test -->" line is run: each "$ command"
 (with "\\" continuations; a trailing "# comment" is dropped) runs in bash from SOURCE_DIR, with
-BIN_DIR first on PATH, and must exit 0, or N when its comment says "# exits N". The lines after
+BIN_DIR first on PATH, and must exit 0, or N when its comment ends in "exits N". The lines after
 a command are its documented output (stdout and stderr): with all whitespace ignored, the parts between "..." elisions must appear in the real output,
 in order. Commands that need a cluster or the network are not marked, and not run.
 """
@@ -49,7 +49,7 @@ def commands(body):
         while cmd.rstrip().endswith("\\") and i + 1 < len(body):
             i += 1
             cmd = cmd.rstrip()[:-1] + " " + body[i].strip()
-        code = re.search(r"#\s*exits (\d+)\s*$", cmd)
+        code = re.search(r"#.*\bexits (\d+)\s*$", cmd)
         cmd = re.sub(r"\s+#[^\"']*$", "", cmd)
         expected = []
         while i + 1 < len(body) and not body[i + 1].startswith("$ "):
