@@ -33,8 +33,9 @@ set(CPACK_DEBIAN_SDK_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_SDK_PACKAGE_RECOMMENDS "db-autoscaler (= ${PROJECT_VERSION})")
 # What find_package(dha-sdk) and the test kit's headers pull in, so the template builds after
 # installing this package and a compiler.
-set(CPACK_DEBIAN_SDK_PACKAGE_DEPENDS
-  "cmake (>= 3.25), g++ (>= 4:12), pkg-config, rapidjson-dev, libboost-dev (>= 1.74), libboost-system-dev, libssl-dev, libcurl4-openssl-dev, libyaml-cpp-dev, libgtest-dev, libgmock-dev")
+string(CONCAT CPACK_DEBIAN_SDK_PACKAGE_DEPENDS
+  "cmake (>= 3.25), g++ (>= 4:12), pkg-config, rapidjson-dev, libboost-dev (>= 1.74), libboost-system-dev, "
+  "libssl-dev, libcurl4-openssl-dev, libyaml-cpp-dev, libgtest-dev, libgmock-dev")
 string(CONCAT CPACK_COMPONENT_SDK_DESCRIPTION
   "SDK for db-autoscaler plugins\n"
   "The plugin ABI headers and C++ wrapper, the CMake package (find_package(dha-sdk)) and\n"

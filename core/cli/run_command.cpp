@@ -41,7 +41,8 @@ std::chrono::milliseconds parse_duration(const std::string& flag, const std::str
 
 // Whole seconds at least 1: the sync period is a requeue interval, not a busy loop.
 std::chrono::seconds parse_sync_period(const std::string& text) {
-  return std::chrono::duration_cast<std::chrono::seconds>(parse_duration("--sync-period", text, std::chrono::seconds(1)));
+  const auto period = parse_duration("--sync-period", text, std::chrono::seconds(1));
+  return std::chrono::duration_cast<std::chrono::seconds>(period);
 }
 
 // The Lease timings, with client-go's rule that a leader gives up (renew deadline) before a

@@ -62,7 +62,8 @@ for tool in dha-plugin-check dha-apiserver; do
   [[ -x "$root/usr/bin/$tool" ]] || fail "the SDK package lacks $tool"
   ! dpkg-deb --contents "$operator_deb" | grep -q "/$tool\$" || fail "$tool is in the operator package"
 done
-"$root/usr/bin/dha-plugin-check" "$plugin_dir/postgres.so" >/dev/null || fail "packaged dha-plugin-check refuses postgres.so"
+"$root/usr/bin/dha-plugin-check" "$plugin_dir/postgres.so" >/dev/null \
+  || fail "packaged dha-plugin-check refuses postgres.so"
 
 "$source_dir/tests/integration/sdk_template/check_template.sh" "$build_dir" "$source_dir" "$host" "$root/usr"
 echo "the Debian packages install and work"

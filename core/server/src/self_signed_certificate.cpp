@@ -69,15 +69,15 @@ void write_self_signed_certificate(const std::filesystem::path& dir, const std::
   check(RAND_bytes(serial, sizeof serial) == 1, "drawing a serial number");
   serial[0] &= 0x7f;  // positive
   std::unique_ptr<BIGNUM, Deleter<BIGNUM, BN_free>> bn(BN_bin2bn(serial, sizeof serial, nullptr));
-  check(bn != nullptr && BN_to_ASN1_INTEGER(bn.get(), X509_get_serialNumber(cert.get())) != nullptr, "setting the serial");
+  check(bn != nullptr && BN_to_ASN1_INTEGER(bn.get(), X509_get_serialNumber(cert.get())) != nullptr,
+        "setting the serial");
   // Valid from a minute ago (small clock skew between scraper and operator) for a year.
   check(X509_gmtime_adj(X509_getm_notBefore(cert.get()), -60) != nullptr &&
             X509_gmtime_adj(X509_getm_notAfter(cert.get()), 365L * 24 * 3600) != nullptr,
         "setting the validity");
   X509_NAME* name = X509_get_subject_name(cert.get());
-  check(X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
-                                   reinterpret_cast<const unsigned char*>("db-autoscaler (self-signed)"), -1, -1, 0) == 1,
-        "setting the subject");
+  const auto* common_name = reinterpret_cast<const unsigned char*>("db-autoscaler (self-signed)");
+  check(X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, common_name, -1, -1, 0) == 1, "setting the subject");
   check(X509_set_issuer_name(cert.get(), name) == 1, "setting the issuer");
   check(X509_set_pubkey(cert.get(), key.get()) == 1, "setting the public key");
   std::string san = "IP:127.0.0.1";
@@ -93,7 +93,8 @@ void write_self_signed_certificate(const std::filesystem::path& dir, const std::
   write_pem(dir / "tls.crt", 0644, [&](FILE* f) { return PEM_write_X509(f, cert.get()); });
 }
 
-std::filesystem::path certificate_dir_or_self_signed(const std::filesystem::path& cert_dir, const std::string& purpose) {
+std::filesystem::path certificate_dir_or_self_signed(const std::filesystem::path& cert_dir,
+                                                     const std::string& purpose) {
   std::error_code ec;
   if (std::filesystem::exists(cert_dir / "tls.crt", ec) && std::filesystem::exists(cert_dir / "tls.key", ec))
     return cert_dir;

@@ -26,8 +26,8 @@ ReconcileMetrics::ReconcileMetrics(Registry& r, const std::string& controller, i
   success_ = total.with({controller, "success"});
   error_ = total.with({controller, "error"});
   requeue_after_ = total.with({controller, "requeue_after"});
-  errors_ = r.counter("controller_runtime_reconcile_errors_total", "Total number of reconciliation errors per controller",
-                      {"controller"})
+  errors_ = r.counter("controller_runtime_reconcile_errors_total",
+                      "Total number of reconciliation errors per controller", {"controller"})
                 .with({controller});
   time_ = r.histogram("controller_runtime_reconcile_time_seconds", "Length of time per reconciliation per controller",
                       {"controller"},
@@ -60,8 +60,9 @@ RestClientMetrics::RestClientMetrics(Registry& r)
     : requests_(r.counter("rest_client_requests_total",
                           "Number of HTTP requests, partitioned by status code, method, and host.",
                           {"code", "method", "host"})),
-      duration_(r.histogram("rest_client_request_duration_seconds", "Request latency in seconds. Broken down by verb, and host.",
-                            {"verb", "host"}, {0.005, 0.025, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0, 60.0})) {}
+      duration_(r.histogram("rest_client_request_duration_seconds",
+                            "Request latency in seconds. Broken down by verb, and host.", {"verb", "host"},
+                            {0.005, 0.025, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0, 60.0})) {}
 
 void RestClientMetrics::request(const std::string& method, const std::string& host, int code, double seconds) {
   requests_.with({code > 0 ? std::to_string(code) : "<error>", method, host})->inc();

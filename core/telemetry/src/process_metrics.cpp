@@ -57,9 +57,8 @@ double boot_time_seconds() {
 double open_fds() {
   std::error_code ec;
   double n = 0;
-  for (auto it = std::filesystem::directory_iterator("/proc/self/fd", ec); !ec && it != std::filesystem::directory_iterator();
-       it.increment(ec))
-    ++n;
+  const std::filesystem::directory_iterator end;
+  for (auto it = std::filesystem::directory_iterator("/proc/self/fd", ec); !ec && it != end; it.increment(ec)) ++n;
   return n > 0 ? n - 1 : 0;  // the iterator's own descriptor
 }
 

@@ -128,7 +128,8 @@ def check_keda_knobs(docs):
     check("extra volume", any(v["name"] == "vm-credentials" for v in spec["volumes"]))
     check("extra mount", any(m["mountPath"] == "/var/run/secrets/vmselect" for m in c["volumeMounts"]))
     sa = one(docs, "ServiceAccount")
-    check("ServiceAccount annotations", sa["metadata"].get("annotations", {}).get("iam.example.com/role") == "db-autoscaler")
+    annotations = sa["metadata"].get("annotations", {})
+    check("ServiceAccount annotations", annotations.get("iam.example.com/role") == "db-autoscaler")
     sm = one(docs, "ServiceMonitor")
     ep = sm["spec"]["endpoints"][0]
     check("ServiceMonitor verifies TLS against the release CA",
@@ -143,7 +144,8 @@ def check_without_cert_manager(docs):
     bundle = hook["webhooks"][0]["clientConfig"].get("caBundle", "")
     check("the webhook trusts the generated CA", bundle and bundle == secret["data"]["ca.crt"])
     check("no CA injection annotation", "cert-manager.io/inject-ca-from" not in hook["metadata"].get("annotations", {}))
-    check("generated certificate is PEM", base64.b64decode(secret["data"]["tls.crt"]).startswith(b"-----BEGIN CERTIFICATE-----"))
+    pem = base64.b64decode(secret["data"]["tls.crt"])
+    check("generated certificate is PEM", pem.startswith(b"-----BEGIN CERTIFICATE-----"))
     check("a ServiceMonitor instead of the VMServiceScrape",
           "ServiceMonitor" in kinds(docs) and "VMServiceScrape" not in kinds(docs))
     sm = one(docs, "ServiceMonitor")
@@ -159,7 +161,8 @@ def check_existing_secret(docs):
     pm = one(docs, "PodMonitor")
     ep = pm["spec"]["podMetricsEndpoints"][0]
     check("PodMonitor sends the token Secret", ep["authorization"]["credentials"]["name"] == "prometheus-scrape-token")
-    check("PodMonitor verifies TLS with the provided CA", ep["tlsConfig"]["ca"]["secret"]["name"] == "platform-issued-db-autoscaler-tls")
+    check("PodMonitor verifies TLS with the provided CA",
+          ep["tlsConfig"]["ca"]["secret"]["name"] == "platform-issued-db-autoscaler-tls")
 
 
 for files, checker in [([], check_defaults), ([example("keda-knobs.yaml")], check_keda_knobs),
@@ -178,10 +181,12 @@ refusals = [
     ("no certificate source", "certificates: {certManager: {enabled: false}}\n", "exactly one of certificates"),
     ("an existing Secret helm cannot read and no caBundle",
      "certificates: {certManager: {enabled: false}, existingSecret: mine}\n", "set certificates.caBundle"),
-    ("a PodMonitor without a token for secure metrics", "metrics: {podMonitor: {enabled: true}}\n", "bearerTokenSecret"),
+    ("a PodMonitor without a token for secure metrics", "metrics: {podMonitor: {enabled: true}}\n",
+     "bearerTokenSecret"),
     # (Helm names the wrong path for a propertyNames failure; the value itself is named.)
     ("an extraArgs flag with a leading dash", "extraArgs: {--zap-devel: true}\n", "'--zap-devel' does not match"),
-    ("a spread constraint without topologyKey", "topologySpreadConstraints: [{maxSkew: 1, whenUnsatisfiable: DoNotSchedule}]\n",
+    ("a spread constraint without topologyKey",
+     "topologySpreadConstraints: [{maxSkew: 1, whenUnsatisfiable: DoNotSchedule}]\n",
      "topologyKey"),
 ]
 for what, values, want in refusals:

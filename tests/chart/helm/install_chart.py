@@ -201,7 +201,8 @@ wait_for("the operator finalizes the DHA and writes its status", reconciled, 60)
 tls = ssl.create_default_context(cafile=os.path.join(cert_dir, "ca.crt"))
 tls.check_hostname = False  # issued for the Service's name, reached here on 127.0.0.1
 admin_token = info["identities"]["admin"]["token"]
-req = urllib.request.Request(f"https://127.0.0.1:{metrics_port}/metrics", headers={"Authorization": f"Bearer {admin_token}"})
+req = urllib.request.Request(f"https://127.0.0.1:{metrics_port}/metrics",
+                             headers={"Authorization": f"Bearer {admin_token}"})
 body = urllib.request.urlopen(req, context=tls, timeout=5).read().decode()
 if "db_autoscaler_leader 1" not in body:
     fail("the metrics do not say this replica leads:\n" + body[:2000])

@@ -6,8 +6,8 @@
 Every ```console block directly after a "<!-- offline-test -->" line is run: each "$ command"
 (with "\\" continuations; a trailing "# comment" is dropped) runs in bash from SOURCE_DIR, with
 BIN_DIR first on PATH, and must exit 0, or N when its comment ends in "exits N". The lines after
-a command are its documented output (stdout and stderr): with all whitespace ignored, the parts between "..." elisions must appear in the real output,
-in order. Commands that need a cluster or the network are not marked, and not run.
+a command are its documented output (stdout and stderr): with all whitespace ignored, the parts
+between "..." elisions must appear in the real output, in order. Commands that need a cluster or the network are not marked, and not run.
 """
 import os
 import re

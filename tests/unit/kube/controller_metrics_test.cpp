@@ -14,7 +14,9 @@ namespace {
 
 using std::chrono::seconds;
 
-bool has_line(const std::string& text, const std::string& line) { return text.find("\n" + line + "\n") != std::string::npos; }
+bool has_line(const std::string& text, const std::string& line) {
+  return text.find("\n" + line + "\n") != std::string::npos;
+}
 
 TEST(ControllerMetrics, ReconcileOutcomesAndQueueTimesAreCountedAsControllerRuntimeDoes) {
   FakeClock clock;

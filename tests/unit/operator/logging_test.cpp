@@ -71,8 +71,9 @@ TEST(StructuredLogs, ZapFlagValuesMeanWhatTheyMeanInControllerRuntime) {
     const char* level;
     spdlog::level::level_enum want;
   };
-  for (const Case& c : {Case{"0", spdlog::level::info}, Case{"1", spdlog::level::debug}, Case{"2", spdlog::level::trace},
-                        Case{"10", spdlog::level::trace}, Case{"error", spdlog::level::err}}) {
+  for (const Case& c : {Case{"0", spdlog::level::info}, Case{"1", spdlog::level::debug},
+                        Case{"2", spdlog::level::trace}, Case{"10", spdlog::level::trace},
+                        Case{"error", spdlog::level::err}}) {
     EXPECT_EQ(parse_log_level(c.level), c.want) << c.level;
   }
   EXPECT_EQ(parse_log_format("console"), LogFormat::Text);
@@ -81,8 +82,9 @@ TEST(StructuredLogs, ZapFlagValuesMeanWhatTheyMeanInControllerRuntime) {
 // One vocabulary: a line's level is the word the flag takes, never spdlog's "warning".
 TEST(StructuredLogs, LinesNameTheLevelAsTheFlagDoes) {
   StructuredFormatter json(LogFormat::Json), text(LogFormat::Text);
-  for (const auto& [level, word] : {std::pair{spdlog::level::warn, "warn"}, std::pair{spdlog::level::err, "error"},
-                                    std::pair{spdlog::level::critical, "error"}, std::pair{spdlog::level::trace, "trace"}}) {
+  for (const auto& [level, word] :
+       {std::pair{spdlog::level::warn, "warn"}, std::pair{spdlog::level::err, "error"},
+        std::pair{spdlog::level::critical, "error"}, std::pair{spdlog::level::trace, "trace"}}) {
     spdlog::details::log_msg msg("db-autoscaler", level, "x");
     spdlog::memory_buf_t out;
     json.format(msg, out);

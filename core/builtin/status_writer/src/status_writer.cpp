@@ -111,8 +111,8 @@ void StatusWriter::decided(Report& r, const model::DhaSpec& spec, const decide::
   metrics_.clear_metrics(r.ns, r.name);
   for (const auto& m : d.metrics)
     metrics_.set_metric(r.ns, r.name, std::string(model::to_string(m.type)), m.average, m.target);
-  metrics_.count_decision(r.ns, r.name, telemetry::decision_kind_label(std::string(model::to_string(d.kind)), spec.dry_run),
-                          d.reason);
+  const std::string kind = telemetry::decision_kind_label(std::string(model::to_string(d.kind)), spec.dry_run);
+  metrics_.count_decision(r.ns, r.name, kind, d.reason);
 }
 
 void StatusWriter::forget(const std::string& ns, const std::string& name) {
