@@ -110,6 +110,9 @@ def check_defaults(docs):
     spec = one(docs, "Deployment")["spec"]["template"]["spec"]
     check("defaults: restricted pod security context", spec["securityContext"].get("runAsUser") == 65532)
     check("defaults: spread across nodes", "podAntiAffinity" in spec["affinity"])
+    service = one(docs, "Service", "db-autoscaler")
+    check(f"defaults: trafficDistribution on Kubernetes {KUBE_VERSION}",
+          service["spec"].get("trafficDistribution") == "PreferClose")
 
 
 def check_keda_knobs(docs):
