@@ -190,7 +190,9 @@ func main() {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	readyErr := make(chan error, 1)
-	go func() { readyErr <- waitReady(ctx, serverURL, certs.caPEM, ids["admin"].Token, apiDone, o.readyTimeout) }()
+	go func() {
+		readyErr <- waitReady(ctx, serverURL, certs.caPEM, ids["admin"].Token, apiDone, o.readyTimeout)
+	}()
 	select {
 	case err := <-readyErr:
 		if err != nil {
