@@ -177,6 +177,8 @@ func main() {
 		"--audit-policy-file=" + policy, "--audit-log-path=" + auditLog, "--audit-log-format=json",
 		"--audit-log-mode=blocking", "--audit-log-maxbackup=0",
 		"--enable-priority-and-fairness=false",
+		// The API server cannot advertise a loopback address in the kubernetes Endpoints.
+		"--endpoint-reconciler-type=none",
 		"--profiling=false",
 		"--v=0",
 	}
