@@ -79,8 +79,8 @@ TEST_F(EndpointsTest, SecureMetricsProbesAndWebhookAreServed) {
   const std::string metrics = fmt::format("https://127.0.0.1:{}/metrics", metrics_port());
   ASSERT_TRUE(eventually([&] { return request(metrics, ca).status == 401; }, 20s)) << "no metrics server";
   EXPECT_EQ(request(metrics, ca, "no-such-token").status, 401);
-  EXPECT_EQ(request(metrics, ca, "tenant-token").status, 403);  // authenticated, not authorized
-  const Reply scraped = request(metrics, ca, "scraper-token");
+  EXPECT_EQ(request(metrics, ca, cluster_->token("tenant")).status, 403);  // authenticated, not authorized
+  const Reply scraped = request(metrics, ca, cluster_->token("scraper"));
   EXPECT_EQ(scraped.status, 200);
   EXPECT_NE(scraped.body.find("db_autoscaler_leader 1"), std::string::npos) << scraped.body;
   // The families controller-runtime operators export, next to ours.

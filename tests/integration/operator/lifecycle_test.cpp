@@ -70,9 +70,9 @@ TEST_F(LifecycleTest, LeaderFailoverBetweenTwoProcessesWithoutADoublePatch) {
   create_workload_monitor(2);
   set_load(250);  // raw 4: 2 -> 3 -> 4
   create_dha({});
-  auto& a = start_operator('a', {{"--leader-election-namespace", "default"}}, {"--leader-elect"});
+  auto& a = start_operator('a', {{"--leader-election-namespace", kReleaseNamespace}}, {"--leader-elect"});
   ASSERT_TRUE(eventually([&] { return replicas() == 3; }, 30s));
-  auto& b = start_operator('b', {{"--leader-election-namespace", "default"}}, {"--leader-elect"});
+  auto& b = start_operator('b', {{"--leader-election-namespace", kReleaseNamespace}}, {"--leader-elect"});
   // B runs and watches but does not reconcile while A holds the Lease.
   EXPECT_TRUE(eventually([&] { return metrics_text('b').find("db_autoscaler_leader 0") != std::string::npos; }, 20s));
   EXPECT_TRUE(holds_for([&] { return replicas() == 3; }, 2s));
@@ -93,7 +93,7 @@ TEST_F(LifecycleTest, LeaderFailoverBetweenTwoProcessesWithoutADoublePatch) {
   EXPECT_EQ(patches[1].username, kOperatorB);
   EXPECT_NE(patches[1].body.find("\"replicas\":4"), std::string::npos);
   // Nothing from B but Lease traffic until A released the Lease (its last Lease write).
-  const auto audit = api_->audit();
+  const auto audit = cluster_->audit();
   std::size_t release = 0;
   for (std::size_t i = 0; i < audit.size(); ++i)
     if (audit[i].username == kOperatorA && audit[i].path.find("/leases/") != std::string::npos &&

@@ -19,12 +19,15 @@ long long now_ms() {
       .count();
 }
 
-kube::Config config_for(const testing::ApiServer& api, const std::string& dir, const std::string& token) {
-  const std::string path = dir + "/kubeconfig-" + token;
-  api.write_kubeconfig(path, token);
+kube::Config config_for(const testing::TestCluster& cluster, const std::string& identity) {
   kube::ConfigFlags flags;
-  flags.kubeconfig = path;
+  flags.kubeconfig = cluster.kubeconfig(identity);
   return kube::Config::load(flags);
+}
+
+std::string service_account_name(const char* username) {
+  const std::string u = username;
+  return u.substr(u.rfind(':') + 1);
 }
 
 }  // namespace
@@ -34,19 +37,29 @@ void OperatorWorld::SetUp() {
   ASSERT_NE(mkdtemp(tmpl), nullptr);
   dir_ = tmpl;
 
-  testing::ApiServerOptions o;
-  o.tokens[kAdminToken] = {"admin", {"system:masters"}, "uid-admin"};
-  o.tokens["operator-a"] = {kOperatorA, {"system:serviceaccounts"}, "uid-a"};
-  o.tokens["operator-b"] = {kOperatorB, {"system:serviceaccounts"}, "uid-b"};
-  o.tokens["tenant-token"] = {"tenant-user", {"system:authenticated"}, "uid-t"};
-  o.tokens["scraper-token"] = {"vmagent-scraper", {"system:authenticated"}, "uid-s"};
-  o.sar_allowed_users = {"vmagent-scraper"};
-  o.crd_dirs = {std::string(DHA_SOURCE_DIR) + "/sdk/testing/crds",
-                std::string(DHA_SOURCE_DIR) + "/charts/db-autoscaler/crds"};
-  api_ = std::make_unique<testing::ApiServer>(o);
-  api_->start();
+  testing::TestClusterOptions o;
+  o.identities["operator-a"] = testing::service_account(kReleaseNamespace, service_account_name(kOperatorA));
+  o.identities["operator-b"] = testing::service_account(kReleaseNamespace, service_account_name(kOperatorB));
+  o.identities["tenant"] = {"tenant-user", {"system:authenticated"}, "uid-t"};
+  o.identities["scraper"] = {"vmagent-scraper", {"system:authenticated"}, "uid-s"};
+  o.embedded.sar_allowed_users = {"vmagent-scraper"};
+  o.crd_paths = {std::string(DHA_SOURCE_DIR) + "/sdk/testing/crds",
+                 std::string(DHA_SOURCE_DIR) + "/charts/db-autoscaler/crds"};
+  o.backend = testing::kube_backend_from_environment();
+  if (o.backend == testing::KubeBackend::real) {
+    const std::string missing = testing::real_kube_unavailable_reason();
+    if (!missing.empty()) {
+      if (testing::running_in_ci()) FAIL() << missing;
+      GTEST_SKIP() << missing;
+    }
+  }
+  cluster_ = testing::start_test_cluster(o);
   vm_ = std::make_unique<testing::VictoriaMetrics>();
-  admin_ = std::make_unique<kube::Client>(config_for(*api_, dir_, kAdminToken));
+  admin_ = std::make_unique<kube::Client>(config_for(*cluster_, "admin"));
+  admin_->create(kube::resources::namespaces(),
+                 kube::parse_json(fmt::format(R"({{"apiVersion":"v1","kind":"Namespace","metadata":{{"name":"{}"}}}})",
+                                              kReleaseNamespace)));
+  if (cluster_->backend() == testing::KubeBackend::real) apply_real_rbac();
 
   // The tenant namespace points at its monitoring namespace, as on the platform.
   admin_->create(kube::resources::namespaces(),
@@ -69,17 +82,16 @@ void OperatorWorld::TearDown() {
     op->stop();
     if (HasFailure()) std::cerr << "---- operator log " << op->log_path() << " ----\n" << op->log() << "\n";
   }
+  if (cluster_ && cluster_->backend() == testing::KubeBackend::real) fail_on_operator_403s();
   operators_.clear();
   vm_.reset();
-  api_.reset();
+  cluster_.reset();
   if (!HasFailure()) std::filesystem::remove_all(dir_);
 }
 
 OperatorProcess& OperatorWorld::start_operator(char which, std::map<std::string, std::string> flags,
                                                std::vector<std::string> extra) {
-  const std::string token = which == 'a' ? "operator-a" : "operator-b";
-  const std::string kubeconfig = dir_ + "/kubeconfig-" + token;
-  api_->write_kubeconfig(kubeconfig, token);
+  const std::string kubeconfig = cluster_->kubeconfig(which == 'a' ? "operator-a" : "operator-b");
   std::map<std::string, std::string> defaults{
       {"--kubeconfig", kubeconfig},
       {"--plugins", "postgres,metrics-vm"},
@@ -227,8 +239,8 @@ void OperatorWorld::set_quota_used(const std::string& used_cpu) {
   admin_->update_status(ref, q);
 }
 
-void OperatorWorld::set_replicas_as(const std::string& token, int replicas) {
-  kube::Client client(config_for(*api_, dir_, token));
+void OperatorWorld::set_replicas_as(const std::string& identity, int replicas) {
+  kube::Client client(config_for(*cluster_, identity));
   client.merge_patch(postgres_ref(), fmt::format(R"({{"spec":{{"replicas":{}}}}})", replicas));
 }
 
@@ -279,7 +291,7 @@ std::vector<std::string> OperatorWorld::events(const std::string& reason) {
 std::vector<testing::AuditEntry> OperatorWorld::target_patches() {
   std::vector<testing::AuditEntry> out;
   const std::string path = kube::resource_path(postgres_ref());
-  for (auto& e : api_->audit())
+  for (auto& e : cluster_->audit())
     if (e.method == "PATCH" && e.path == path && e.status < 300) out.push_back(e);
   return out;
 }
@@ -304,6 +316,43 @@ bool OperatorWorld::holds_for(const std::function<bool()>& ok, std::chrono::mill
     std::this_thread::sleep_for(100ms);
   }
   return ok();
+}
+
+void OperatorWorld::apply_real_rbac() {
+  static const std::string rendered = render_chart();  // once per test process: it takes seconds
+  chart_grants_ = apply_chart_rbac(*cluster_, rendered,
+                                   {{kReleaseNamespace, service_account_name(kOperatorA)},
+                                    {kReleaseNamespace, service_account_name(kOperatorB)}});
+  // Not the chart's business: the tenant owns its databases, and a scraper is bound to the
+  // chart's metrics-reader role as its values.metrics.readers would bind vmagent.
+  const std::string rbac = "/apis/rbac.authorization.k8s.io/v1/";
+  const std::vector<std::pair<std::string, std::string>> objects{
+      {rbac + "clusterroles",
+       R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"name":"test:tenant-databases"},)"
+       R"("rules":[{"apiGroups":["apps.cozystack.io"],"resources":["postgreses"],"verbs":["get","list","watch","patch","update"]}]})"},
+      {rbac + "clusterrolebindings",
+       R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding","metadata":{"name":"test:tenant-databases"},)"
+       R"("roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"test:tenant-databases"},)"
+       R"("subjects":[{"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":"tenant-user"}]})"},
+      {rbac + "clusterrolebindings",
+       R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding","metadata":{"name":"test:scraper"},)"
+       R"("roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"autoscaling.cozystack.io:db-autoscaler:metrics-reader"},)"
+       R"("subjects":[{"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":"vmagent-scraper"}]})"}};
+  for (const auto& [path, body] : objects) {
+    const auto r = cluster_->request("admin", "POST", path, body);
+    ASSERT_EQ(r.status, 201) << path << ": " << r.body << r.error;
+  }
+}
+
+void OperatorWorld::fail_on_operator_403s() {
+  for (const auto& e : cluster_->audit()) {
+    if ((e.username == kOperatorA || e.username == kOperatorB) && e.status == 403) {
+      const Grant g = grant_of(e);
+      ADD_FAILURE() << "the chart's RBAC refused the operator: " << g.verb << " " << g.resource
+                    << (g.group.empty() ? "" : "." + g.group) << " (" << e.method << " " << e.path
+                    << (e.query.empty() ? "" : "?" + e.query) << ")";
+    }
+  }
 }
 
 }  // namespace dha::optest

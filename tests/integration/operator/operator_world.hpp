@@ -9,17 +9,19 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "dha/kube/client.hpp"
-#include "dha/testing/api_server.hpp"
+#include "dha/testing/test_cluster.hpp"
 #include "dha/testing/victoria_metrics.hpp"
+#include "chart_rbac.hpp"
 #include "operator_process.hpp"
 
-// A small world for the operator: the embedded API server with the fixture CRDs and the DHA
-// CRD, a real VictoriaMetrics, a Postgres application "db" in namespace "tenant-a" with its
+// A small world for the operator: a Kubernetes API server (the embedded one, or a real
+// kube-apiserver with DHA_TEST_KUBE=real) with the fixture CRDs and the DHA CRD, a real VictoriaMetrics, a Postgres application "db" in namespace "tenant-a" with its
 // WorkloadMonitor, and db-autoscaler processes. The test plays the engine operator (it sets the
 // WorkloadMonitor status after a patch) and the exporters (it pushes CNPG-shaped series).
 namespace dha::optest {
@@ -29,7 +31,6 @@ using namespace std::chrono_literals;
 inline constexpr const char* kNamespace = "tenant-a";
 inline constexpr const char* kApp = "db";
 inline constexpr const char* kDha = "db-dha";
-inline constexpr const char* kAdminToken = "admin-token";
 inline constexpr const char* kOperatorA = "system:serviceaccount:cozy-db-autoscaler:db-autoscaler-a";
 inline constexpr const char* kOperatorB = "system:serviceaccount:cozy-db-autoscaler:db-autoscaler-b";
 
@@ -73,7 +74,8 @@ class OperatorWorld : public ::testing::Test {
   void set_lag(double seconds, bool writes);
   void create_quota(const std::string& hard_cpu, const std::string& used_cpu);
   void set_quota_used(const std::string& used_cpu);
-  void set_replicas_as(const std::string& token, int replicas);
+  // As the identity "admin", "tenant", "operator-a", "operator-b" or "scraper".
+  void set_replicas_as(const std::string& identity, int replicas);
 
   // --- reading it back ---
   int replicas();
@@ -92,7 +94,8 @@ class OperatorWorld : public ::testing::Test {
   // Asserts `ok` holds for the whole period (polling), e.g. "no patch during the window".
   static bool holds_for(const std::function<bool()>& ok, std::chrono::milliseconds period);
 
-  std::unique_ptr<testing::ApiServer> api_;
+  std::unique_ptr<testing::TestCluster> cluster_;
+  std::set<Grant> chart_grants_;  // real backend: what the chart grants the operator
   std::unique_ptr<testing::VictoriaMetrics> vm_;
   std::unique_ptr<kube::Client> admin_;
   std::string dir_;
@@ -100,6 +103,10 @@ class OperatorWorld : public ::testing::Test {
 
  private:
   void converge_loop();
+  // On the real server the operators get exactly the chart's RBAC, and the tenant may edit its
+  // databases; on teardown every 403 an operator got fails the test.
+  void apply_real_rbac();
+  void fail_on_operator_403s();
   kube::ResourceRef postgres_ref() const;
   kube::ResourceRef monitor_ref() const;
 

@@ -100,7 +100,7 @@ TEST_F(SafetyTest, OwnershipConflictWhenAnotherIdentityChangesReplicas) {
   ASSERT_TRUE(eventually([&] { return replicas() == 3 && status_int("lastAppliedReplicas") == 3; }, 30s));
   ASSERT_TRUE(eventually([&] { return condition("AbleToScale") == "Ready"; }, 20s));
 
-  set_replicas_as("tenant-token", 5);
+  set_replicas_as("tenant", 5);
   ASSERT_TRUE(eventually([&] { return condition("ScalingLimited") == "OwnershipConflict"; }, 20s));
   EXPECT_EQ(condition("ScalingLimited", "message"), "replicas changed by a competing writer");
   EXPECT_TRUE(holds_for([&] { return replicas() == 5; }, 3s)) << "entered a write war";
