@@ -42,6 +42,7 @@ void OperatorWorld::SetUp() {
   o.identities["operator-b"] = testing::service_account(kReleaseNamespace, service_account_name(kOperatorB));
   o.identities["tenant"] = {"tenant-user", {"system:authenticated"}, "uid-t"};
   o.identities["scraper"] = {"vmagent-scraper", {"system:authenticated"}, "uid-s"};
+  o.identities["apps"] = testing::service_account("cozy-system", "cozystack-api");  // the apps API
   o.embedded.sar_allowed_users = {"vmagent-scraper"};
   o.crd_paths = {std::string(DHA_SOURCE_DIR) + "/sdk/testing/crds",
                  std::string(DHA_SOURCE_DIR) + "/charts/db-autoscaler/crds"};

@@ -74,7 +74,7 @@ class OperatorWorld : public ::testing::Test {
   void set_lag(double seconds, bool writes);
   void create_quota(const std::string& hard_cpu, const std::string& used_cpu);
   void set_quota_used(const std::string& used_cpu);
-  // As the identity "admin", "tenant", "operator-a", "operator-b" or "scraper".
+  // As the identity "admin", "tenant", "operator-a", "operator-b", "scraper" or "apps".
   void set_replicas_as(const std::string& identity, int replicas);
 
   // --- reading it back ---

@@ -25,10 +25,12 @@ std::string read_file(const fs::path& path) {
 bool established(const std::string& body) {
   rapidjson::Document doc;
   doc.Parse(body.c_str());
-  if (!doc.IsObject() || !doc.HasMember("status") || !doc["status"].HasMember("conditions")) return false;
-  for (const auto& c : doc["status"]["conditions"].GetArray())
-    if (c.HasMember("type") && std::string(c["type"].GetString()) == "Established" && c.HasMember("status") &&
-        std::string(c["status"].GetString()) == "True")
+  if (!doc.IsObject() || !doc.HasMember("status") || !doc["status"].IsObject()) return false;
+  const auto conditions = doc["status"].FindMember("conditions");
+  if (conditions == doc["status"].MemberEnd() || !conditions->value.IsArray()) return false;  // not yet
+  for (const auto& c : conditions->value.GetArray())
+    if (c.IsObject() && c.HasMember("type") && c["type"].IsString() && std::string(c["type"].GetString()) == "Established" &&
+        c.HasMember("status") && c["status"].IsString() && std::string(c["status"].GetString()) == "True")
       return true;
   return false;
 }
@@ -59,6 +61,7 @@ void install_crds_over_http(const TestCluster& cluster, const std::vector<CrdFil
                             std::chrono::seconds timeout) {
   const std::string collection = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
   std::vector<std::string> names;
+  std::vector<std::string> lists;  // one served collection per CRD, e.g. /apis/g/v1/plural
   for (const auto& file : files) {
     const bool json = file.text.find_first_not_of(" \t\r\n") != std::string::npos &&
                       file.text[file.text.find_first_not_of(" \t\r\n")] == '{';
@@ -80,6 +83,13 @@ void install_crds_over_http(const TestCluster& cluster, const std::vector<CrdFil
         throw std::runtime_error("CRD " + name + " from " + file.path + " was refused (" + std::to_string(r.status) +
                                  " " + r.error + "): " + r.body);
       names.push_back(name);
+      const auto& spec = doc["spec"];
+      for (const auto& v : spec["versions"].GetArray())
+        if (v.HasMember("served") && v["served"].IsBool() && v["served"].GetBool()) {
+          lists.push_back(std::string("/apis/") + spec["group"].GetString() + "/" + v["name"].GetString() + "/" +
+                          spec["names"]["plural"].GetString() + "?limit=1");
+          break;
+        }
     }
   }
   const auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -90,6 +100,17 @@ void install_crds_over_http(const TestCluster& cluster, const std::vector<CrdFil
       if (std::chrono::steady_clock::now() > deadline)
         throw std::runtime_error("CRD " + name + " not Established within " + std::to_string(timeout.count()) +
                                  " s: " + r.body);
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+  // Established is not served yet: kube-apiserver answers 429 "storage is (re)initializing"
+  // until the new resource's watch cache is ready. Wait until a list works.
+  for (const auto& list : lists) {
+    while (true) {
+      const auto r = cluster.request("admin", "GET", list);
+      if (r.status == 200) break;
+      if (std::chrono::steady_clock::now() > deadline)
+        throw std::runtime_error(list + " not served within " + std::to_string(timeout.count()) + " s: " + r.body);
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
   }

@@ -64,7 +64,8 @@ std::vector<AuditEntry> read_kube_audit_log(const std::string& path) {
     a.path = uri.substr(0, q);
     a.query = q == std::string::npos ? "" : uri.substr(q + 1);
     if (e.HasMember("user") && e["user"].IsObject()) a.username = member(e["user"], "username");
-    if (e.HasMember("responseStatus") && e["responseStatus"].HasMember("code"))
+    if (e.HasMember("responseStatus") && e["responseStatus"].IsObject() && e["responseStatus"].HasMember("code") &&
+        e["responseStatus"]["code"].IsInt())
       a.status = e["responseStatus"]["code"].GetInt();
     if (e.HasMember("requestObject")) {
       rapidjson::StringBuffer buffer;

@@ -1,0 +1,154 @@
+// The chart's ValidatingWebhookConfiguration on a real kube-apiserver, pointed at the running
+// operator's webhook on 127.0.0.1: kube-apiserver itself calls it for a tenant's kubectl patch
+// of a managed HelmRelease and refuses the change; the operator's and the apps API's pass.
+#include <fmt/format.h>
+#include <openssl/evp.h>
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "dha/kube/json.hpp"
+#include "dha/testing/test_certificates.hpp"
+#include "operator_world.hpp"
+
+namespace dha::optest {
+namespace {
+
+using WebhookDenialTest = OperatorWorld;
+
+constexpr const char* kReleases = "/apis/helm.toolkit.fluxcd.io/v2/namespaces/tenant-a/helmreleases";
+
+std::string base64(const std::string& in) {
+  std::string out(4 * ((in.size() + 2) / 3) + 1, '\0');
+  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                reinterpret_cast<const unsigned char*>(in.data()), static_cast<int>(in.size()));
+  out.resize(static_cast<std::size_t>(n));
+  return out;
+}
+
+// The rendered chart's webhook configuration, its service reference replaced by a URL on
+// loopback and the CA that cert-manager would inject.
+std::string chart_webhook_configuration(std::uint16_t port, const std::string& ca_pem) {
+  for (const auto& text : testing::yaml_documents_as_json(render_chart())) {
+    rapidjson::Document doc;
+    doc.Parse(text.c_str());
+    if (kube::string_at(doc, {"kind"}) != "ValidatingWebhookConfiguration") continue;
+    auto& a = doc.GetAllocator();
+    for (auto& webhook : doc["webhooks"].GetArray()) {
+      const std::string path = kube::string_at(webhook, {"clientConfig", "service", "path"});
+      rapidjson::Value config(rapidjson::kObjectType);
+      config.AddMember("url", rapidjson::Value(fmt::format("https://127.0.0.1:{}{}", port, path).c_str(), a), a);
+      config.AddMember("caBundle", rapidjson::Value(base64(ca_pem).c_str(), a), a);
+      webhook["clientConfig"] = config;
+    }
+    rapidjson::StringBuffer buffer;
+    rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+    doc.Accept(writer);
+    return buffer.GetString();
+  }
+  throw std::runtime_error("the chart renders no ValidatingWebhookConfiguration");
+}
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;
+};
+
+CommandResult run(const std::string& command) {
+  CommandResult result;
+  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return result;
+  std::array<char, 4096> buf;
+  while (std::fgets(buf.data(), static_cast<int>(buf.size()), pipe) != nullptr) result.output += buf.data();
+  const int status = ::pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+bool listening(std::uint16_t port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+  ::close(fd);
+  return ok;
+}
+
+TEST_F(WebhookDenialTest, ATenantsKubectlPatchOfManagedReplicasIsDeniedByKubeApiserverCallingTheOperator) {
+  if (cluster_->backend() != testing::KubeBackend::real) GTEST_SKIP() << "the force-writer suite covers the embedded server";
+  // The operator serves the webhook with a certificate for 127.0.0.1.
+  const auto cert = testing::issue_test_certificate({"localhost"}, {"127.0.0.1"});
+  const std::string certs = dir_ + "/certs";
+  std::filesystem::create_directories(certs);
+  std::ofstream(certs + "/tls.crt") << cert.cert_pem;
+  std::ofstream(certs + "/tls.key") << cert.key_pem;
+  const auto webhook_port = testing::free_loopback_port();
+  start_operator('a', {{"--cert-dir", certs}, {"--enable-webhook", "true"}, {"--webhook-port", std::to_string(webhook_port)}});
+  ASSERT_TRUE(eventually([&] { return listening(webhook_port); }, 20s)) << "the operator's webhook does not listen";
+
+  // Writers may edit HelmReleases as far as RBAC goes (the operator's chart RBAC has no
+  // HelmRelease access; this grant leaves the decision to the webhook alone).
+  const std::string rbac = "/apis/rbac.authorization.k8s.io/v1/";
+  ASSERT_EQ(cluster_->request("admin", "POST", rbac + "clusterroles",
+                              R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"name":"test:helmreleases"},)"
+                              R"("rules":[{"apiGroups":["helm.toolkit.fluxcd.io"],"resources":["helmreleases"],"verbs":["get","list","patch","update"]}]})")
+                .status,
+            201);
+  ASSERT_EQ(cluster_->request("admin", "POST", rbac + "clusterrolebindings",
+                              fmt::format(R"({{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding","metadata":{{"name":"test:helmreleases"}},)"
+                                          R"("roleRef":{{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"test:helmreleases"}},)"
+                                          R"("subjects":[{{"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":"tenant-user"}},)"
+                                          R"({{"kind":"ServiceAccount","namespace":"cozy-system","name":"cozystack-api"}},)"
+                                          R"({{"kind":"ServiceAccount","namespace":"{}","name":"db-autoscaler-a"}}]}})",
+                                          kReleaseNamespace))
+                .status,
+            201);
+  const auto created = cluster_->request(
+      "admin", "POST", kReleases,
+      R"({"apiVersion":"helm.toolkit.fluxcd.io/v2","kind":"HelmRelease","metadata":{"name":"postgres-db","namespace":"tenant-a",)"
+      R"("annotations":{"apps.cozystack.io-autoscaling.cozystack.io/managed-by":"db"}},)"
+      R"("spec":{"interval":"5m","chart":{"spec":{"chart":"postgres"}},"values":{"replicas":3,"size":"10Gi"}}})");
+  ASSERT_EQ(created.status, 201) << created.body;
+  const auto configured = cluster_->request("admin", "POST", "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
+                                            chart_webhook_configuration(webhook_port, cert.ca_pem));
+  ASSERT_EQ(configured.status, 201) << configured.body;
+
+  // kube-apiserver picks the configuration up asynchronously: wait with server-side dry runs
+  // (the webhook has no side effects, so it is called for them too), then patch for real.
+  const std::string patch = "kubectl --kubeconfig " + cluster_->kubeconfig("tenant") +
+                            " -n tenant-a patch helmrelease postgres-db --type merge -p '{\"spec\":{\"values\":{\"replicas\":9}}}'";
+  ASSERT_TRUE(eventually([&] { return run(patch + " --dry-run=server").exit_code != 0; }, 20s))
+      << "the webhook never denied a dry run";
+  const CommandResult denied = run(patch);
+  EXPECT_NE(denied.exit_code, 0) << denied.output;
+  EXPECT_NE(denied.output.find("admission webhook \"replicas.autoscaling.cozystack.io\" denied the request: replicas "
+                               "of this database is managed by DatabaseHorizontalAutoscaler \"db\""),
+            std::string::npos)
+      << denied.output;
+  EXPECT_NE(denied.output.find("(attempted change 3 -> 9 by \"tenant-user\")"), std::string::npos) << denied.output;
+
+  const std::string replicas5 = R"({"spec":{"values":{"replicas":5}}})";
+  const auto by_apps = cluster_->request("apps", "PATCH", std::string(kReleases) + "/postgres-db", replicas5,
+                                         "application/merge-patch+json");
+  EXPECT_EQ(by_apps.status, 200) << by_apps.body;
+  const auto by_operator = cluster_->request("operator-a", "PATCH", std::string(kReleases) + "/postgres-db",
+                                             R"({"spec":{"values":{"replicas":4}}})", "application/merge-patch+json");
+  EXPECT_EQ(by_operator.status, 200) << by_operator.body;
+  const auto stored = kube::parse_json(cluster_->request("admin", "GET", std::string(kReleases) + "/postgres-db").body);
+  EXPECT_EQ(kube::find_path(stored, {"spec", "values", "replicas"})->GetInt(), 4);
+}
+
+}  // namespace
+}  // namespace dha::optest
