@@ -16,10 +16,12 @@ namespace {
 
 using dha::testing::KubeBackend;
 
-constexpr const char* kDhas = "/apis/autoscaling.cozystack.io/v1alpha1/namespaces/default/databasehorizontalautoscalers";
+constexpr const char* kDhas =
+    "/apis/autoscaling.cozystack.io/v1alpha1/namespaces/default/databasehorizontalautoscalers";
 
 std::string dha(const std::string& name, int min, int max, const std::string& extra = "") {
-  return R"({"apiVersion":"autoscaling.cozystack.io/v1alpha1","kind":"DatabaseHorizontalAutoscaler","metadata":{"name":")" +
+  return R"({"apiVersion":"autoscaling.cozystack.io/v1alpha1","kind":"DatabaseHorizontalAutoscaler",)"
+         R"("metadata":{"name":")" +
          name + R"("},"spec":{"targetRef":{"kind":"Postgres","name":"db"},"minReplicas":)" + std::to_string(min) +
          R"(,"maxReplicas":)" + std::to_string(max) +
          R"(,"metrics":[{"type":"ReadConnections","target":{"averageValue":"150"}}])" + extra + "}}";
@@ -39,7 +41,8 @@ class ChartCrdTest : public ::testing::Test {
 
 TEST_F(ChartCrdTest, TheSchemaIsStructuralAndEstablished) {
   const auto r = cluster_->request(
-      "admin", "GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/databasehorizontalautoscalers.autoscaling.cozystack.io");
+      "admin", "GET",
+      "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/databasehorizontalautoscalers.autoscaling.cozystack.io");
   ASSERT_EQ(r.status, 200) << r.body;
   rapidjson::Document crd;
   crd.Parse(r.body.c_str());
@@ -76,11 +79,13 @@ TEST_F(ChartCrdTest, TheCelRuleAndTheBoundsRefuseBadObjects) {
       {"max below min", dha("inverted", 4, 3), "maxReplicas must be greater than or equal to minReplicas"},
       {"min below two", dha("one", 1, 3), "spec.minReplicas"},
       {"unknown metric", R"({"apiVersion":"autoscaling.cozystack.io/v1alpha1","kind":"DatabaseHorizontalAutoscaler",)"
-                         R"("metadata":{"name":"m"},"spec":{"targetRef":{"kind":"Postgres","name":"db"},"minReplicas":2,)"
+                         R"("metadata":{"name":"m"},"spec":{"targetRef":{"kind":"Postgres","name":"db"},)"
+                         R"("minReplicas":2,)"
                          R"("maxReplicas":3,"metrics":[{"type":"Writes","target":{"averageValue":"1"}}]}})",
        "spec.metrics[0].type"},
       {"no metrics", R"({"apiVersion":"autoscaling.cozystack.io/v1alpha1","kind":"DatabaseHorizontalAutoscaler",)"
-                     R"("metadata":{"name":"none"},"spec":{"targetRef":{"kind":"Postgres","name":"db"},"minReplicas":2,)"
+                     R"("metadata":{"name":"none"},"spec":{"targetRef":{"kind":"Postgres","name":"db"},)"
+                     R"("minReplicas":2,)"
                      R"("maxReplicas":3}})",
        "spec.metrics: Required value"},
   };
@@ -95,7 +100,8 @@ TEST_F(ChartCrdTest, TheCelRuleAndTheBoundsRefuseBadObjects) {
 TEST_F(ChartCrdTest, PrinterColumnsAreServedAsATable) {
   ASSERT_EQ(cluster_->request("admin", "POST", kDhas, dha("db", 2, 6)).status, 201);
   // kubectl asks for a Table (Accept: as=Table) and prints the CRD's printer columns.
-  FILE* pipe = ::popen(("kubectl --kubeconfig " + cluster_->kubeconfig("admin") + " get dha -n default 2>&1").c_str(), "r");
+  const std::string command = "kubectl --kubeconfig " + cluster_->kubeconfig("admin") + " get dha -n default 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
   ASSERT_NE(pipe, nullptr);
   std::string out;
   std::array<char, 4096> buf;
@@ -105,7 +111,9 @@ TEST_F(ChartCrdTest, PrinterColumnsAreServedAsATable) {
   const std::string header = out.substr(0, out.find('\n'));
   std::istringstream words(header);
   std::vector<std::string> columns{std::istream_iterator<std::string>(words), {}};
-  EXPECT_EQ(columns, (std::vector<std::string>{"NAME", "TARGET", "MIN", "MAX", "CURRENT", "DESIRED", "DRYRUN", "REASON", "AGE"}))
+  const std::vector<std::string> expected{"NAME",    "TARGET", "MIN",    "MAX", "CURRENT",
+                                          "DESIRED", "DRYRUN", "REASON", "AGE"};
+  EXPECT_EQ(columns, expected)
       << out;
   EXPECT_NE(out.find("db     db       2     6"), std::string::npos) << out;
 }

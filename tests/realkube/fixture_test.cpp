@@ -28,7 +28,8 @@ TEST_P(TestClusterTest, IdentitiesCrdsAndTheAuditView) {
   EXPECT_NE(cluster_->ca_pem().find("BEGIN CERTIFICATE"), std::string::npos);
   cluster_->clear_audit();
   const auto created = cluster_->request(
-      "operator", "POST", "/api/v1/namespaces", R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"tenant-a"}})");
+      "operator", "POST", "/api/v1/namespaces", R"({"apiVersion":"v1","kind":"Namespace",)"
+                                                R"("metadata":{"name":"tenant-a"}})");
   if (GetParam() == KubeBackend::real) {
     // A ServiceAccount with no binding may do nothing; the admin may.
     EXPECT_EQ(created.status, 403) << created.body;

@@ -329,15 +329,19 @@ void OperatorWorld::apply_real_rbac() {
   const std::string rbac = "/apis/rbac.authorization.k8s.io/v1/";
   const std::vector<std::pair<std::string, std::string>> objects{
       {rbac + "clusterroles",
-       R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"name":"test:tenant-databases"},)"
-       R"("rules":[{"apiGroups":["apps.cozystack.io"],"resources":["postgreses"],"verbs":["get","list","watch","patch","update"]}]})"},
+       R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole",)"
+       R"("metadata":{"name":"test:tenant-databases"},)"
+       R"("rules":[{"apiGroups":["apps.cozystack.io"],"resources":["postgreses"],"verbs":["get","list","watch",)"
+       R"("patch","update"]}]})"},
       {rbac + "clusterrolebindings",
-       R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding","metadata":{"name":"test:tenant-databases"},)"
+       R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding",)"
+       R"("metadata":{"name":"test:tenant-databases"},)"
        R"("roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"test:tenant-databases"},)"
        R"("subjects":[{"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":"tenant-user"}]})"},
       {rbac + "clusterrolebindings",
        R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding","metadata":{"name":"test:scraper"},)"
-       R"("roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"autoscaling.cozystack.io:db-autoscaler:metrics-reader"},)"
+       R"("roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole",)"
+       R"("name":"autoscaling.cozystack.io:db-autoscaler:metrics-reader"},)"
        R"("subjects":[{"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":"vmagent-scraper"}]})"}};
   for (const auto& [path, body] : objects) {
     const auto r = cluster_->request("admin", "POST", path, body);

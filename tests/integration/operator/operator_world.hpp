@@ -21,7 +21,8 @@
 #include "operator_process.hpp"
 
 // A small world for the operator: a Kubernetes API server (the embedded one, or a real
-// kube-apiserver with DHA_TEST_KUBE=real) with the fixture CRDs and the DHA CRD, a real VictoriaMetrics, a Postgres application "db" in namespace "tenant-a" with its
+// kube-apiserver with DHA_TEST_KUBE=real) with the fixture CRDs and the DHA CRD, a real
+// VictoriaMetrics, a Postgres application "db" in namespace "tenant-a" with its
 // WorkloadMonitor, and db-autoscaler processes. The test plays the engine operator (it sets the
 // WorkloadMonitor status after a patch) and the exporters (it pushes CNPG-shaped series).
 namespace dha::optest {

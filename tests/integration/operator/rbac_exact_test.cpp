@@ -36,7 +36,8 @@ TEST_F(RbacExactTest, TheChartsRbacIsEnoughForAScaleUpAndDownWithLeaderElection)
     std::cout << "  " << g.verb << " " << g.resource << (g.group.empty() ? "" : "." + g.group) << "\n";
   }
   for (const auto& g : used)
-    if (chart_grants_.count(g) == 0 && g.group.rfind("authorization", 0) != 0 && g.group.rfind("authentication", 0) != 0)
+    if (chart_grants_.count(g) == 0 && g.group.rfind("authorization", 0) != 0 &&
+        g.group.rfind("authentication", 0) != 0)
       std::cout << "used without a grant of its own (allowed by a built-in role): " << g.verb << " " << g.resource
                 << (g.group.empty() ? "" : "." + g.group) << "\n";
 }

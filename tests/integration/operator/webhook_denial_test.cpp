@@ -87,7 +87,8 @@ bool listening(std::uint16_t port) {
 }
 
 TEST_F(WebhookDenialTest, ATenantsKubectlPatchOfManagedReplicasIsDeniedByKubeApiserverCallingTheOperator) {
-  if (cluster_->backend() != testing::KubeBackend::real) GTEST_SKIP() << "the force-writer suite covers the embedded server";
+  if (cluster_->backend() != testing::KubeBackend::real)
+    GTEST_SKIP() << "the force-writer suite covers the embedded server";
   // The operator serves the webhook with a certificate for 127.0.0.1.
   const auto cert = testing::issue_test_certificate({"localhost"}, {"127.0.0.1"});
   const std::string certs = dir_ + "/certs";
@@ -95,40 +96,51 @@ TEST_F(WebhookDenialTest, ATenantsKubectlPatchOfManagedReplicasIsDeniedByKubeApi
   std::ofstream(certs + "/tls.crt") << cert.cert_pem;
   std::ofstream(certs + "/tls.key") << cert.key_pem;
   const auto webhook_port = testing::free_loopback_port();
-  start_operator('a', {{"--cert-dir", certs}, {"--enable-webhook", "true"}, {"--webhook-port", std::to_string(webhook_port)}});
+  start_operator('a', {{"--cert-dir", certs},
+                       {"--enable-webhook", "true"},
+                       {"--webhook-port", std::to_string(webhook_port)}});
   ASSERT_TRUE(eventually([&] { return listening(webhook_port); }, 20s)) << "the operator's webhook does not listen";
 
   // Writers may edit HelmReleases as far as RBAC goes (the operator's chart RBAC has no
   // HelmRelease access; this grant leaves the decision to the webhook alone).
   const std::string rbac = "/apis/rbac.authorization.k8s.io/v1/";
   ASSERT_EQ(cluster_->request("admin", "POST", rbac + "clusterroles",
-                              R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"name":"test:helmreleases"},)"
-                              R"("rules":[{"apiGroups":["helm.toolkit.fluxcd.io"],"resources":["helmreleases"],"verbs":["get","list","patch","update"]}]})")
+                              R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole",)"
+                              R"("metadata":{"name":"test:helmreleases"},)"
+                              R"("rules":[{"apiGroups":["helm.toolkit.fluxcd.io"],"resources":["helmreleases"],)"
+                              R"("verbs":["get","list","patch","update"]}]})")
                 .status,
             201);
   ASSERT_EQ(cluster_->request("admin", "POST", rbac + "clusterrolebindings",
-                              fmt::format(R"({{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding","metadata":{{"name":"test:helmreleases"}},)"
-                                          R"("roleRef":{{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"test:helmreleases"}},)"
-                                          R"("subjects":[{{"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":"tenant-user"}},)"
-                                          R"({{"kind":"ServiceAccount","namespace":"cozy-system","name":"cozystack-api"}},)"
+                              fmt::format(R"({{"apiVersion":"rbac.authorization.k8s.io/v1",)"
+                                          R"("kind":"ClusterRoleBinding","metadata":{{"name":"test:helmreleases"}},)"
+                                          R"("roleRef":{{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole",)"
+                                          R"("name":"test:helmreleases"}},)"
+                                          R"("subjects":[{{"apiGroup":"rbac.authorization.k8s.io","kind":"User",)"
+                                          R"("name":"tenant-user"}},)"
+                                          R"({{"kind":"ServiceAccount","namespace":"cozy-system",)"
+                                          R"("name":"cozystack-api"}},)"
                                           R"({{"kind":"ServiceAccount","namespace":"{}","name":"db-autoscaler-a"}}]}})",
                                           kReleaseNamespace))
                 .status,
             201);
   const auto created = cluster_->request(
       "admin", "POST", kReleases,
-      R"({"apiVersion":"helm.toolkit.fluxcd.io/v2","kind":"HelmRelease","metadata":{"name":"postgres-db","namespace":"tenant-a",)"
+      R"({"apiVersion":"helm.toolkit.fluxcd.io/v2","kind":"HelmRelease","metadata":{"name":"postgres-db",)"
+      R"("namespace":"tenant-a",)"
       R"("annotations":{"apps.cozystack.io-autoscaling.cozystack.io/managed-by":"db"}},)"
       R"("spec":{"interval":"5m","chart":{"spec":{"chart":"postgres"}},"values":{"replicas":3,"size":"10Gi"}}})");
   ASSERT_EQ(created.status, 201) << created.body;
-  const auto configured = cluster_->request("admin", "POST", "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
+  const auto configured = cluster_->request("admin", "POST",
+                                            "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
                                             chart_webhook_configuration(webhook_port, cert.ca_pem));
   ASSERT_EQ(configured.status, 201) << configured.body;
 
   // kube-apiserver picks the configuration up asynchronously: wait with server-side dry runs
   // (the webhook has no side effects, so it is called for them too), then patch for real.
   const std::string patch = "kubectl --kubeconfig " + cluster_->kubeconfig("tenant") +
-                            " -n tenant-a patch helmrelease postgres-db --type merge -p '{\"spec\":{\"values\":{\"replicas\":9}}}'";
+                            " -n tenant-a patch helmrelease postgres-db --type merge"
+                            " -p '{\"spec\":{\"values\":{\"replicas\":9}}}'";
   ASSERT_TRUE(eventually([&] { return run(patch + " --dry-run=server").exit_code != 0; }, 20s))
       << "the webhook never denied a dry run";
   const CommandResult denied = run(patch);

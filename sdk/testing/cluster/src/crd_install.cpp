@@ -29,8 +29,9 @@ bool established(const std::string& body) {
   const auto conditions = doc["status"].FindMember("conditions");
   if (conditions == doc["status"].MemberEnd() || !conditions->value.IsArray()) return false;  // not yet
   for (const auto& c : conditions->value.GetArray())
-    if (c.IsObject() && c.HasMember("type") && c["type"].IsString() && std::string(c["type"].GetString()) == "Established" &&
-        c.HasMember("status") && c["status"].IsString() && std::string(c["status"].GetString()) == "True")
+    if (c.IsObject() && c.HasMember("type") && c["type"].IsString() &&
+        std::string(c["type"].GetString()) == "Established" && c.HasMember("status") && c["status"].IsString() &&
+        std::string(c["status"].GetString()) == "True")
       return true;
   return false;
 }
@@ -44,7 +45,8 @@ std::vector<CrdFile> read_crd_files(const std::vector<std::string>& paths) {
     if (fs::is_directory(path)) {
       for (const auto& entry : fs::directory_iterator(path)) {
         const auto ext = entry.path().extension().string();
-        if (entry.is_regular_file() && (ext == ".yaml" || ext == ".yml" || ext == ".json")) files.push_back(entry.path());
+        if (entry.is_regular_file() && (ext == ".yaml" || ext == ".yml" || ext == ".json"))
+          files.push_back(entry.path());
       }
       std::sort(files.begin(), files.end());
     } else if (fs::exists(path)) {

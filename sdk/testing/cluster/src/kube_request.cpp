@@ -32,7 +32,9 @@ KubeResponse kube_request(const std::string& url, const std::string& ca_pem, con
   curl_blob ca{const_cast<char*>(ca_pem.data()), ca_pem.size(), CURL_BLOB_COPY};
   if (!ca_pem.empty()) curl_easy_setopt(c, CURLOPT_CAINFO_BLOB, &ca);
   std::unique_ptr<curl_slist, void (*)(curl_slist*)> headers(nullptr, &curl_slist_free_all);
-  auto add_header = [&headers](const std::string& h) { headers.reset(curl_slist_append(headers.release(), h.c_str())); };
+  auto add_header = [&headers](const std::string& h) {
+    headers.reset(curl_slist_append(headers.release(), h.c_str()));
+  };
   add_header("Accept: application/json");
   if (!token.empty()) add_header("Authorization: Bearer " + token);
   if (!body.empty()) {
