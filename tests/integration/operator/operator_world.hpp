@@ -101,6 +101,9 @@ class OperatorWorld : public ::testing::Test {
   std::unique_ptr<kube::Client> admin_;
   std::string dir_;
   std::vector<std::unique_ptr<OperatorProcess>> operators_;
+  // Every request of an operator that the real server refused with 403, described.
+  std::vector<std::string> operator_403s();
+  bool expect_403s_ = false;  // a test that takes a grant away expects them
 
  private:
   void converge_loop();

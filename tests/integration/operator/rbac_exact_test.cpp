@@ -42,5 +42,27 @@ TEST_F(RbacExactTest, TheChartsRbacIsEnoughForAScaleUpAndDownWithLeaderElection)
                 << (g.group.empty() ? "" : "." + g.group) << "\n";
 }
 
+// The check above can fail: without the chart's patch on Postgres the scale-up is refused,
+// and the refusal is found in the audit log.
+TEST_F(RbacExactTest, AVerbTheChartLacksIsFound) {
+  if (cluster_->backend() != testing::KubeBackend::real) GTEST_SKIP() << "RBAC needs the real kube-apiserver";
+  const auto taken = cluster_->request(
+      "admin", "PATCH", "/apis/rbac.authorization.k8s.io/v1/clusterroles/autoscaling.cozystack.io:db-autoscaler",
+      R"([{"op":"test","path":"/rules/2/apiGroups/0","value":"apps.cozystack.io"},)"
+      R"({"op":"replace","path":"/rules/2/verbs","value":["get","list","watch"]}])",
+      "application/json-patch+json");
+  ASSERT_EQ(taken.status, 200) << taken.body;
+  create_postgres(2);
+  create_workload_monitor(2);
+  set_load(250);
+  create_dha({});
+  start_operator();
+  ASSERT_TRUE(eventually([&] { return !operator_403s().empty(); }, 30s)) << "no 403 seen";
+  expect_403s_ = true;
+  const auto refused = operator_403s();
+  EXPECT_NE(refused[0].find("patch postgreses.apps.cozystack.io"), std::string::npos) << refused[0];
+  EXPECT_EQ(replicas(), 2);
+}
+
 }  // namespace
 }  // namespace dha::optest
