@@ -34,6 +34,10 @@ class FakeWebhook {
     std::lock_guard lock(mu_);
     return seen_;
   }
+  std::vector<std::string> reviews() {  // every AdmissionReview received, as sent
+    std::lock_guard lock(mu_);
+    return reviews_;
+  }
   std::atomic<int> delay_ms{0};
 
  private:
@@ -46,6 +50,7 @@ class FakeWebhook {
     {
       std::lock_guard lock(mu_);
       seen_.push_back(op + " " + apiserver::string_at(review, {"request", "name"}) + " by " + user);
+      reviews_.push_back(request.body);
     }
     const auto* old_replicas = apiserver::at_path(review, {"request", "oldObject", "spec", "values", "replicas"});
     const auto* new_replicas = apiserver::at_path(review, {"request", "object", "spec", "values", "replicas"});
@@ -66,7 +71,12 @@ class FakeWebhook {
   std::unique_ptr<apiserver::HttpServer> server_;
   std::mutex mu_;
   std::vector<std::string> seen_;
+  std::vector<std::string> reviews_;
 };
+
+const std::string kReleaseRules =
+    R"([{"operations":["UPDATE"],"apiGroups":["helm.toolkit.fluxcd.io"],"apiVersions":["v2","v2beta2","v2beta1"],
+        "resources":["helmreleases"]}])";
 
 class AdmissionTest : public ApiServerTest {
  protected:
@@ -76,14 +86,14 @@ class AdmissionTest : public ApiServerTest {
     options.webhook_services["cozy-db-autoscaler/db-autoscaler"] = webhook.port();
   }
 
-  void register_webhook(const std::string& client_config, const std::string& failure_policy, int timeout) {
+  void register_webhook(const std::string& client_config, const std::string& failure_policy, int timeout,
+                        const std::string& rules = kReleaseRules) {
     std::string vwc = R"({"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingWebhookConfiguration",
       "metadata":{"name":"db-autoscaler-replicas-ownership"},
       "webhooks":[{"name":"replicas.autoscaling.cozystack.io","admissionReviewVersions":["v1"],"sideEffects":"None",
         "failurePolicy":")" + failure_policy + R"(","timeoutSeconds":)" + std::to_string(timeout) + R"(,
         "clientConfig":)" + client_config + R"(,
-        "rules":[{"operations":["UPDATE"],"apiGroups":["helm.toolkit.fluxcd.io"],"apiVersions":["v2","v2beta2","v2beta1"],
-                  "resources":["helmreleases"]}]}]})";
+        "rules":)" + rules + "}]}";
     auto r = call("POST", "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations", vwc, "application/json",
                   "op-token");
     ASSERT_EQ(r.status, 201) << r.body;
@@ -177,6 +187,59 @@ TEST_F(AdmissionTest, WrongCaBundleIsAFailedCall) {
   auto r = patch_replicas(5, "op-token");
   EXPECT_EQ(r.status, 500) << r.body;
   EXPECT_TRUE(webhook.seen().empty()) << "TLS verification must fail before the review is sent";
+}
+
+}  // namespace
+}  // namespace dha::testing::test
+
+namespace dha::testing::test {
+namespace {
+
+TEST_F(AdmissionTest, ReviewsNameTheUserWithTheSystemAuthenticatedGroup) {
+  register_webhook(service_config(), "Fail", 5);
+  create_release();
+  ASSERT_EQ(patch_replicas(4, "op-token").status, 200);
+  auto reviews = webhook.reviews();
+  ASSERT_EQ(reviews.size(), 1u);
+  auto review = apiserver::parse_json(reviews[0]);
+  std::vector<std::string> groups;
+  for (const auto& g : apiserver::at_path(review, {"request", "userInfo", "groups"})->GetArray())
+    groups.push_back(g.GetString());
+  EXPECT_EQ(groups, (std::vector<std::string>{"system:serviceaccounts", "system:authenticated"}));
+}
+
+TEST_F(AdmissionTest, ScaleWritesAreReviewedAsAnAutoscalingV1Scale) {
+  register_webhook(service_config(), "Fail", 5,
+                   R"([{"operations":["UPDATE"],"apiGroups":["postgresql.cnpg.io"],"apiVersions":["v1"],
+                        "resources":["clusters/scale"]}])");
+  const std::string clusters = "/apis/postgresql.cnpg.io/v1/namespaces/default/clusters";
+  auto created = call("POST", clusters,
+                      R"({"apiVersion":"postgresql.cnpg.io/v1","kind":"Cluster","metadata":{"name":"pg","labels":{"a":"b"}},
+                          "spec":{"instances":2}})",
+                      "application/json", "op-token");
+  ASSERT_EQ(created.status, 201) << created.body;
+  auto scaled = call("PATCH", clusters + "/pg/scale", R"({"spec":{"replicas":3}})", "application/merge-patch+json",
+                     "op-token");
+  ASSERT_EQ(scaled.status, 200) << scaled.body;
+  auto reviews = webhook.reviews();
+  ASSERT_EQ(reviews.size(), 1u);
+  auto review = apiserver::parse_json(reviews[0]);
+  auto text = [&](std::initializer_list<const char*> path) {
+    std::vector<std::string> p(path.begin(), path.end());
+    return apiserver::string_at(review, p);
+  };
+  EXPECT_EQ(text({"request", "kind", "group"}), "autoscaling");
+  EXPECT_EQ(text({"request", "kind", "version"}), "v1");
+  EXPECT_EQ(text({"request", "kind", "kind"}), "Scale");
+  EXPECT_EQ(text({"request", "resource", "group"}), "postgresql.cnpg.io");
+  EXPECT_EQ(text({"request", "resource", "resource"}), "clusters");
+  EXPECT_EQ(text({"request", "subResource"}), "scale");
+  EXPECT_EQ(text({"request", "object", "kind"}), "Scale");
+  EXPECT_EQ(text({"request", "object", "apiVersion"}), "autoscaling/v1");
+  EXPECT_EQ(apiserver::at_path(review, {"request", "object", "spec", "replicas"})->GetInt64(), 3);
+  EXPECT_EQ(apiserver::at_path(review, {"request", "oldObject", "spec", "replicas"})->GetInt64(), 2);
+  EXPECT_EQ(apiserver::at_path(review, {"request", "object", "spec", "instances"}), nullptr)
+      << "the webhook sees the Scale, not the Cluster";
 }
 
 }  // namespace

@@ -113,9 +113,10 @@ std::string review_json(const Json& webhook, const AdmissionAttributes& attrs, c
   Json req(rapidjson::kObjectType);
   set_string(req, "uid", uid, a);
   Json kind(rapidjson::kObjectType);
-  set_string(kind, "group", attrs.type->group, a);
-  set_string(kind, "version", attrs.version, a);
-  set_string(kind, "kind", attrs.type->kind, a);
+  bool own_kind = attrs.object_kind.empty();
+  set_string(kind, "group", own_kind ? attrs.type->group : attrs.object_group, a);
+  set_string(kind, "version", own_kind ? attrs.version : attrs.object_version, a);
+  set_string(kind, "kind", own_kind ? attrs.type->kind : attrs.object_kind, a);
   Json resource(rapidjson::kObjectType);
   set_string(resource, "group", attrs.type->group, a);
   set_string(resource, "version", attrs.version, a);

@@ -16,6 +16,9 @@ struct AdmissionAttributes {
   std::string version, subresource, ns, name;
   ObjectPtr object;      // null for DELETE
   ObjectPtr old_object;  // null for CREATE
+  // The kind of `object` when it is not the resource's own kind: autoscaling/v1 Scale for
+  // /scale, as kube-apiserver sends it. Empty = the resource's kind.
+  std::string object_group, object_version, object_kind;
   Identity user;
   bool dry_run = false;
 };

@@ -22,6 +22,15 @@ struct HttpRequest {
     auto it = params.find(name);
     return it == params.end() ? fallback : it->second;
   }
+  // A boolean query parameter read as kube-apiserver reads one: absent, "0" or any case of
+  // "false" is false; anything else (the Python client's "True" too) is true.
+  bool flag(const std::string& name) const {
+    auto it = params.find(name);
+    if (it == params.end()) return false;
+    std::string lower;
+    for (char c : it->second) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    return lower != "0" && lower != "false";
+  }
   std::string header(const std::string& name) const {
     auto it = headers.find(name);
     return it == headers.end() ? "" : it->second;

@@ -24,15 +24,24 @@ std::vector<ObjectPtr> ObjectStore::list(const std::string& key, const std::stri
 
 void ObjectStore::put(const std::string& key, const std::string& ns, const std::string& name, ObjectPtr object,
                       uint64_t rv, const char* event_type) {
-  objects_[key][object_key(ns, name)] = object;
-  record({rv, event_type, key, ns, std::move(object)});
+  ObjectPtr& slot = objects_[key][object_key(ns, name)];
+  ObjectPtr previous = std::move(slot);
+  slot = object;
+  record({rv, event_type, key, ns, std::move(object), std::move(previous)});
 }
 
 void ObjectStore::erase(const std::string& key, const std::string& ns, const std::string& name,
                         ObjectPtr final_object, uint64_t rv) {
+  ObjectPtr previous;
   auto type = objects_.find(key);
-  if (type != objects_.end()) type->second.erase(object_key(ns, name));
-  record({rv, "DELETED", key, ns, std::move(final_object)});
+  if (type != objects_.end()) {
+    auto it = type->second.find(object_key(ns, name));
+    if (it != type->second.end()) {
+      previous = it->second;
+      type->second.erase(it);
+    }
+  }
+  record({rv, "DELETED", key, ns, std::move(final_object), std::move(previous)});
 }
 
 void ObjectStore::record(WatchEvent event) {

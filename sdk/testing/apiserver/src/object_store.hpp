@@ -19,6 +19,7 @@ struct WatchEvent {
   std::string resource_key;  // ResourceType::key()
   std::string ns;
   ObjectPtr object;
+  ObjectPtr previous;  // the object before this write (null for ADDED), for selector transitions
 };
 
 class ObjectStore {

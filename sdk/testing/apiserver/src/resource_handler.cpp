@@ -2,6 +2,7 @@
 // the /status and /scale subresources, with kube-apiserver's object semantics.
 
 #include "admission.hpp"
+#include "builtin_validation.hpp"
 #include "object_meta.hpp"
 #include "patch.hpp"
 #include "protobuf_decode.hpp"
@@ -221,6 +222,7 @@ Plan plan_create(ServerState& state, const ResourceRequest& rr, JsonDoc body, co
   plan.operation = "CREATE";
   builtin_prepare(state, rr, *obj, true);
   apply_schema(rr, *obj, request, plan.warnings);
+  validate_builtin(rr, *obj, true);
   plan.next = obj;
   return plan;
 }
@@ -277,6 +279,7 @@ Plan plan_update(ServerState& state, const ResourceRequest& rr, const ObjectPtr&
   plan.operation = "UPDATE";
   builtin_prepare(state, rr, *next, false);
   apply_schema(rr, *next, request, plan.warnings);
+  validate_builtin(rr, *next, false);
 
   bool deleting = !string_at(*old, {"metadata", "deletionTimestamp"}).empty();
   if (deleting) {
@@ -312,6 +315,8 @@ Plan plan_update(ServerState& state, const ResourceRequest& rr, const ObjectPtr&
   return plan;
 }
 
+std::shared_ptr<JsonDoc> scale_of(const ResourceRequest& rr, const Json& obj);
+
 // Runs admission (dropping the lock) and commits; returns false if the object changed while
 // the lock was dropped, so the caller re-plans.
 bool admit_and_commit(ServerState& state, Lock& lock, const ResourceRequest& rr, Plan& plan, const Identity& identity,
@@ -325,6 +330,14 @@ bool admit_and_commit(ServerState& state, Lock& lock, const ResourceRequest& rr,
   attrs.name = name;
   attrs.object = plan.operation == "DELETE" ? nullptr : plan.next;
   attrs.old_object = plan.old_object;
+  if (rr.subresource == "scale") {
+    // A /scale write is reviewed as the Scale the client sent, not as the whole object.
+    attrs.object = scale_of(rr, *plan.next);
+    if (plan.old_object) attrs.old_object = scale_of(rr, *plan.old_object);
+    attrs.object_group = "autoscaling";
+    attrs.object_version = "v1";
+    attrs.object_kind = "Scale";
+  }
   attrs.user = identity;
   attrs.dry_run = is_dry_run;
   auto hooks = match_webhooks(state, attrs);
@@ -416,7 +429,7 @@ HttpResponse respond_object(const ResourceRequest& rr, const HttpRequest& reques
 
 HttpResponse handle_list(ServerState& state, const ResourceRequest& rr, const HttpRequest& request) {
   LabelSelector labels = LabelSelector::parse(request.param("labelSelector"));
-  FieldSelector fields = FieldSelector::parse(request.param("fieldSelector"));
+  FieldSelector fields = FieldSelector::parse(request.param("fieldSelector"), *rr.type);
   std::string limit_text = request.param("limit");
   std::size_t limit = 0;
   if (!limit_text.empty()) {
@@ -542,8 +555,9 @@ HttpResponse handle_patch(ServerState& state, Lock& lock, const ResourceRequest&
   });
 }
 
+// `want_object`: answer with the deleted object whatever the kind (a collection delete lists them).
 HttpResponse handle_delete(ServerState& state, Lock& lock, const ResourceRequest& rr, const HttpRequest& request,
-                           const Identity& identity) {
+                           const Identity& identity, bool want_object = false) {
   bool is_dry_run = dry_run(request);
   JsonDoc options(rapidjson::kObjectType);
   if (!request.body.empty()) options = parse_json(request.body);
@@ -611,6 +625,13 @@ HttpResponse handle_delete(ServerState& state, Lock& lock, const ResourceRequest
         state.store.erase(rr.type->key(), "", rr.name, final_ns, rv);
       }
     }
+    // Gone at once: kube answers with a Status naming what went (kind is the resource, as
+    // there); an object waiting on finalizers is answered with its new state.
+    if (plan.action == Action::Erase && !want_object && !rr.type->delete_returns_object)
+      return json_response(200,
+                           success_status_json(rr.name, rr.type->group, rr.type->plural,
+                                               string_at(*current, {"metadata", "uid"})),
+                           plan.warnings);
     return respond_object(rr, request, plan.next, 200, plan.warnings);
   }
   throw conflict(rr.type->resource_with_group(), rr.name, "the object has been modified; please apply your changes to the latest version and try again");
@@ -619,7 +640,7 @@ HttpResponse handle_delete(ServerState& state, Lock& lock, const ResourceRequest
 HttpResponse handle_delete_collection(ServerState& state, Lock& lock, const ResourceRequest& rr,
                                       const HttpRequest& request, const Identity& identity) {
   LabelSelector labels = LabelSelector::parse(request.param("labelSelector"));
-  FieldSelector fields = FieldSelector::parse(request.param("fieldSelector"));
+  FieldSelector fields = FieldSelector::parse(request.param("fieldSelector"), *rr.type);
   std::vector<std::string> names;
   for (const auto& obj : state.store.list(rr.type->key(), rr.ns))
     if (labels.matches(at_path(*obj, {"metadata", "labels"})) && fields.matches(*obj))
@@ -637,7 +658,7 @@ HttpResponse handle_delete_collection(ServerState& state, Lock& lock, const Reso
     if (!state.store.get(rr.type->key(), one.ns, one.name)) continue;
     HttpRequest single = request;
     single.body.clear();
-    auto response = handle_delete(state, lock, one, single, identity);
+    auto response = handle_delete(state, lock, one, single, identity, true);
     JsonDoc deleted = parse_json(response.body);
     items.PushBack(Json(deleted, a), a);
   }
@@ -674,8 +695,7 @@ HttpResponse handle_resource(ServerState& state, const ResourceRequest& rr, cons
   }
   if (rr.name.empty()) {
     if (m == "GET") {
-      std::string watch = request.param("watch");
-      if (watch == "true" || watch == "1") {
+      if (request.flag("watch")) {
         HttpResponse r;
         r.stream = open_watch(state, rr, request);
         return r;

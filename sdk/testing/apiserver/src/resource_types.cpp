@@ -37,9 +37,15 @@ const PrinterColumn kAge{"Age", "date", ".metadata.creationTimestamp", "", "", 0
 
 std::vector<std::shared_ptr<const ResourceType>> builtin_types() {
   std::vector<std::shared_ptr<const ResourceType>> out;
-  out.push_back(make("", "v1", "Namespace", "namespaces", false, {"ns"},
-                     {{"Status", "string", ".status.phase", "", "", 0}, kAge}, true));
-  out.push_back(make("", "v1", "ResourceQuota", "resourcequotas", true, {"quota"}, {}, true));
+  auto ns = make("", "v1", "Namespace", "namespaces", false, {"ns"},
+                 {{"Status", "string", ".status.phase", "", "", 0}, kAge}, true);
+  ns->field_labels = {"status.phase"};
+  ns->own_field_labels = true;
+  ns->delete_returns_object = true;
+  out.push_back(ns);
+  auto quota = make("", "v1", "ResourceQuota", "resourcequotas", true, {"quota"}, {}, true);
+  quota->delete_returns_object = true;
+  out.push_back(quota);
   auto core_event = make("", "v1", "Event", "events", true, {"ev"},
                      {{"Last Seen", "date", ".lastTimestamp", "", "", 0},
                       {"Type", "string", ".type", "", "", 0},
@@ -47,18 +53,34 @@ std::vector<std::shared_ptr<const ResourceType>> builtin_types() {
                       {"Object", "string", ".involvedObject.name", "", "", 0},
                       {"Message", "string", ".message", "", "", 0}});
   core_event->name_column_priority = 1;
+  core_event->field_labels = {"involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
+                              "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
+                              "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"};
+  core_event->own_field_labels = true;
   out.push_back(core_event);
   out.push_back(make("", "v1", "ConfigMap", "configmaps", true, {"cm"}));
-  out.push_back(make("", "v1", "Secret", "secrets", true));
-  out.push_back(make("", "v1", "ServiceAccount", "serviceaccounts", true, {"sa"}));
-  out.push_back(make("events.k8s.io", "v1", "Event", "events", true, {"ev"},
-                     {{"Reason", "string", ".reason", "", "", 0}, {"Note", "string", ".note", "", "", 0}, kAge}));
+  auto secret = make("", "v1", "Secret", "secrets", true);
+  secret->field_labels = {"type"};
+  secret->own_field_labels = true;
+  out.push_back(secret);
+  auto service_account = make("", "v1", "ServiceAccount", "serviceaccounts", true, {"sa"});
+  service_account->delete_returns_object = true;
+  out.push_back(service_account);
+  auto event = make("events.k8s.io", "v1", "Event", "events", true, {"ev"},
+                    {{"Reason", "string", ".reason", "", "", 0}, {"Note", "string", ".note", "", "", 0}, kAge});
+  event->field_labels = {"reason", "regarding.kind", "regarding.namespace", "regarding.name", "regarding.uid",
+                         "regarding.apiVersion", "regarding.resourceVersion", "regarding.fieldPath",
+                         "reportingController", "type"};
+  event->own_field_labels = true;
+  out.push_back(event);
   out.push_back(make("coordination.k8s.io", "v1", "Lease", "leases", true, {},
                      {{"Holder", "string", ".spec.holderIdentity", "", "", 0}, kAge}));
   out.push_back(make("admissionregistration.k8s.io", "v1", "ValidatingWebhookConfiguration",
                      "validatingwebhookconfigurations", false));
-  out.push_back(make("apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions", false,
-                     {"crd", "crds"}, {{"Created At", "string", ".metadata.creationTimestamp", "", "date-time", 0}}, true));
+  auto crd = make("apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions", false,
+                  {"crd", "crds"}, {{"Created At", "string", ".metadata.creationTimestamp", "", "date-time", 0}}, true);
+  crd->delete_returns_object = true;
+  out.push_back(crd);
   auto token_review = make("authentication.k8s.io", "v1", "TokenReview", "tokenreviews", false);
   token_review->create_only = true;
   out.push_back(token_review);
@@ -105,6 +127,15 @@ std::shared_ptr<const ResourceType> type_from_crd(const Json& crd) {
   t->categories = strings_at(crd, {"spec", "names", "categories"});
   std::string scope = string_at(crd, {"spec", "scope"});
   t->namespaced = scope == "Namespaced";
+  t->own_field_labels = true;
+  if (const Json* versions = at_path(crd, {"spec", "versions"}); versions && versions->IsArray())
+    for (const auto& v : versions->GetArray())
+      if (const Json* fields = member(v, "selectableFields"); fields && fields->IsArray())
+        for (const auto& f : fields->GetArray()) {
+          std::string path = string_at(f, {"jsonPath"});
+          if (!path.empty() && path[0] == '.') path.erase(0, 1);
+          if (!path.empty()) t->field_labels.push_back(path);
+        }
   if (t->group.empty()) causes.push_back({"FieldValueRequired", "Required value", "spec.group"});
   if (t->plural.empty()) causes.push_back({"FieldValueRequired", "Required value", "spec.names.plural"});
   if (t->kind.empty()) causes.push_back({"FieldValueRequired", "Required value", "spec.names.kind"});

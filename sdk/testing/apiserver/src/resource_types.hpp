@@ -39,6 +39,16 @@ struct ResourceType {
   bool is_crd = false;
   bool create_only = false;  // TokenReview/SubjectAccessReview: POST answers, nothing stored
   int name_column_priority = 0;  // 1 hides NAME unless -o wide (Events, as in kube)
+  // Field selectors the kind accepts besides metadata.name/metadata.namespace; any other
+  // label is a 400. `own_field_labels` means the kind names its labels itself and so words the
+  // refusal "field label not supported" (core Event, Namespace, Secret, custom resources);
+  // kinds without their own list answer "is not a known field selector".
+  std::vector<std::string> field_labels;
+  bool own_field_labels = false;
+  // A DELETE that removes the object at once answers with the object instead of a Status
+  // (kube does so for ServiceAccounts and ResourceQuotas; Namespaces and CRDs always go through
+  // finalizers there).
+  bool delete_returns_object = false;
 
   std::string key() const { return group + "/" + plural; }
   std::string resource_with_group() const { return group.empty() ? plural : plural + "." + group; }

@@ -138,6 +138,10 @@ HttpResponse serve(ServerState& state, HttpRequest& request, Identity& identity)
     identity = Identity{"system:admin", {"system:masters", "system:authenticated"}, ""};
   } else if (const Identity* found = identity_for_token(state, token)) {
     identity = *found;
+    // kube-apiserver adds this group to every authenticated user; RBAC bindings and
+    // webhooks that check userInfo.groups rely on it.
+    if (std::find(identity.groups.begin(), identity.groups.end(), "system:authenticated") == identity.groups.end())
+      identity.groups.push_back("system:authenticated");
   } else if (!public_path) {
     throw ApiError(401, "Unauthorized", "Unauthorized");
   }

@@ -97,6 +97,16 @@ std::string scalar_text(const Json& v) {
   return "";
 }
 
+// Selecting on a field the real server does not index is a 400 there, so a client that works
+// here must not depend on it.
+void check_field_label(const std::string& label, const ResourceType& type) {
+  bool namespace_ok = type.namespaced || !type.own_field_labels;
+  if (label == "metadata.name" || (label == "metadata.namespace" && namespace_ok)) return;
+  if (std::find(type.field_labels.begin(), type.field_labels.end(), label) != type.field_labels.end()) return;
+  if (type.own_field_labels) throw bad_request("field label not supported: " + label);
+  throw bad_request("\"" + label + "\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\"");
+}
+
 }  // namespace
 
 LabelSelector LabelSelector::parse(const std::string& text) {
@@ -133,12 +143,13 @@ bool LabelSelector::matches(const Json* labels) const {
   return true;
 }
 
-FieldSelector FieldSelector::parse(const std::string& text) {
+FieldSelector FieldSelector::parse(const std::string& text, const ResourceType& type) {
   FieldSelector s;
   for (const auto& term : split_terms(text)) {
     Requirement r = parse_term(term);
     if (r.op != "=" && r.op != "!=")
       throw bad_request("invalid field selector: only the =, == and != operators are supported (in \"" + term + "\")");
+    check_field_label(r.key, type);
     s.requirements_.push_back(std::move(r));
   }
   return s;

@@ -1,8 +1,10 @@
 #pragma once
 // Label selectors (=, ==, !=, in, notin, exists, !exists) and field selectors (=, ==, !=
-// on any dotted path, e.g. metadata.name or involvedObject.uid) as list/watch filters.
+// on the fields a kind supports, e.g. metadata.name or an Event's involvedObject.uid) as
+// list/watch filters.
 
 #include "json_util.hpp"
+#include "resource_types.hpp"
 
 #include <string>
 #include <vector>
@@ -30,7 +32,9 @@ class LabelSelector {
 
 class FieldSelector {
  public:
-  static FieldSelector parse(const std::string& text);
+  // Throws ApiError 400 for syntax errors and for fields `type` does not support, worded as
+  // kube-apiserver words them.
+  static FieldSelector parse(const std::string& text, const ResourceType& type);
   bool matches(const Json& object) const;
 
  private:

@@ -1,6 +1,7 @@
 // Watch: a chunked stream of {"type","object"} lines starting after a resourceVersion, with
 // bookmarks, timeoutSeconds, selectors, and 410 Expired once history no longer reaches back.
 
+#include "object_meta.hpp"
 #include "selectors.hpp"
 #include "server_state.hpp"
 
@@ -29,24 +30,23 @@ class WatchStream : public ResponseStream {
       : state_(state),
         rr_(std::move(rr)),
         labels_(LabelSelector::parse(request.param("labelSelector"))),
-        fields_(FieldSelector::parse(request.param("fieldSelector"))),
+        fields_(FieldSelector::parse(request.param("fieldSelector"), *rr_.type)),
         table_(wants_table(request)) {
     bookmark_interval_ = state_.options.watch_bookmark_interval;
-    std::string bookmarks = request.param("allowWatchBookmarks");
-    bookmarks_ = bookmarks == "true" || bookmarks == "1";
+    bookmarks_ = request.flag("allowWatchBookmarks");
     std::string timeout = request.param("timeoutSeconds");
     if (!timeout.empty() && timeout.find_first_not_of("0123456789") == std::string::npos)
       deadline_ = Clock::now() + std::chrono::seconds(std::stoll(timeout));
     else
       deadline_ = Clock::now() + std::chrono::hours(24 * 365);
-    std::string send_initial = request.param("sendInitialEvents");
+    bool send_initial = request.flag("sendInitialEvents");
     std::string rv_text = request.param("resourceVersion");
     // Called with state.mu held (see open_watch).
-    if (rv_text.empty() || rv_text == "0" || send_initial == "true") {
+    if (rv_text.empty() || rv_text == "0" || send_initial) {
       // Start with the current state as ADDED events, as kube-apiserver does.
       for (const auto& obj : state_.store.list(rr_.type->key(), rr_.ns))
         if (matches(*obj)) pending_.push_back(render("ADDED", *obj));
-      if (send_initial == "true") initial_end_bookmark_ = true;
+      if (send_initial) initial_end_bookmark_ = true;
       last_rv_ = state_.store.current_rv();
     } else {
       if (rv_text.find_first_not_of("0123456789") != std::string::npos || rv_text.size() > 19)
@@ -62,7 +62,6 @@ class WatchStream : public ResponseStream {
 
   bool next(std::string& chunk) override {
     std::unique_lock lock(state_.mu);
-    auto last_bookmark = Clock::now();
     while (pending_.empty()) {
       if (finished_after_pending_ || state_.stopping || Clock::now() >= deadline_) return false;
       std::vector<WatchEvent> events;
@@ -74,21 +73,21 @@ class WatchStream : public ResponseStream {
       for (const auto& e : events) {
         last_rv_ = e.resource_version;
         if (!rr_.ns.empty() && e.ns != rr_.ns) continue;
-        if (!matches(*e.object)) continue;
-        pending_.push_back(render(e.type.c_str(), *e.object));
+        queue_event(e);
       }
       if (!pending_.empty()) break;
       // Without bookmarks only an event, the deadline or stop() wakes us (all notify or time out).
-      auto wake = bookmarks_ ? std::min(deadline_, last_bookmark + bookmark_interval_) : deadline_;
+      auto wake = bookmarks_ ? std::min(deadline_, next_bookmark()) : deadline_;
       if (state_.store.changed.wait_until(lock, std::min(wake, Clock::now() + std::chrono::seconds(1))) ==
               std::cv_status::timeout &&
           Clock::now() < wake) {
         chunk.clear();  // idle: let the server check the connection
         return true;
       }
-      if (bookmarks_ && Clock::now() >= last_bookmark + bookmark_interval_) {
+      if (bookmarks_ && Clock::now() >= next_bookmark()) {
         last_rv_ = std::max(last_rv_, state_.store.current_rv());
         pending_.push_back(bookmark(false));
+        last_bookmark_ = Clock::now();
       }
     }
     chunk = std::move(pending_.front());
@@ -97,6 +96,30 @@ class WatchStream : public ResponseStream {
   }
 
  private:
+  // A write that moves an object across the watch's selectors is seen as it would be by a
+  // watcher of just the matching set: entering is ADDED, leaving is DELETED (with the object
+  // as it was, at the write's resourceVersion), as kube-apiserver's watch cache sends them.
+  void queue_event(const WatchEvent& e) {
+    bool now_matches = matches(*e.object);
+    bool matched_before = e.previous && matches(*e.previous);
+    if (e.type == "MODIFIED" && now_matches && !matched_before) {
+      pending_.push_back(render("ADDED", *e.object));
+    } else if (e.type == "MODIFIED" && !now_matches && matched_before) {
+      auto gone = clone(*e.previous);
+      set_resource_version(*gone, e.resource_version);
+      pending_.push_back(render("DELETED", *gone));
+    } else if (now_matches || (e.type == "DELETED" && matched_before)) {
+      pending_.push_back(render(e.type.c_str(), *e.object));
+    }
+  }
+
+  // Every interval, and once two seconds before the watch times out so the client can resume
+  // from there (kube-apiserver's watch cache does both).
+  Clock::time_point next_bookmark() const {
+    auto periodic = last_bookmark_ + bookmark_interval_;
+    auto before_timeout = deadline_ - std::chrono::seconds(2);
+    return last_bookmark_ < before_timeout ? std::min(periodic, before_timeout) : periodic;
+  }
 
   bool matches(const Json& obj) const {
     return labels_.matches(at_path(obj, {"metadata", "labels"})) && fields_.matches(obj);
@@ -130,6 +153,9 @@ class WatchStream : public ResponseStream {
   bool finished_after_pending_ = false;
   uint64_t last_rv_ = 0;
   Clock::time_point deadline_;
+  // Not reset by next(): the wake-ups that let the server check the connection must not
+  // postpone the bookmark, or a quiet watch with an interval over a second never gets one.
+  Clock::time_point last_bookmark_ = Clock::now();
   std::chrono::milliseconds bookmark_interval_{5000};
   std::deque<std::string> pending_;
 };
