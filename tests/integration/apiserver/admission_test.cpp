@@ -57,7 +57,10 @@ class FakeWebhook {
     bool changes = old_replicas && new_replicas && old_replicas->IsNumber() && new_replicas->IsNumber() &&
                    old_replicas->GetDouble() != new_replicas->GetDouble();
     HttpResponse response;
-    if (changes && user != "operator") {
+    if (user == "silent-denier") {
+      response.body = R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":")" + uid +
+                      R"(","allowed":false}})";
+    } else if (changes && user != "operator") {
       response.body = R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":")" + uid +
                       R"(","allowed":false,"status":{"code":403,"reason":"Forbidden","message":"replicas of this database is managed by DatabaseHorizontalAutoscaler \"pg\""}}})";
     } else {
@@ -83,6 +86,7 @@ class AdmissionTest : public ApiServerTest {
   void configure(ApiServerOptions& options) override {
     options.tokens["op-token"] = Identity{"operator", {"system:serviceaccounts"}, "u1"};
     options.tokens["gitops-token"] = Identity{"kustomize-controller", {}, "u2"};
+    options.tokens["silent-token"] = Identity{"silent-denier", {}, "u3"};
     options.webhook_services["cozy-db-autoscaler/db-autoscaler"] = webhook.port();
   }
 
@@ -240,6 +244,17 @@ TEST_F(AdmissionTest, ScaleWritesAreReviewedAsAnAutoscalingV1Scale) {
   EXPECT_EQ(apiserver::at_path(review, {"request", "oldObject", "spec", "replicas"})->GetInt64(), 2);
   EXPECT_EQ(apiserver::at_path(review, {"request", "object", "spec", "instances"}), nullptr)
       << "the webhook sees the Scale, not the Cluster";
+}
+
+TEST_F(AdmissionTest, ADenialWithoutStatusIs400WithoutExplanation) {
+  register_webhook(service_config(), "Fail", 5);
+  create_release();
+  auto denied = patch_replicas(4, "silent-token");
+  EXPECT_EQ(denied.status, 400) << denied.body;
+  auto doc = denied.json();
+  EXPECT_FALSE(doc.HasMember("reason")) << "no reason given, none made up";
+  EXPECT_EQ(std::string(doc["message"].GetString()),
+            "admission webhook \"replicas.autoscaling.cozystack.io\" denied the request without explanation");
 }
 
 }  // namespace

@@ -59,7 +59,7 @@ std::vector<Case> cases() {
        422, "reportingController: Required value"},
       {"events.k8s.io event without action", kEvents,
        new_event("no-action", kRegarding + R"(,"eventTime":"2026-01-02T03:04:05.000000Z","type":"Normal","reason":"Scaled","reportingController":"c","reportingInstance":"i")"),
-       422, "Event.events.k8s.io \"no-action\" is invalid: action: Required value"},
+       422, "Event \"no-action\" is invalid: action: Required value"},
       {"events.k8s.io event with a type other than Normal or Warning", kEvents,
        new_event("bad-type", kRegarding + R"(,"eventTime":"2026-01-02T03:04:05.000000Z","type":"Info","reason":"Scaled","action":"Scale","reportingController":"c","reportingInstance":"i")"),
        422, "type: Invalid value: \"\": has invalid value: Info"},

@@ -79,7 +79,7 @@ INSTANTIATE_TEST_SUITE_P(
                        "the name of the object (other) does not match the name on the URL (db)"},
         BadRequestCase{"UpdateWithoutResourceVersion", "PUT",
                        "/apis/apps.cozystack.io/v1alpha1/namespaces/default/postgreses/db", kPg, "application/json",
-                       422, "Invalid", "metadata.resourceVersion: Invalid value: 0x0: must be specified for an update"},
+                       422, "Invalid", "metadata.resourceVersion: Invalid value: 0: must be specified for an update"},
         BadRequestCase{"StaleResourceVersion", "PUT",
                        "/apis/apps.cozystack.io/v1alpha1/namespaces/default/postgreses/db",
                        R"({"apiVersion":"apps.cozystack.io/v1alpha1","kind":"Postgres","metadata":{"name":"db","resourceVersion":"1"},"spec":{"replicas":3}})",

@@ -227,10 +227,13 @@ void call_webhooks(const std::vector<MatchedWebhook>& hooks, const AdmissionAttr
         if (s.IsString()) warnings.emplace_back(s.GetString());
     const Json* allowed = at_path(response, {"response", "allowed"});
     if (allowed && allowed->IsBool() && allowed->GetBool()) continue;
-    int code = 403;
-    if (const Json* c = at_path(response, {"response", "status", "code"}); c && c->IsInt() && c->GetInt() > 0) code = c->GetInt();
-    std::string reason = string_at(response, {"response", "status", "reason"}, code == 403 ? "Forbidden" : "");
+    // As kube-apiserver turns a denial into an error: the webhook's code (400 when it gives
+    // none below 400) and reason as they are; its message, else its reason, after who denied.
+    int code = 400;
+    if (const Json* c = at_path(response, {"response", "status", "code"}); c && c->IsInt() && c->GetInt() >= 400) code = c->GetInt();
+    std::string reason = string_at(response, {"response", "status", "reason"});
     std::string message = string_at(response, {"response", "status", "message"});
+    if (message.empty()) message = reason;
     std::string full = "admission webhook \"" + name + "\" denied the request" +
                        (message.empty() ? " without explanation" : ": " + message);
     throw ApiError(code, reason, full);

@@ -61,7 +61,7 @@ std::string status_json(const ApiError& error) {
   w.Key("metadata"); w.StartObject(); w.EndObject();
   w.Key("status"); w.String("Failure");
   w.Key("message"); w.String(error.what());
-  w.Key("reason"); w.String(error.reason());
+  if (!error.reason().empty()) { w.Key("reason"); w.String(error.reason()); }  // omitempty, as in kube
   bool has_details = !error.detail_name.empty() || !error.detail_kind.empty() || !error.causes.empty() ||
                      error.retry_after_seconds > 0;
   if (has_details) {

@@ -1,5 +1,5 @@
 // Bearer-token identities, TokenReview (authentication.k8s.io/v1) and a minimal
-// SubjectAccessReview (authorization.k8s.io/v1): system:masters or an allow-listed user.
+// (Self)SubjectAccessReview (authorization.k8s.io/v1): system:masters or an allow-listed user.
 
 #include "server_state.hpp"
 
@@ -21,7 +21,8 @@ void set_strings(Json& obj, const char* key, const std::vector<std::string>& val
 
 }  // namespace
 
-HttpResponse handle_review(ServerState& state, const ResourceRequest& rr, const HttpRequest& request) {
+HttpResponse handle_review(ServerState& state, const ResourceRequest& rr, const HttpRequest& request,
+                           const Identity& caller) {
   JsonDoc body = parse_json(request.body);
   if (!body.IsObject() || string_at(body, {"kind"}) != rr.type->kind)
     throw bad_request("the object provided is unrecognized (must be of type " + rr.type->kind + ")");
@@ -46,11 +47,16 @@ HttpResponse handle_review(ServerState& state, const ResourceRequest& rr, const 
       set_string(status, "error", token.empty() ? "token is empty" : "invalid bearer token", a);
     }
   } else {
-    std::string user = string_at(body, {"spec", "user"});
+    // A SubjectAccessReview names the user; a SelfSubjectAccessReview is about the caller.
+    bool self = rr.type->kind == "SelfSubjectAccessReview";
+    std::string user = self ? caller.username : string_at(body, {"spec", "user"});
     bool master = false;
-    if (const Json* groups = at_path(body, {"spec", "groups"}); groups && groups->IsArray())
+    if (self) {
+      for (const auto& g : caller.groups) master = master || g == "system:masters";
+    } else if (const Json* groups = at_path(body, {"spec", "groups"}); groups && groups->IsArray()) {
       for (const auto& g : groups->GetArray())
         master = master || (g.IsString() && std::string(g.GetString()) == "system:masters");
+    }
     bool allowed = master || state.options.sar_allowed_users.count(user) > 0;
     set_member(status, "allowed", Json(allowed), a);
     set_string(status, "reason",

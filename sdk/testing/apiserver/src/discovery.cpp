@@ -55,6 +55,8 @@ std::string resource_list(const ServerState& state, const std::string& group, co
     w.Key("kind"); w.String(type->kind);
     w.Key("verbs");
     if (type->create_only) strings(w, {"create"});
+    else if (type->group.empty() && type->plural == "namespaces")  // kube has no collection delete for them
+      strings(w, {"create", "delete", "get", "list", "patch", "update", "watch"});
     else strings(w, {"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"});
     if (!type->short_names.empty()) { w.Key("shortNames"); strings(w, type->short_names); }
     if (!type->categories.empty()) { w.Key("categories"); strings(w, type->categories); }

@@ -36,6 +36,15 @@ JsonDoc read_object_body(const HttpRequest& request) {
                  "application/yaml");
 }
 
+// A built-in kind's body may leave kind and apiVersion out: kube's typed decoder takes them
+// from the URL. Custom objects must carry both.
+void default_type_fields(JsonDoc& body, const ResourceRequest& rr) {
+  if (rr.type->is_crd || !body.IsObject()) return;
+  auto& a = body.GetAllocator();
+  if (string_at(body, {"kind"}).empty()) set_string(body, "kind", rr.type->kind, a);
+  if (string_at(body, {"apiVersion"}).empty()) set_string(body, "apiVersion", rr.api_version(), a);
+}
+
 void check_object_body(const Json& body, const ResourceRequest& rr, const std::string& expected_kind) {
   if (!body.IsObject()) throw bad_request("the object provided is unrecognized (must be of type " + expected_kind + ")");
   std::string kind = string_at(body, {"kind"});
@@ -175,6 +184,7 @@ void after_commit(ServerState& state, const ResourceRequest& rr, const Plan& pla
 }
 
 Plan plan_create(ServerState& state, const ResourceRequest& rr, JsonDoc body, const HttpRequest& request) {
+  default_type_fields(body, rr);
   check_object_body(body, rr, rr.type->kind);
   auto obj = std::make_shared<JsonDoc>();
   obj->Swap(body);
@@ -232,6 +242,7 @@ Plan plan_create(ServerState& state, const ResourceRequest& rr, JsonDoc body, co
 Plan plan_update(ServerState& state, const ResourceRequest& rr, const ObjectPtr& old, JsonDoc incoming,
                  const HttpRequest& request, bool unconditional_allowed) {
   const std::string name = rr.name;
+  default_type_fields(incoming, rr);
   check_object_body(incoming, rr, rr.type->kind);
   std::string body_name = string_at(incoming, {"metadata", "name"});
   if (!body_name.empty() && body_name != name)
@@ -242,10 +253,16 @@ Plan plan_update(ServerState& state, const ResourceRequest& rr, const ObjectPtr&
 
   uint64_t old_rv = resource_version_of(*old);
   std::string rv_text = string_at(incoming, {"metadata", "resourceVersion"});
-  if (rv_text.empty() && !unconditional_allowed && rr.type->is_crd)
-    throw invalid_object(*rr.type, name,
-                         {{"FieldValueInvalid", "Invalid value: 0x0: must be specified for an update",
-                           "metadata.resourceVersion"}});
+  if (rv_text.empty() && !unconditional_allowed && rr.type->is_crd) {
+    // kube names custom objects by resource here, not by kind.
+    ApiError error(422, "Invalid", rr.type->resource_with_group() + " \"" + name +
+                                       "\" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update");
+    error.detail_name = name;
+    error.detail_group = rr.type->group;
+    error.detail_kind = rr.type->plural;
+    error.causes = {{"FieldValueInvalid", "Invalid value: 0: must be specified for an update", "metadata.resourceVersion"}};
+    throw error;
+  }
   if (!rv_text.empty() && rv_text != std::to_string(old_rv))
     throw conflict(rr.type->resource_with_group(), name,
                    "the object has been modified; please apply your changes to the latest version and try again");
@@ -447,17 +464,24 @@ HttpResponse handle_list(ServerState& state, const ResourceRequest& rr, const Ht
   }
   std::vector<ObjectPtr> items;
   std::string next_token;
+  // How many objects follow the page: kube says so only for unfiltered lists.
+  bool count_remaining = labels.empty() && fields.empty();
+  int64_t remaining = 0;
   for (const auto& obj : state.store.list(rr.type->key(), rr.ns)) {
     std::string key = string_at(*obj, {"metadata", "namespace"}) + "/" + string_at(*obj, {"metadata", "name"});
     if (!start_after.empty() && key <= start_after) continue;
     if (!labels.matches(at_path(*obj, {"metadata", "labels"})) || !fields.matches(*obj)) continue;
     if (limit > 0 && items.size() == limit) {
-      // There is more: the token resumes after the last returned key.
-      const auto& last = *items.back();
-      std::string last_key = string_at(last, {"metadata", "namespace"}) + "/" + string_at(last, {"metadata", "name"});
-      next_token = base64_encode("{\"v\":\"meta.k8s.io/v1\",\"rv\":" + std::to_string(state.store.current_rv()) +
-                                 ",\"start\":\"" + last_key + "\"}");
-      break;
+      if (next_token.empty()) {
+        // There is more: the token resumes after the last returned key.
+        const auto& last = *items.back();
+        std::string last_key = string_at(last, {"metadata", "namespace"}) + "/" + string_at(last, {"metadata", "name"});
+        next_token = base64_encode("{\"v\":\"meta.k8s.io/v1\",\"rv\":" + std::to_string(state.store.current_rv()) +
+                                   ",\"start\":\"" + last_key + "\"}");
+      }
+      if (!count_remaining) break;
+      ++remaining;
+      continue;
     }
     items.push_back(obj);
   }
@@ -471,10 +495,18 @@ HttpResponse handle_list(ServerState& state, const ResourceRequest& rr, const Ht
   Json& meta = ensure_object(list, "metadata", a);
   set_string(meta, "resourceVersion", rv, a);
   if (!next_token.empty()) set_string(meta, "continue", next_token, a);
+  if (!next_token.empty() && count_remaining) set_member(meta, "remainingItemCount", Json(remaining), a);
   Json array(rapidjson::kArrayType);
   for (const auto& obj : items) {
     Json copy(*obj, a);
-    set_string(copy, "apiVersion", rr.api_version(), a);
+    if (rr.type->is_crd) {
+      set_string(copy, "apiVersion", rr.api_version(), a);
+    } else {
+      // Typed lists from kube-apiserver leave kind and apiVersion out of their items; a
+      // client that needs them must not get them here either.
+      remove_member(copy, "kind");
+      remove_member(copy, "apiVersion");
+    }
     array.PushBack(copy, a);
   }
   set_member(list, "items", std::move(array), a);
@@ -532,9 +564,14 @@ HttpResponse handle_patch(ServerState& state, Lock& lock, const ResourceRequest&
   if (strategic && rr.type->is_crd) throw unsupported_media_type("");
   if (mt != "application/merge-patch+json" && mt != "application/json-patch+json" && !strategic && !apply)
     throw unsupported_media_type(mt);
-  if (apply && request.param("fieldManager").empty())
-    throw ApiError(422, "Invalid",
+  if (apply && request.param("fieldManager").empty()) {
+    ApiError error(422, "Invalid",
                    "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch");
+    error.detail_group = "meta.k8s.io";
+    error.detail_kind = "PatchOptions";
+    error.causes = {{"FieldValueRequired", "Required value: is required for apply patch", "fieldManager"}};
+    throw error;
+  }
   JsonDoc patch = apply ? parse_yaml(request.body) : parse_json(request.body);
   if (apply && !state.store.get(rr.type->key(), rr.ns, rr.name)) {
     // Server-side apply of a missing object creates it (approximation: no field ownership).
@@ -686,7 +723,7 @@ HttpResponse handle_resource(ServerState& state, const ResourceRequest& rr, cons
   if (rr.type->create_only) {
     lock.unlock();
     if (m != "POST" || !rr.name.empty()) throw method_not_allowed("the server does not allow this method on the requested resource");
-    return handle_review(state, rr, request);
+    return handle_review(state, rr, request, identity);
   }
   if (!rr.subresource.empty()) {
     bool known = (rr.subresource == "status" && rr.version->has_status) ||

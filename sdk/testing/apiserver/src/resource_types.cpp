@@ -87,6 +87,10 @@ std::vector<std::shared_ptr<const ResourceType>> builtin_types() {
   auto sar = make("authorization.k8s.io", "v1", "SubjectAccessReview", "subjectaccessreviews", false);
   sar->create_only = true;
   out.push_back(sar);
+  // What `kubectl auth can-i` asks: may the caller itself do this?
+  auto self_sar = make("authorization.k8s.io", "v1", "SelfSubjectAccessReview", "selfsubjectaccessreviews", false);
+  self_sar->create_only = true;
+  out.push_back(self_sar);
   return out;
 }
 

@@ -36,6 +36,7 @@ class FieldSelector {
   // kube-apiserver words them.
   static FieldSelector parse(const std::string& text, const ResourceType& type);
   bool matches(const Json& object) const;
+  bool empty() const { return requirements_.empty(); }
 
  private:
   std::vector<Requirement> requirements_;

@@ -73,7 +73,8 @@ bool handle_discovery(ServerState& state, const HttpRequest& request, HttpRespon
 
 // TokenReview / SubjectAccessReview (auth.cpp).
 const Identity* identity_for_token(const ServerState& state, const std::string& token);
-HttpResponse handle_review(ServerState& state, const ResourceRequest& rr, const HttpRequest& request);
+HttpResponse handle_review(ServerState& state, const ResourceRequest& rr, const HttpRequest& request,
+                           const Identity& caller);
 
 // Table rendering (table.cpp).
 bool wants_table(const HttpRequest& request);

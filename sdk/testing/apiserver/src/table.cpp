@@ -151,8 +151,10 @@ std::string render_table(const ResourceType& type, const ResourceVersionInfo& ve
                       const std::string& description, int priority) {
       w.StartObject();
       w.Key("name"); w.String(name);
-      w.Key("type"); w.String(t == "date" ? "string" : t);
-      w.Key("format"); w.String(t == "date" ? "" : format);
+      // Built-in printers declare Age a string; CRD printer columns keep their declared type.
+      bool as_string = t == "date" && !type.is_crd;
+      w.Key("type"); w.String(as_string ? "string" : t);
+      w.Key("format"); w.String(as_string ? "" : format);
       w.Key("description"); w.String(description);
       w.Key("priority"); w.Int(priority);
       w.EndObject();

@@ -46,7 +46,9 @@ class WatchStream : public ResponseStream {
       // Start with the current state as ADDED events, as kube-apiserver does.
       for (const auto& obj : state_.store.list(rr_.type->key(), rr_.ns))
         if (matches(*obj)) pending_.push_back(render("ADDED", *obj));
-      if (send_initial) initial_end_bookmark_ = true;
+      // kube-apiserver marks the end of the current state with a bookmark whenever bookmarks
+      // are allowed, asked for with sendInitialEvents or not.
+      if (send_initial || bookmarks_) initial_end_bookmark_ = true;
       last_rv_ = state_.store.current_rv();
     } else {
       if (rv_text.find_first_not_of("0123456789") != std::string::npos || rv_text.size() > 19)
@@ -77,14 +79,14 @@ class WatchStream : public ResponseStream {
       }
       if (!pending_.empty()) break;
       // Without bookmarks only an event, the deadline or stop() wakes us (all notify or time out).
-      auto wake = bookmarks_ ? std::min(deadline_, next_bookmark()) : deadline_;
+      auto wake = bookmarks_ ? std::min(deadline_, last_bookmark_ + bookmark_interval_) : deadline_;
       if (state_.store.changed.wait_until(lock, std::min(wake, Clock::now() + std::chrono::seconds(1))) ==
               std::cv_status::timeout &&
           Clock::now() < wake) {
         chunk.clear();  // idle: let the server check the connection
         return true;
       }
-      if (bookmarks_ && Clock::now() >= next_bookmark()) {
+      if (bookmarks_ && Clock::now() >= last_bookmark_ + bookmark_interval_) {
         last_rv_ = std::max(last_rv_, state_.store.current_rv());
         pending_.push_back(bookmark(false));
         last_bookmark_ = Clock::now();
@@ -111,14 +113,6 @@ class WatchStream : public ResponseStream {
     } else if (now_matches || (e.type == "DELETED" && matched_before)) {
       pending_.push_back(render(e.type.c_str(), *e.object));
     }
-  }
-
-  // Every interval, and once two seconds before the watch times out so the client can resume
-  // from there (kube-apiserver's watch cache does both).
-  Clock::time_point next_bookmark() const {
-    auto periodic = last_bookmark_ + bookmark_interval_;
-    auto before_timeout = deadline_ - std::chrono::seconds(2);
-    return last_bookmark_ < before_timeout ? std::min(periodic, before_timeout) : periodic;
   }
 
   bool matches(const Json& obj) const {
