@@ -218,6 +218,14 @@ TEST_F(KubeParityTest, KubectlAuthCanIAsksAboutTheCaller) {
                      "tenant-token");
   ASSERT_EQ(tenant.status, 201) << tenant.body;
   EXPECT_FALSE(tenant.json()["status"]["allowed"].GetBool());
+
+  // kubectl sends the review as protobuf.
+  auto yes = kubectl("--token=admin-token auth can-i patch postgreses.apps.cozystack.io -n default");
+  EXPECT_EQ(yes.exit_code, 0) << yes.output;
+  EXPECT_EQ(yes.output, "yes\n");
+  auto no = kubectl("--token=tenant-token auth can-i get configmaps -n default");
+  EXPECT_EQ(no.exit_code, 1) << no.output;
+  EXPECT_EQ(no.output, "no\n");
 }
 
 }  // namespace

@@ -158,6 +158,37 @@ void decode_object(const std::string& kind, std::string_view raw, JsonDoc& out) 
   if (hard.IsObject()) set_member(ensure_object(out, "spec", a), "hard", std::move(hard), a);
 }
 
+// SelfSubjectAccessReview (what `kubectl auth can-i` sends): spec.resourceAttributes or
+// spec.nonResourceAttributes.
+void decode_self_review(std::string_view raw, JsonDoc& out) {
+  static const char* const kResourceFields[] = {"", "namespace", "verb", "group", "version",
+                                                "resource", "subresource", "name"};
+  auto& a = out.GetAllocator();
+  Reader r(raw);
+  Field f;
+  while (r.next(f)) {
+    if (f.number == 1 && f.wire == 2) set_member(out, "metadata", object_meta(f.bytes, a), a);
+    if (f.number != 2 || f.wire != 2) continue;
+    Json& spec = ensure_object(out, "spec", a);
+    Reader sr(f.bytes);
+    Field sf;
+    while (sr.next(sf)) {
+      if (sf.wire != 2 || (sf.number != 1 && sf.number != 2)) continue;
+      Json attrs(rapidjson::kObjectType);
+      Reader ar(sf.bytes);
+      Field af;
+      while (ar.next(af)) {
+        if (af.wire != 2) continue;
+        if (sf.number == 1 && af.number >= 1 && af.number <= 7)
+          set_member(attrs, kResourceFields[af.number], str(af.bytes, a), a);
+        if (sf.number == 2 && (af.number == 1 || af.number == 2))
+          set_member(attrs, af.number == 1 ? "path" : "verb", str(af.bytes, a), a);
+      }
+      set_member(spec, sf.number == 1 ? "resourceAttributes" : "nonResourceAttributes", std::move(attrs), a);
+    }
+  }
+}
+
 }  // namespace
 
 JsonDoc decode_kubernetes_protobuf(std::string_view body) {
@@ -179,14 +210,16 @@ JsonDoc decode_kubernetes_protobuf(std::string_view body) {
     }
   }
   static const char* const kSupported[] = {"Namespace", "ConfigMap", "Secret", "ServiceAccount", "ResourceQuota"};
-  bool supported = api_version == "v1";
+  bool self_review = api_version == "authorization.k8s.io/v1" && kind == "SelfSubjectAccessReview";
   bool known = false;
   for (const char* k : kSupported) known = known || kind == k;
-  if (!supported || !known) throw unsupported("kind " + api_version + "/" + kind + " is not decoded by the test kit");
+  if (!self_review && (api_version != "v1" || !known))
+    throw unsupported("kind " + api_version + "/" + kind + " is not decoded by the test kit");
   JsonDoc out(rapidjson::kObjectType);
   set_string(out, "apiVersion", api_version, out.GetAllocator());
   set_string(out, "kind", kind, out.GetAllocator());
-  decode_object(kind, raw, out);
+  if (self_review) decode_self_review(raw, out);
+  else decode_object(kind, raw, out);
   return out;
 }
 

@@ -13,6 +13,7 @@
 
 namespace dha::testing::apiserver {
 
+
 namespace {
 
 using Lock = std::unique_lock<std::mutex>;
@@ -25,16 +26,6 @@ std::string media_type(const std::string& content_type) {
 }
 
 bool is_yaml(const std::string& mt) { return mt == "application/yaml" || mt == "application/x-yaml" || mt == "text/yaml"; }
-
-JsonDoc read_object_body(const HttpRequest& request) {
-  std::string mt = media_type(request.header("content-type"));
-  if (mt == "application/json") return parse_json(request.body);
-  if (is_yaml(mt)) return parse_yaml(request.body);
-  if (mt == "application/vnd.kubernetes.protobuf") return decode_kubernetes_protobuf(request.body);
-  throw ApiError(415, "UnsupportedMediaType",
-                 "the body of the request was in an unknown format - accepted media types include: application/json, "
-                 "application/yaml");
-}
 
 // A built-in kind's body may leave kind and apiVersion out: kube's typed decoder takes them
 // from the URL. Custom objects must carry both.
@@ -704,6 +695,16 @@ HttpResponse handle_delete_collection(ServerState& state, Lock& lock, const Reso
 }
 
 }  // namespace
+
+JsonDoc read_object_body(const HttpRequest& request) {
+  std::string mt = media_type(request.header("content-type"));
+  if (mt == "application/json") return parse_json(request.body);
+  if (is_yaml(mt)) return parse_yaml(request.body);
+  if (mt == "application/vnd.kubernetes.protobuf") return decode_kubernetes_protobuf(request.body);
+  throw ApiError(415, "UnsupportedMediaType",
+                 "the body of the request was in an unknown format - accepted media types include: application/json, "
+                 "application/yaml");
+}
 
 std::shared_ptr<JsonDoc> object_for_version(const Json& object, const std::string& api_version) {
   auto out = clone(object);

@@ -71,6 +71,10 @@ HttpResponse handle_resource(ServerState& state, const ResourceRequest& rr, cons
 // Discovery and OpenAPI (discovery.cpp); returns false if the path is not a discovery path.
 bool handle_discovery(ServerState& state, const HttpRequest& request, HttpResponse& response);
 
+// A request body as a JSON document, from JSON, YAML or the protobuf kubectl sends for some
+// built-ins (throws ApiError 415 for other media types).
+JsonDoc read_object_body(const HttpRequest& request);
+
 // TokenReview / SubjectAccessReview (auth.cpp).
 const Identity* identity_for_token(const ServerState& state, const std::string& token);
 HttpResponse handle_review(ServerState& state, const ResourceRequest& rr, const HttpRequest& request,
