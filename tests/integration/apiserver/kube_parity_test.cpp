@@ -228,5 +228,11 @@ TEST_F(KubeParityTest, KubectlAuthCanIAsksAboutTheCaller) {
   EXPECT_EQ(no.output, "no\n");
 }
 
+TEST_F(KubeParityTest, OpenApiNamesCustomSchemasByTheReversedGroup) {
+  auto doc = as_admin("GET", "/openapi/v3/apis/apps.cozystack.io/v1alpha1").json();
+  ASSERT_TRUE(doc.IsObject() && doc.HasMember("components"));
+  EXPECT_TRUE(doc["components"]["schemas"].HasMember("io.cozystack.apps.v1alpha1.Postgres"));
+}
+
 }  // namespace
 }  // namespace dha::testing::test
