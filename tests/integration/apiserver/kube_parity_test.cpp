@@ -234,5 +234,43 @@ TEST_F(KubeParityTest, OpenApiNamesCustomSchemasByTheReversedGroup) {
   EXPECT_TRUE(doc["components"]["schemas"].HasMember("io.cozystack.apps.v1alpha1.Postgres"));
 }
 
+TEST_F(KubeParityTest, ADeletedNamespaceIsTerminatingUntilWhatItHoldsIsGone) {
+  const std::string ns = R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"doomed"}})";
+  const std::string pgs = "/apis/apps.cozystack.io/v1alpha1/namespaces/doomed/postgreses";
+  ASSERT_EQ(as_admin("POST", "/api/v1/namespaces", ns).status, 201);
+  ASSERT_EQ(as_admin("POST", pgs, pg("held", "{}", R"(["example.com/keep"])")).status, 201);
+  ASSERT_EQ(as_admin("POST", pgs, pg("free")).status, 201);
+
+  auto deleted = as_admin("DELETE", "/api/v1/namespaces/doomed");
+  ASSERT_EQ(deleted.status, 200) << deleted.body;
+  EXPECT_STREQ(deleted.json()["status"]["phase"].GetString(), "Terminating");
+  EXPECT_EQ(as_admin("GET", pgs + "/free").status, 404) << "content without finalizers goes at once";
+  EXPECT_TRUE(as_admin("GET", pgs + "/held").json()["metadata"].HasMember("deletionTimestamp"));
+  EXPECT_STREQ(as_admin("GET", "/api/v1/namespaces/doomed").json()["status"]["phase"].GetString(), "Terminating");
+
+  auto refused = as_admin("POST", "/api/v1/namespaces/doomed/configmaps",
+                          R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"}})");
+  EXPECT_EQ(refused.status, 403) << refused.body;
+  auto status = refused.json();
+  EXPECT_EQ(std::string(status["message"].GetString()),
+            "configmaps \"c\" is forbidden: unable to create new content in namespace doomed because it is being "
+            "terminated");
+  EXPECT_STREQ(status["details"]["causes"][0]["reason"].GetString(), "NamespaceTerminating");
+
+  // Releasing the last finalizer lets the namespace go.
+  ASSERT_EQ(as_admin("PATCH", pgs + "/held", R"({"metadata":{"finalizers":null}})", "application/merge-patch+json").status,
+            200);
+  EXPECT_EQ(as_admin("GET", "/api/v1/namespaces/doomed").status, 404);
+}
+
+TEST_F(KubeParityTest, AnEmptyNamespaceAnswersTerminatingAndGoes) {
+  ASSERT_EQ(as_admin("POST", "/api/v1/namespaces", R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"e"}})").status,
+            201);
+  auto deleted = as_admin("DELETE", "/api/v1/namespaces/e");
+  ASSERT_EQ(deleted.status, 200);
+  EXPECT_STREQ(deleted.json()["status"]["phase"].GetString(), "Terminating");
+  EXPECT_EQ(as_admin("GET", "/api/v1/namespaces/e").status, 404);
+}
+
 }  // namespace
 }  // namespace dha::testing::test

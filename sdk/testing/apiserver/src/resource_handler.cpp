@@ -3,6 +3,7 @@
 
 #include "admission.hpp"
 #include "builtin_validation.hpp"
+#include "namespace_lifecycle.hpp"
 #include "object_meta.hpp"
 #include "patch.hpp"
 #include "protobuf_decode.hpp"
@@ -204,6 +205,7 @@ Plan plan_create(ServerState& state, const ResourceRequest& rr, JsonDoc body, co
   if (!causes.empty()) throw invalid_object(*rr.type, name, std::move(causes));
   if (state.store.get(rr.type->key(), rr.type->namespaced ? rr.ns : "", name))
     throw already_exists(rr.type->resource_with_group(), name);
+  refuse_create_in_terminating_namespace(state, rr, name);
 
   set_string(*obj, "apiVersion", rr.api_version(), alloc);
   set_string(meta, "uid", new_uid(), alloc);
@@ -364,6 +366,8 @@ bool admit_and_commit(ServerState& state, Lock& lock, const ResourceRequest& rr,
   if (plan.action == Action::Store) state.store.put(rr.type->key(), ns, name, plan.next, rv, plan.event);
   else state.store.erase(rr.type->key(), ns, name, plan.next, rv);
   after_commit(state, rr, plan);
+  // The last object of a terminating namespace going lets the namespace go.
+  if (plan.action == Action::Erase && rr.type->namespaced) run_namespace_controller(state, ns);
   return true;
 }
 
@@ -607,7 +611,11 @@ HttpResponse handle_delete(ServerState& state, Lock& lock, const ResourceRequest
     plan.operation = "DELETE";
     plan.next = clone(*current);
     auto& a = plan.next->GetAllocator();
-    bool has_finalizers = !finalizers_of(*current).empty();
+    // A namespace is held by its spec.finalizers ("kubernetes") until its content is gone.
+    const Json* spec_finalizers = at_path(*current, {"spec", "finalizers"});
+    bool has_finalizers = !finalizers_of(*current).empty() ||
+                          (is_namespace_type(*rr.type) && spec_finalizers && spec_finalizers->IsArray() &&
+                           !spec_finalizers->Empty());
     if (has_finalizers) {
       if (!string_at(*current, {"metadata", "deletionTimestamp"}).empty())
         return respond_object(rr, request, current, 200);
@@ -616,43 +624,13 @@ HttpResponse handle_delete(ServerState& state, Lock& lock, const ResourceRequest
       set_member(meta, "deletionGracePeriodSeconds", Json(int64_t{0}), a);
       if (const Json* gen = member(meta, "generation"); gen && gen->IsInt64())
         set_member(meta, "generation", Json(gen->GetInt64() + 1), a);
-      if (rr.type->group.empty() && rr.type->plural == "namespaces")
-        set_string(ensure_object(*plan.next, "status", a), "phase", "Terminating", a);
+      if (is_namespace_type(*rr.type)) set_string(ensure_object(*plan.next, "status", a), "phase", "Terminating", a);
     } else {
       plan.action = Action::Erase;
       plan.event = "DELETED";
     }
     if (!admit_and_commit(state, lock, rr, plan, identity, is_dry_run, rr.ns, rr.name)) continue;
-    if (!is_dry_run && rr.type->group.empty() && rr.type->plural == "namespaces") {
-      // The namespace controller, at once: delete (or mark) everything inside, then the
-      // namespace itself once nothing with a finalizer remains.
-      bool pending = false;
-      for (const auto& [key, type] : state.types) {
-        if (!type->namespaced) continue;
-        for (const auto& obj : state.store.list(key, rr.name)) {
-          auto copy = clone(*obj);
-          uint64_t rv = state.store.next_rv();
-          set_resource_version(*copy, rv);
-          std::string name = string_at(*obj, {"metadata", "name"});
-          if (finalizers_of(*obj).empty()) {
-            state.store.erase(key, rr.name, name, copy, rv);
-          } else {
-            pending = true;
-            if (string_at(*obj, {"metadata", "deletionTimestamp"}).empty()) {
-              set_string(ensure_object(*copy, "metadata", copy->GetAllocator()), "deletionTimestamp", now(), copy->GetAllocator());
-              state.store.put(key, rr.name, name, copy, rv, "MODIFIED");
-            }
-          }
-        }
-      }
-      if (!pending && plan.action == Action::Store) {
-        auto final_ns = clone(*plan.next);
-        remove_member(ensure_object(*final_ns, "spec", final_ns->GetAllocator()), "finalizers");
-        uint64_t rv = state.store.next_rv();
-        set_resource_version(*final_ns, rv);
-        state.store.erase(rr.type->key(), "", rr.name, final_ns, rv);
-      }
-    }
+    if (!is_dry_run && is_namespace_type(*rr.type)) run_namespace_controller(state, rr.name);
     // Gone at once: kube answers with a Status naming what went (kind is the resource, as
     // there); an object waiting on finalizers is answered with its new state.
     if (plan.action == Action::Erase && !want_object && !rr.type->delete_returns_object)
