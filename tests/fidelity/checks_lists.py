@@ -208,7 +208,21 @@ def table_configmap(t, ns):
            {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"a": "1"}})
     body = t.http("GET", f"/api/v1/namespaces/{ns}/configmaps", accept=TABLE).json
     cells = [re.sub(r"^\d+s$", "<age>", c) if isinstance(c, str) else c for c in body["rows"][0]["cells"]]
-    return {"columns": [c["name"] for c in body["columnDefinitions"]], "cells": cells}
+    return {"columns": [(c["name"], c["type"]) for c in body["columnDefinitions"]], "cells": cells}
+
+
+@check("table: Secret and ServiceAccount Tables")
+def table_secret_sa(t, ns):
+    t.http("POST", f"/api/v1/namespaces/{ns}/secrets",
+           {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "type": "Opaque", "data": {"a": "eA=="}})
+    t.http("POST", f"/api/v1/namespaces/{ns}/serviceaccounts",
+           {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "sa"}, "secrets": [{"name": "s"}]})
+    out = {}
+    for plural, name in [("secrets", "s"), ("serviceaccounts", "sa")]:
+        body = t.http("GET", f"/api/v1/namespaces/{ns}/{plural}/{name}", accept=TABLE).json
+        cells = [re.sub(r"^\d+s$", "<age>", c) if isinstance(c, str) else c for c in body["rows"][0]["cells"]]
+        out[plural] = {"columns": [(c["name"], c["type"]) for c in body["columnDefinitions"]], "cells": cells}
+    return out
 
 
 @check("table: kubectl get prints the printer columns")

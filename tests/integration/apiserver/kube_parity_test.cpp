@@ -272,5 +272,25 @@ TEST_F(KubeParityTest, AnEmptyNamespaceAnswersTerminatingAndGoes) {
   EXPECT_EQ(as_admin("GET", "/api/v1/namespaces/e").status, 404);
 }
 
+TEST_F(KubeParityTest, BuiltInTablesCountDataAsKubesPrintersDo) {
+  ASSERT_EQ(as_admin("POST", "/api/v1/namespaces/default/configmaps",
+                     R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"a":"1","b":"2"},
+                         "binaryData":{"c":"eA=="}})")
+                .status,
+            201);
+  HttpCall get;
+  get.url = server->url() + "/api/v1/namespaces/default/configmaps/c";
+  get.token = "admin-token";
+  get.ca_pem = server->ca_pem();
+  get.extra_headers = {"Accept: application/json;as=Table;v=v1;g=meta.k8s.io"};
+  auto doc = http(get).json();
+  ASSERT_TRUE(doc.IsObject() && doc.HasMember("columnDefinitions"));
+  std::vector<std::string> columns;
+  for (const auto& c : doc["columnDefinitions"].GetArray()) columns.push_back(c["name"].GetString());
+  EXPECT_EQ(columns, (std::vector<std::string>{"Name", "Data", "Age"}));
+  EXPECT_STREQ(doc["columnDefinitions"][1]["type"].GetString(), "string") << "declared so by kube, cells are numbers";
+  EXPECT_EQ(doc["rows"][0]["cells"][1].GetInt64(), 3) << "data and binaryData together";
+}
+
 }  // namespace
 }  // namespace dha::testing::test

@@ -58,12 +58,16 @@ std::vector<std::shared_ptr<const ResourceType>> builtin_types() {
                               "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"};
   core_event->own_field_labels = true;
   out.push_back(core_event);
-  out.push_back(make("", "v1", "ConfigMap", "configmaps", true, {"cm"}));
-  auto secret = make("", "v1", "Secret", "secrets", true);
+  // DATA/SECRETS count entries, as kube's printers do ("count" is the kit's column type).
+  out.push_back(make("", "v1", "ConfigMap", "configmaps", true, {"cm"},
+                     {{"Data", "count", ".data,.binaryData", "", "", 0}, kAge}));
+  auto secret = make("", "v1", "Secret", "secrets", true, {},
+                     {{"Type", "string", ".type", "", "", 0}, {"Data", "count", ".data", "", "", 0}, kAge});
   secret->field_labels = {"type"};
   secret->own_field_labels = true;
   out.push_back(secret);
-  auto service_account = make("", "v1", "ServiceAccount", "serviceaccounts", true, {"sa"});
+  auto service_account = make("", "v1", "ServiceAccount", "serviceaccounts", true, {"sa"},
+                              {{"Secrets", "count", ".secrets", "", "", 0}, kAge});
   service_account->delete_returns_object = true;
   out.push_back(service_account);
   auto event = make("events.k8s.io", "v1", "Event", "events", true, {"ev"},

@@ -93,7 +93,24 @@ void eval_path(const Json& node, const std::string& path, std::size_t pos, std::
   eval_path(node, path, pos + 1, out);
 }
 
+// A "count" column (built-in printers' DATA, SECRETS) adds up the entries of the maps or lists
+// at its comma-separated paths, as kube's printers count them.
+int64_t count_entries(const PrinterColumn& col, const Json& obj) {
+  int64_t n = 0;
+  std::string paths = col.json_path + ",";
+  for (std::size_t start = 0, comma; (comma = paths.find(',', start)) != std::string::npos; start = comma + 1) {
+    std::vector<const Json*> values;
+    eval_path(obj, paths.substr(start, comma - start), 0, values);
+    for (const Json* v : values) n += v->IsObject() ? v->MemberCount() : v->IsArray() ? v->Size() : 0;
+  }
+  return n;
+}
+
 void write_cell(rapidjson::Writer<rapidjson::StringBuffer>& w, const PrinterColumn& col, const Json& obj) {
+  if (col.type == "count") {
+    w.Int64(count_entries(col, obj));
+    return;
+  }
   std::string path = col.json_path;
   if (!path.empty() && path.front() == '{') path = path.substr(1, path.size() - 2);
   std::vector<const Json*> values;
@@ -153,7 +170,7 @@ std::string render_table(const ResourceType& type, const ResourceVersionInfo& ve
       w.Key("name"); w.String(name);
       // Built-in printers declare Age a string; CRD printer columns keep their declared type.
       bool as_string = t == "date" && !type.is_crd;
-      w.Key("type"); w.String(as_string ? "string" : t);
+      w.Key("type"); w.String(as_string || t == "count" ? "string" : t);  // kube declares counts strings too
       w.Key("format"); w.String(as_string ? "" : format);
       w.Key("description"); w.String(description);
       w.Key("priority"); w.Int(priority);
