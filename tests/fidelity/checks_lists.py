@@ -176,6 +176,13 @@ def watch_initial_events(t, ns):
     return out
 
 
+@check("watch: events of a built-in kind (ConfigMap) carry kind and apiVersion")
+def watch_core_kinds(t, ns):
+    t.http("POST", f"/api/v1/namespaces/{ns}/configmaps", {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}})
+    r = t.http("GET", f"/api/v1/namespaces/{ns}/configmaps?watch=true&timeoutSeconds=1", timeout=11)
+    return [(e["type"], e["object"].get("kind"), e["object"].get("apiVersion")) for e in r.lines()]
+
+
 @check("watch: an unsupported field selector is refused")
 def watch_bad_field(t, ns):
     return status_of(watch(t, ns, "fieldSelector=spec.replicas%3D1", timeout=1))

@@ -153,12 +153,13 @@ def report(results, args):
         if name not in matched:
             print(f"DIFFERS  {name}\n    kube-apiserver: {canonical(kube)}\n    dha-apiserver:  {canonical(dha)}")
     print(f"dha-apiserver matches kube-apiserver on {len(matched)} of {len(results)} checks")
+    ran = {name for name, _ in results}
     if args.write_baseline and args.baseline:
-        write_baseline(args.baseline, matched)
+        # Checks left out by --only keep their entries.
+        write_baseline(args.baseline, matched | (read_baseline(args.baseline) - ran))
         print(f"fidelity: baseline written to {args.baseline}")
         return 0
     baseline = read_baseline(args.baseline)
-    ran = {name for name, _ in results}
     regressed = sorted(n for n in baseline & ran if n not in matched)
     improved = sorted(n for n in matched if n not in baseline)
     for n in improved:
