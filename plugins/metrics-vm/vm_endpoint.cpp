@@ -52,11 +52,11 @@ std::string VmEndpoint::base_for(std::string_view namespace_name,
   return base;
 }
 
-std::string instant_query_url(std::string_view base, std::string_view query) {
+namespace {
+
+void append_escaped(std::string& out, std::string_view text) {
   static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out(base);
-  out += "/api/v1/query?query=";
-  for (unsigned char c : query) {
+  for (unsigned char c : text) {
     if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
       out += static_cast<char>(c);
     } else {
@@ -65,6 +65,19 @@ std::string instant_query_url(std::string_view base, std::string_view query) {
       out += kHex[c & 15];
     }
   }
+}
+
+}  // namespace
+
+std::string instant_query_url(std::string_view base, std::string_view query, std::string_view namespace_name) {
+  if (namespace_name.empty()) {
+    throw sdk::Error(DHA_INVALID_ARGUMENT, "the query has no namespace to be scoped to; it is not sent");
+  }
+  std::string out(base);
+  out += "/api/v1/query?query=";
+  append_escaped(out, query);
+  out += "&extra_label=";
+  append_escaped(out, "namespace=" + std::string(namespace_name));
   return out;
 }
 

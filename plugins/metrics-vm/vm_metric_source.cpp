@@ -59,7 +59,7 @@ std::string VmMetricSource::read_bearer_token() const {
 
 sdk::Samples VmMetricSource::instant_query(const sdk::InstantQuery& query) const {
   const std::string base = endpoint_.base_for(query.namespace_name, query.monitoring_namespace);
-  const std::string url = instant_query_url(base, query.query);
+  const std::string url = instant_query_url(base, query.query, query.namespace_name);
   HttpGetOptions options;
   options.timeout_seconds = std::min(timeout_seconds_, query.timeout_seconds);
   options.max_response_bytes = max_response_bytes_;

@@ -45,9 +45,23 @@ TEST(VmEndpoint, TemplateErrorsAreTyped) {
   EXPECT_THROW((void)per_ns.base_for("a/b", std::nullopt), sdk::Error);
 }
 
-TEST(VmEndpoint, QueryIsPercentEncoded) {
-  EXPECT_EQ(instant_query_url("http://h", R"(sum(x{namespace="a b"}) + 1)"),
-            "http://h/api/v1/query?query=sum%28x%7Bnamespace%3D%22a%20b%22%7D%29%20%2B%201");
+TEST(VmEndpoint, QueryIsPercentEncodedAndScopedToTheNamespace) {
+  EXPECT_EQ(instant_query_url("http://h", R"(sum(x{namespace="a b"}) + 1)", "tenant-a"),
+            "http://h/api/v1/query?query=sum%28x%7Bnamespace%3D%22a%20b%22%7D%29%20%2B%201"
+            "&extra_label=namespace%3Dtenant-a");
+  // A value cannot add a parameter of its own.
+  EXPECT_EQ(instant_query_url("http://h", "up", "a&extra_label=x"),
+            "http://h/api/v1/query?query=up&extra_label=namespace%3Da%26extra_label%3Dx");
+}
+
+TEST(VmEndpoint, AQueryWithoutANamespaceIsNeverBuilt) {
+  try {
+    (void)instant_query_url("http://h", R"(up{namespace="a"})", "");
+    FAIL() << "an unscoped query URL was built";
+  } catch (const sdk::Error& e) {
+    EXPECT_EQ(e.status(), DHA_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(e.what()).find("no namespace"), std::string::npos) << e.what();
+  }
 }
 
 TEST(VmEndpoint, BaseUrlChecks) {
