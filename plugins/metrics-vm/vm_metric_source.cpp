@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "prometheus_response.hpp"
+#include "vm_range_query.hpp"
 
 namespace dha::plugins {
 namespace {
@@ -59,15 +60,24 @@ std::string VmMetricSource::read_bearer_token() const {
 
 sdk::Samples VmMetricSource::instant_query(const sdk::InstantQuery& query) const {
   const std::string base = endpoint_.base_for(query.namespace_name, query.monitoring_namespace);
-  const std::string url = instant_query_url(base, query.query, query.namespace_name);
+  return parse_instant_query_response(
+      fetch(base, instant_query_url(base, query.query, query.namespace_name), query.timeout_seconds));
+}
+
+sdk::RangeResult VmMetricSource::range_query(const sdk::RangeQuery& query) const {
+  const std::string base = endpoint_.base_for(query.namespace_name, query.monitoring_namespace);
+  return parse_range_query_response(fetch(base, range_query_url(base, query), query.timeout_seconds), query.points());
+}
+
+std::string VmMetricSource::fetch(const std::string& base, const std::string& url, double timeout_seconds) const {
   HttpGetOptions options;
-  options.timeout_seconds = std::min(timeout_seconds_, query.timeout_seconds);
+  options.timeout_seconds = std::min(timeout_seconds_, timeout_seconds);
   options.max_response_bytes = max_response_bytes_;
   options.bearer_token = read_bearer_token();
   options.ca_file = ca_file_;
 
-  const HttpResponse response = http_get(url, options);
-  if (response.status == 200) return parse_instant_query_response(response.body);
+  HttpResponse response = http_get(url, options);
+  if (response.status == 200) return std::move(response.body);
   // A 4xx that carries an API error document is a refused query (bad PromQL, say): terminal for
   // this input. Everything else non-200 is the server's trouble, worth a retry.
   if (response.status >= 400 && response.status < 500) {

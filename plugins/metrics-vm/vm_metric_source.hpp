@@ -8,8 +8,8 @@ namespace dha::plugins {
 
 // dha.metrics/1 over the Prometheus HTTP API of VictoriaMetrics: single-node
 // (<url>/api/v1/query) and cluster (<vmselect>/select/<tenant>/prometheus/api/v1/query) alike,
-// since the base URL carries the difference. Returns the whole instant vector; every failure is
-// a typed error (see prometheus_response.hpp and http_get.hpp), never a zero.
+// since the base URL carries the difference. Returns the whole instant vector or range matrix;
+// every failure is a typed error (see prometheus_response.hpp and http_get.hpp), never a zero.
 class VmMetricSource final : public sdk::MetricSource {
  public:
   static constexpr sdk::PluginInfo info{
@@ -17,7 +17,7 @@ class VmMetricSource final : public sdk::MetricSource {
       .name = "VictoriaMetrics metric source",
       .version = "1.0.0",
       .vendor = "db-autoscaler",
-      .description = "Instant PromQL/MetricsQL queries against VictoriaMetrics (single-node or vmselect)",
+      .description = "Instant and range PromQL/MetricsQL queries against VictoriaMetrics (single-node or vmselect)",
       .config_schema = R"json({"keys": [
         {"name": "url", "type": "string", "default": "", "required": false,
          "description": "Fixed base URL, e.g. http://vmsingle:8428 or http://vmselect:8481/select/0/prometheus; overrides urlTemplate"},
@@ -36,8 +36,12 @@ class VmMetricSource final : public sdk::MetricSource {
   VmMetricSource(const sdk::Host& host, const sdk::json::Value& config);
 
   sdk::Samples instant_query(const sdk::InstantQuery& query) const override;
+  // /api/v1/query_range, scoped to the query's namespace on the server as instant queries are.
+  sdk::RangeResult range_query(const sdk::RangeQuery& query) const override;
 
  private:
+  // The body of a 200 answer to GET `url`; any other status or transport failure as a typed error.
+  std::string fetch(const std::string& base, const std::string& url, double timeout_seconds) const;
   std::string read_bearer_token() const;
 
   sdk::Host host_;

@@ -1,6 +1,6 @@
 /*
- * The frozen layout of ABI 1.0 on LP64 targets (x86_64, aarch64). Included from a C11 and a
- * C++20 translation unit, so both languages agree on every size and offset. A failure here
+ * The frozen layout of ABI 1.1 (1.0 and what was appended since) on LP64 targets (x86_64,
+ * aarch64). Included from a C11 and a C++20 translation unit, so both languages agree on every size and offset. A failure here
  * means a change broke binary compatibility with plugins already built.
  */
 #include <stddef.h>
@@ -62,7 +62,9 @@ DHA_LAYOUT(offsetof(dha_engine, topology) == 16);
 DHA_LAYOUT(offsetof(dha_engine, queries) == 24);
 DHA_LAYOUT(offsetof(dha_engine, health) == 32);
 DHA_LAYOUT(sizeof(dha_engine) == 40);
-DHA_LAYOUT(offsetof(dha_metrics, instant_query) == 8 && sizeof(dha_metrics) == 16);
+DHA_LAYOUT(offsetof(dha_metrics, instant_query) == 8);
+/* 1.1 appended range_query; a 1.0 table is the first 16 bytes. */
+DHA_LAYOUT(offsetof(dha_metrics, range_query) == 16 && sizeof(dha_metrics) == 24);
 DHA_LAYOUT(offsetof(dha_gate, evaluate) == 8 && sizeof(dha_gate) == 16);
 DHA_LAYOUT(offsetof(dha_actuator, plan) == 8 && sizeof(dha_actuator) == 16);
 #endif

@@ -176,6 +176,18 @@ inline void check_samples(const Samples& result) {
   }
 }
 
+// The same contract for a range: some point somewhere, every value finite.
+inline void check_range(const RangeResult& result) {
+  bool any = false;
+  for (const auto& s : result.series) {
+    any = any || !s.points.empty();
+    for (const auto& [t, v] : s.points) {
+      if (!std::isfinite(v)) throw Error(DHA_OUT_OF_RANGE, "a point at " + std::to_string(t) + " is not a finite number");
+    }
+  }
+  if (!any) throw Error(DHA_NOT_FOUND, "the range query returned no points");
+}
+
 template <class P>
 struct MetricsTable {
   static dha_status instant_query(const dha_plugin* self, dha_str in, dha_sink out, dha_sink error) noexcept {
@@ -187,7 +199,16 @@ struct MetricsTable {
       write_result(out, result);
     });
   }
-  static constexpr dha_metrics table{sizeof(dha_metrics), &instant_query};
+  static dha_status range_query(const dha_plugin* self, dha_str in, dha_sink out, dha_sink error) noexcept {
+    return barrier(error, [&] {
+      const P& plugin = plugin_of<P>(self);
+      const json::Document doc = json::parse(to_string_view(in), "range_query input");
+      const RangeResult result = plugin.range_query(RangeQuery::from_json(doc));
+      check_range(result);
+      write_result(out, result);
+    });
+  }
+  static constexpr dha_metrics table{sizeof(dha_metrics), &instant_query, &range_query};
 };
 
 template <class P>

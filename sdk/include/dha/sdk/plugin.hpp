@@ -16,6 +16,7 @@
 #include "dha/sdk/gate_types.hpp"
 #include "dha/sdk/metrics_types.hpp"
 #include "dha/sdk/object_view.hpp"
+#include "dha/sdk/range_query_types.hpp"
 #include "dha/sdk/workload_monitor.hpp"
 
 namespace dha::sdk {
@@ -49,6 +50,12 @@ class MetricSource {
  public:
   virtual ~MetricSource() = default;
   virtual Samples instant_query(const InstantQuery& query) const = 0;
+  // Since ABI 1.1. Default: the source has no range queries (DHA_UNIMPLEMENTED). The query has
+  // passed RangeQuery::check() when it arrives.
+  virtual RangeResult range_query(const RangeQuery& query) const {
+    (void)query;
+    throw Error(DHA_UNIMPLEMENTED, "this metric source does not run range queries");
+  }
 };
 
 // dha.gate/1
