@@ -3,10 +3,12 @@
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "commands.hpp"
@@ -18,6 +20,7 @@
 #include "dha/model/yaml_to_json.hpp"
 #include "exit.hpp"
 #include "simulate_compare.hpp"
+#include "simulate_from_metrics.hpp"
 #include "simulate_target.hpp"
 
 // `db-autoscaler simulate`: replays a load trace through decide() over simulated time.
@@ -44,6 +47,17 @@ struct SimulateFlags {
   std::string json_out;
   std::string svg_out;
   bool summary_only = false;
+  // --from-metrics: the load is the target's own history instead of --load.
+  std::string from_metrics;
+  std::string kind;
+  std::string api_group;
+  std::string namespace_name;
+  std::string name;
+  std::string since = "7d";
+  std::string step = "60s";
+  std::int64_t until = 0;
+  std::string metrics_plugin = "metrics-vm";
+  std::string save_load;
 };
 
 std::string read_file(const std::string& path, const char* what) {
@@ -105,17 +119,17 @@ void print_summary(const decide::SimulationSummary& s) {
   for (const auto& [reason, n] : s.freezes_by_reason) std::cout << fmt::format("    {:<22} {}\n", reason, n);
 }
 
-decide::SimulationParams params_for(const SimulateFlags& f, const model::DhaSpec& spec) {
+decide::SimulationParams params_for(const SimulateFlags& f, const model::DhaSpec& spec,
+                                    const std::optional<TargetShape>& shape) {
   decide::SimulationParams params;
   params.initial_replicas = f.initial_replicas < 0 ? spec.min_replicas : f.initial_replicas;
   params.provision_seconds = f.provision_seconds;
   params.interval_seconds = f.interval;
   // The operator takes the floor and the primaries from the engine adapter: so does the simulator
   // when it is given the target object. An explicit --quorum-floor still wins.
-  if (!f.target.empty()) {
-    const TargetShape shape = target_shape(f.target, f.plugin_dirs, f.plugins);
-    params.quorum_floor = shape.quorum_floor;
-    params.primary_count = shape.primary_count;
+  if (shape) {
+    params.quorum_floor = shape->quorum_floor;
+    params.primary_count = shape->primary_count;
   }
   if (f.quorum_floor >= 0) params.quorum_floor = f.quorum_floor;
   if (f.quota_max >= 0) params.quota_max_replicas = f.quota_max;
@@ -152,26 +166,75 @@ std::vector<NamedSpec> load_specs(const SimulateFlags& f) {
 }
 
 // One row per spec: what each would have cost and how long users waited.
-void run_compare(const SimulateFlags& f, const std::vector<NamedSpec>& specs, const decide::LoadTrace& load) {
+void run_compare(const SimulateFlags& f, const std::vector<NamedSpec>& specs, const decide::LoadTrace& load,
+                 const std::optional<TargetShape>& shape) {
   std::vector<CompareRow> rows;
-  for (const auto& s : specs) rows.push_back({s.name, decide::simulate(s.spec, load, params_for(f, s.spec)).summary});
+  for (const auto& s : specs)
+    rows.push_back({s.name, decide::simulate(s.spec, load, params_for(f, s.spec, shape)).summary});
   std::cout << (f.markdown ? compare_markdown(rows) : compare_table(rows));
+}
+
+HistoryRequest history_request(const SimulateFlags& f, const std::vector<NamedSpec>& specs) {
+  if (f.kind.empty() || f.namespace_name.empty() || f.name.empty())
+    throw Exit(kExitBadInput, "--from-metrics needs --kind, -n NAMESPACE and the target's NAME");
+  HistoryRequest r;
+  r.url = f.from_metrics;
+  r.metrics_plugin = f.metrics_plugin;
+  r.kind = f.kind;
+  r.api_group = f.api_group;
+  r.namespace_name = f.namespace_name;
+  r.name = f.name;
+  r.target_file = f.target;
+  r.plugin_dirs = f.plugin_dirs;
+  r.plugins = f.plugins;
+  for (const auto& s : specs)
+    for (const auto& m : s.spec.metrics) {
+      const std::string type(model::to_string(m.type));
+      if (std::find(r.metric_types.begin(), r.metric_types.end(), type) == r.metric_types.end())
+        r.metric_types.push_back(type);
+    }
+  r.since_seconds = parse_duration_seconds(f.since, "--since");
+  r.step_seconds = parse_duration_seconds(f.step, "--step");
+  r.until = f.until;
+  return r;
+}
+
+// What was read, before the simulation: the range and every signal left out.
+void print_history(const SimulateFlags& f, const History& h) {
+  std::cout << fmt::format("history: {} {}/{} from {}, {} steps of {} from unix time {} (trace time 0)\n", f.kind,
+                           f.namespace_name, f.name, f.from_metrics, h.rows, f.step, h.start);
+  for (const auto& note : h.notes) std::cout << "  " << note << "\n";
 }
 
 void run_simulate(const SimulateFlags& f) {
   try {
     if (!f.generate.empty()) return run_generate(f);
     if (f.dha.empty()) throw Exit(kExitBadInput, "--dha is required (a DHA file to simulate)");
-    if (f.load.empty()) throw Exit(kExitBadInput, "--load is required (a load trace CSV)");
+    if (f.load.empty() == f.from_metrics.empty())
+      throw Exit(kExitBadInput, "give one of --load (a load trace CSV) and --from-metrics (a metrics URL)");
     if (!f.compare && (f.dha.size() > 1 || f.profiles.size() > 1))
       throw Exit(kExitBadInput, "several --dha or --profile values need --compare");
     if (f.compare && (!f.json_out.empty() || !f.svg_out.empty() || f.summary_only))
       throw Exit(kExitBadInput, "--compare prints one table; --json, --svg and --summary-only are for one simulation");
     const std::vector<NamedSpec> specs = load_specs(f);
-    const auto load = decide::LoadTrace::parse_csv(read_file(f.load, "--load"), f.load);
-    if (f.compare) return run_compare(f, specs, load);
+    std::optional<TargetShape> shape;
+    std::string load_text;
+    std::string load_source = f.load;
+    if (!f.from_metrics.empty()) {
+      const History history = read_history(history_request(f, specs));
+      print_history(f, history);
+      if (!f.save_load.empty()) write_file(f.save_load, history.csv);
+      shape = history.shape;
+      load_text = history.csv;
+      load_source = f.from_metrics;
+    } else {
+      if (!f.target.empty()) shape = target_shape(f.target, f.plugin_dirs, f.plugins);
+      load_text = read_file(f.load, "--load");
+    }
+    const auto load = decide::LoadTrace::parse_csv(load_text, load_source);
+    if (f.compare) return run_compare(f, specs, load, shape);
     const model::DhaSpec& spec = specs.front().spec;
-    const decide::SimulationParams params = params_for(f, spec);
+    const decide::SimulationParams params = params_for(f, spec, shape);
     const auto result = decide::simulate(spec, load, params);
 
     if (!f.summary_only) print_timeline(result);
@@ -198,6 +261,20 @@ void add_simulate_command(CLI::App& app) {
   auto f = std::make_shared<SimulateFlags>();
   cmd->add_option("--dha", f->dha, "DHA (YAML or JSON: the object or its spec); repeatable with --compare");
   cmd->add_option("--load", f->load, "load trace CSV: time, <metric type>..., optional lagSeconds, writeRate");
+  cmd->add_option("--from-metrics", f->from_metrics,
+                  "instead of --load: replay the target's own history from this metrics URL (e.g. "
+                  "http://vmselect:8481/select/0/prometheus), read with the engine adapter's queries; needs "
+                  "--kind, -n, NAME and --plugins naming the adapter and the metric source");
+  cmd->add_option("name", f->name, "with --from-metrics: the target's name");
+  cmd->add_option("--kind", f->kind, "with --from-metrics: the target's kind, e.g. Postgres");
+  cmd->add_option("--api-group", f->api_group, "with --from-metrics: the target's API group (default: any adapter for --kind)");
+  cmd->add_option("-n,--namespace", f->namespace_name, "with --from-metrics: the target's namespace");
+  cmd->add_option("--since", f->since, "with --from-metrics: how far back to read, e.g. 7d, 36h")->capture_default_str();
+  cmd->add_option("--step", f->step, "with --from-metrics: seconds between readings, e.g. 60s")->capture_default_str();
+  cmd->add_option("--until", f->until, "with --from-metrics: the end of the range, unix seconds (default: now)");
+  cmd->add_option("--metrics-plugin", f->metrics_plugin, "with --from-metrics: the id of the metric source plugin")
+      ->capture_default_str();
+  cmd->add_option("--save-load", f->save_load, "with --from-metrics: also write the history as a load trace CSV");
   cmd->add_option("--profile", f->profiles,
                   "replace the DHA's behaviour by a named one: default, fast, hpa, adaptive, predictive; "
                   "repeatable with --compare");
@@ -218,7 +295,8 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("--quorum-floor", f->quorum_floor, "the engine's quorum floor (default: from --target, else 1)")
       ->check(CLI::Range(0, 1000000));
   cmd->add_option("--target", f->target,
-                  "the target object (YAML or JSON): its engine adapter gives the quorum floor and primaries");
+                  "the target object (YAML or JSON): its engine adapter gives the quorum floor and primaries; with "
+                  "--from-metrics, without it a bare object with --kind, -n and NAME (the adapter's defaults)");
   cmd->add_option("--plugin-dir", f->plugin_dirs, "with --target: directory of plugin .so files; repeatable");
   cmd->add_option("--plugins", f->plugins, "with --target: plugins to load, comma-separated")->delimiter(',');
   cmd->add_option("--start-at", f->start_at,

@@ -21,8 +21,7 @@ std::int32_t to_int32(std::int64_t v) { return static_cast<std::int32_t>(std::cl
 
 }  // namespace
 
-TargetShape target_shape(const std::string& target_file, const std::vector<std::string>& plugin_dirs,
-                         const std::vector<std::string>& plugins) {
+rapidjson::Document read_target_object(const std::string& target_file) {
   std::ifstream in(target_file, std::ios::binary);
   if (!in) throw Exit(kExitBadInput, "--target: cannot read " + target_file);
   std::ostringstream text;
@@ -36,6 +35,29 @@ TargetShape target_shape(const std::string& target_file, const std::vector<std::
   if (!object.IsObject() || !object.HasMember("apiVersion") || !object["apiVersion"].IsString() ||
       !object.HasMember("kind") || !object["kind"].IsString())
     throw Exit(kExitBadInput, target_file + ": not a Kubernetes object (apiVersion and kind are required)");
+  return object;
+}
+
+sdk::Topology topology_of(const op::EngineBinding& engine, const rapidjson::Value& object, const std::string& what) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  object.Accept(w);
+  const auto result = engine.instance->call(engine.instance->engine()->topology, buf.GetString());
+  if (!result.ok()) throw Exit(kExitBadInput, fmt::format("{}: the adapter refused it: {}", what, result.error));
+  try {
+    return sdk::Topology::from_json(sdk::json::parse(result.output, "topology"));
+  } catch (const std::exception& e) {
+    throw Exit(kExitFailure, fmt::format("{}: the adapter's topology is invalid: {}", what, e.what()));
+  }
+}
+
+TargetShape shape_of(const sdk::Topology& topology) {
+  return {std::max(to_int32(topology.quorum_floor), 1), to_int32(topology.primary_count)};
+}
+
+TargetShape target_shape(const std::string& target_file, const std::vector<std::string>& plugin_dirs,
+                         const std::vector<std::string>& plugins) {
+  const rapidjson::Document object = read_target_object(target_file);
   const std::string api_version = object["apiVersion"].GetString();
   const auto slash = api_version.find('/');
   const std::string group = slash == std::string::npos ? "" : api_version.substr(0, slash);
@@ -51,17 +73,7 @@ TargetShape target_shape(const std::string& target_file, const std::vector<std::
   if (engine == nullptr)
     throw Exit(kExitBadInput, fmt::format("{}: no loaded adapter handles {}/{} (loaded: {}); name one with --plugins",
                                           target_file, group, kind, set->handled_kinds()));
-  rapidjson::StringBuffer buf;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
-  object.Accept(w);
-  const auto result = engine->instance->call(engine->instance->engine()->topology, buf.GetString());
-  if (!result.ok()) throw Exit(kExitBadInput, fmt::format("{}: the adapter refused it: {}", target_file, result.error));
-  try {
-    const auto topology = sdk::Topology::from_json(sdk::json::parse(result.output, "topology"));
-    return {std::max(to_int32(topology.quorum_floor), 1), to_int32(topology.primary_count)};
-  } catch (const std::exception& e) {
-    throw Exit(kExitFailure, fmt::format("{}: the adapter's topology is invalid: {}", target_file, e.what()));
-  }
+  return shape_of(topology_of(*engine, object, target_file));
 }
 
 }  // namespace dha::cli

@@ -1,0 +1,263 @@
+#include "simulate_from_metrics.hpp"
+
+#include <fmt/format.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+
+#include "dha/sdk/metrics_types.hpp"
+#include "dha/sdk/range_query_types.hpp"
+#include "exit.hpp"
+#include "plugin_host/range_query_call.hpp"
+#include "tenancy/query_template.hpp"
+
+namespace dha::cli {
+namespace {
+
+// The plugin set reads configuration from a file, as the operator's --plugin-config: this one
+// gives the metric source the URL and lives only while the set loads.
+class TemporaryConfig {
+ public:
+  explicit TemporaryConfig(const std::string& json) {
+    std::string pattern = (std::filesystem::temp_directory_path() / "db-autoscaler-plugins-XXXXXX").string();
+    const int fd = ::mkstemp(pattern.data());
+    if (fd < 0) throw Exit(kExitFailure, "cannot create a temporary plugin configuration file");
+    ::close(fd);
+    path_ = pattern;
+    std::ofstream out(path_, std::ios::trunc);
+    out << json;
+    if (!out) throw Exit(kExitFailure, "cannot write " + path_);
+  }
+  ~TemporaryConfig() {
+    std::error_code ec;
+    std::filesystem::remove(path_, ec);
+  }
+  TemporaryConfig(const TemporaryConfig&) = delete;
+  TemporaryConfig& operator=(const TemporaryConfig&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+std::string plugin_config(const HistoryRequest& r) {
+  rapidjson::StringBuffer buf;
+  sdk::json::Writer w(buf);
+  w.StartObject();
+  w.Key(r.metrics_plugin.c_str());
+  w.StartObject();
+  w.Key("url");
+  w.String(r.url.c_str());
+  w.Key("timeoutSeconds");
+  w.Double(r.timeout_seconds);
+  // A week of one series at one-minute steps is about 250 KB; leave room for a few series.
+  w.Key("maxResponseBytes");
+  w.Int64(INT64_C(64) << 20);
+  w.EndObject();
+  w.EndObject();
+  return buf.GetString();
+}
+
+const op::EngineBinding& find_engine(const op::PluginSet& set, const HistoryRequest& r) {
+  for (const auto& e : set.engines()) {
+    if (e.target.kind == r.kind && (r.api_group.empty() || e.target.api_group == r.api_group)) return e;
+  }
+  throw Exit(kExitBadInput, fmt::format("no loaded adapter handles kind {}{} (loaded: {}); name one with --plugins",
+                                        r.kind, r.api_group.empty() ? "" : " in group " + r.api_group,
+                                        set.handled_kinds()));
+}
+
+// The target as the operator would read it: the file, or the identity alone (which is all the
+// release name depends on; a floor from the spec then is the adapter's default).
+rapidjson::Document target_object(const op::EngineBinding& engine, const HistoryRequest& r) {
+  if (!r.target_file.empty()) {
+    rapidjson::Document object = read_target_object(r.target_file);
+    const auto* meta = object.HasMember("metadata") && object["metadata"].IsObject() ? &object["metadata"] : nullptr;
+    const auto field = [&](const char* key) {
+      return meta != nullptr && meta->HasMember(key) && (*meta)[key].IsString() ? std::string((*meta)[key].GetString())
+                                                                                  : std::string();
+    };
+    if (object["kind"].GetString() != r.kind || field("name") != r.name ||
+        (!field("namespace").empty() && field("namespace") != r.namespace_name))
+      throw Exit(kExitBadInput, fmt::format("{} is {} {}/{}, not the {} {}/{} named on the command line",
+                                            r.target_file, object["kind"].GetString(), field("namespace"),
+                                            field("name"), r.kind, r.namespace_name, r.name));
+    return object;
+  }
+  rapidjson::Document object(rapidjson::kObjectType);
+  auto& a = object.GetAllocator();
+  const std::string api_version = engine.target.api_group + "/" + engine.target.version;
+  object.AddMember("apiVersion", rapidjson::Value(api_version.c_str(), a), a);
+  object.AddMember("kind", rapidjson::Value(r.kind.c_str(), a), a);
+  rapidjson::Value meta(rapidjson::kObjectType);
+  meta.AddMember("name", rapidjson::Value(r.name.c_str(), a), a);
+  meta.AddMember("namespace", rapidjson::Value(r.namespace_name.c_str(), a), a);
+  object.AddMember("metadata", meta, a);
+  object.AddMember("spec", rapidjson::Value(rapidjson::kObjectType), a);
+  return object;
+}
+
+struct Grid {
+  std::int64_t start;
+  std::int64_t end;
+  std::int64_t step;
+};
+
+// One signal over the grid, added up over the series at each step as the observe stage adds up
+// an instant vector (or their maximum, for the lag); nullopt when no series has any point.
+std::optional<std::map<std::int64_t, double>> read_signal(const plugin_host::PluginInstance& source,
+                                                          const std::string& query_template,
+                                                          const tenancy::TargetLabels& target, const Grid& grid,
+                                                          bool take_max, double timeout, const std::string& what) {
+  const tenancy::ScopedQuery scoped = tenancy::render_scoped_query(query_template, target);
+  if (!scoped.ok()) throw Exit(kExitBadInput, what + " query refused by the host's tenancy check: " + scoped.refusal);
+  sdk::RangeQuery q;
+  q.query = scoped.query;
+  q.namespace_name = target.namespace_name;
+  q.start = grid.start;
+  q.end = grid.end;
+  q.step = grid.step;
+  q.timeout_seconds = timeout;
+  const plugin_host::CallResult result = plugin_host::call_range_query(source, q.to_json());
+  if (result.status == DHA_NOT_FOUND) return std::nullopt;
+  if (!result.ok())
+    throw Exit(result.status == DHA_INVALID_ARGUMENT || result.status == DHA_FAILED_PRECONDITION ||
+                       result.status == DHA_UNIMPLEMENTED
+                   ? kExitBadInput
+                   : kExitFailure,
+               fmt::format("{} range query failed ({}): {}", what, sdk::status_name(result.status), result.error));
+  sdk::RangeResult range;
+  try {
+    range = sdk::RangeResult::from_json(sdk::json::parse(result.output, "range result"));
+  } catch (const std::exception& e) {
+    throw Exit(kExitFailure, fmt::format("{}: the metric source answered badly: {}", what, e.what()));
+  }
+  std::map<std::int64_t, double> out;
+  for (const auto& series : range.series) {
+    for (const auto& [t, v] : series.points) {
+      if (t < grid.start || t > grid.end || (t - grid.start) % grid.step != 0) continue;  // not a step we asked for
+      auto [it, inserted] = out.emplace(t, v);
+      if (!inserted) it->second = take_max ? std::max(it->second, v) : it->second + v;
+    }
+  }
+  if (out.empty()) return std::nullopt;
+  return out;
+}
+
+std::string cell(const std::optional<std::map<std::int64_t, double>>& signal, std::int64_t t) {
+  if (!signal) return "";
+  const auto it = signal->find(t);
+  return it == signal->end() ? "" : fmt::format("{}", it->second);
+}
+
+std::int64_t now_seconds() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+std::int64_t parse_duration_seconds(const std::string& text, const std::string& flag) {
+  const auto bad = [&] {
+    return Exit(kExitBadInput, fmt::format("{}: \"{}\" is not a duration (e.g. 7d, 12h, 90m, 60s)", flag, text));
+  };
+  if (text.empty() || !std::isdigit(static_cast<unsigned char>(text.front()))) throw bad();
+  errno = 0;
+  char* end = nullptr;
+  const long long n = std::strtoll(text.c_str(), &end, 10);
+  if (errno == ERANGE || n <= 0 || n > 10LL * 365 * 86400) throw bad();
+  const std::string unit(end);
+  const std::int64_t scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : unit == "d" ? 86400 : 0;
+  if (scale == 0 || n > 10LL * 365 * 86400 / scale) throw bad();
+  return n * scale;
+}
+
+History read_history(const HistoryRequest& r) {
+  if (r.metric_types.empty()) throw Exit(kExitBadInput, "the DHA names no metrics to read");
+  std::unique_ptr<op::PluginSet> set;
+  {
+    const TemporaryConfig config(plugin_config(r));
+    try {
+      set = op::PluginSet::load({r.plugin_dirs, r.plugins, config.path()});
+    } catch (const std::exception& e) {
+      throw Exit(kExitBadInput, std::string("--plugins: ") + e.what());
+    }
+  }
+  const plugin_host::PluginInstance* source = set->metric_source();
+  if (source == nullptr || source->info().id != r.metrics_plugin)
+    throw Exit(kExitBadInput, "the metric source \"" + r.metrics_plugin + "\" is not loaded; name it in --plugins");
+  const op::EngineBinding& engine = find_engine(*set, r);
+  const rapidjson::Document object = target_object(engine, r);
+  const std::string what = r.target_file.empty() ? r.kind + " " + r.namespace_name + "/" + r.name : r.target_file;
+  const sdk::Topology topology = topology_of(engine, object, what);
+
+  History h;
+  h.shape = shape_of(topology);
+  const tenancy::TargetLabels target{r.namespace_name, r.name, topology.release_name};
+  const sdk::QueryRequest request{r.namespace_name, r.name, topology.release_name, engine.target.api_group, r.kind,
+                                  r.metric_types};
+  const plugin_host::CallResult qr = engine.instance->call(engine.instance->engine()->queries, request.to_json());
+  sdk::Queries queries;
+  try {
+    if (!qr.ok()) throw std::runtime_error(qr.error);
+    queries = sdk::Queries::from_json(sdk::json::parse(qr.output, "queries"));
+  } catch (const std::exception& e) {
+    throw Exit(kExitFailure, "engine adapter queries() failed: " + std::string(e.what()));
+  }
+
+  const std::int64_t until = r.until > 0 ? r.until : now_seconds();
+  const Grid grid{(until - r.since_seconds) / r.step_seconds * r.step_seconds, until / r.step_seconds * r.step_seconds,
+                  r.step_seconds};
+  h.start = grid.start;
+  h.rows = (grid.end - grid.start) / grid.step + 1;
+  if (h.rows > DHA_METRICS_MAX_RANGE_POINTS)
+    throw Exit(kExitBadInput, fmt::format("--since / --step: {} steps, more than the {} a range query may ask for; "
+                                          "use a larger --step",
+                                          h.rows, DHA_METRICS_MAX_RANGE_POINTS));
+
+  std::vector<std::pair<std::string, std::optional<std::map<std::int64_t, double>>>> columns;
+  for (const auto& type : r.metric_types) {
+    const auto it = queries.driver.find(type);
+    if (it == queries.driver.end()) throw Exit(kExitBadInput, "the engine adapter has no query for metric " + type);
+    auto signal = read_signal(*source, it->second, target, grid, false, r.timeout_seconds, type);
+    if (!signal) throw Exit(kExitBadInput, fmt::format("{}: no history in the range (the query found no series)", type));
+    columns.emplace_back(type, std::move(signal));
+  }
+  // As the operator: a lag in seconds only, and write activity only where there is a lag.
+  if (queries.lag_query.empty() || queries.lag_unit != "seconds") {
+    h.notes.push_back("no lag column: the adapter has no lag query in seconds");
+  } else if (auto lag = read_signal(*source, queries.lag_query, target, grid, true, r.timeout_seconds, "lag")) {
+    std::optional<std::map<std::int64_t, double>> writes;
+    if (!queries.write_activity.empty())
+      writes = read_signal(*source, queries.write_activity, target, grid, false, r.timeout_seconds, "write activity");
+    if (writes) {
+      for (auto it = writes->begin(); it != writes->end();) it = lag->count(it->first) ? std::next(it) : writes->erase(it);
+    } else {
+      h.notes.push_back("no writeRate column: the write activity query found no series");
+    }
+    columns.emplace_back("lagSeconds", std::move(lag));
+    if (writes) columns.emplace_back("writeRate", std::move(writes));
+  } else {
+    h.notes.push_back("no lag column: the lag query found no series");
+  }
+
+  h.csv = "time";
+  for (const auto& [name, signal] : columns) h.csv += "," + name;
+  h.csv += "\n";
+  for (std::int64_t t = grid.start; t <= grid.end; t += grid.step) {
+    h.csv += std::to_string(t - grid.start);
+    for (const auto& [name, signal] : columns) h.csv += "," + cell(signal, t);
+    h.csv += "\n";
+  }
+  return h;
+}
+
+}  // namespace dha::cli
