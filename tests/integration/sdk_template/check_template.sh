@@ -38,7 +38,7 @@ if [[ "$exports" != "dha_plugin_entry_v1 " ]]; then
   echo "acmedb.so must export only dha_plugin_entry_v1, exports: $exports"; exit 1
 fi
 version=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --modversion dha-sdk)
-[[ "$version" == "1.0.0" ]] || { echo "pkg-config reports dha-sdk $version, expected 1.0.0"; exit 1; }
+[[ "$version" == "1.1.0" ]] || { echo "pkg-config reports dha-sdk $version, expected 1.1.0"; exit 1; }
 
 "$host" plugin check "$work/build/acmedb.so"
 if rejected=$("$host" plugin check "$work/build/acmedb.so" --config '{"minQuorum": 0}' 2>&1) \
