@@ -49,6 +49,9 @@ class TemporaryConfig {
   std::string path_;
 };
 
+// Every metric source takes "url"; metrics-vm also gets a longer timeout and a larger response cap
+// than the operator's instant reads need. Other sources are given only the URL, since the host
+// refuses configuration keys a plugin does not declare.
 std::string plugin_config(const HistoryRequest& r) {
   rapidjson::StringBuffer buf;
   sdk::json::Writer w(buf);
@@ -57,11 +60,13 @@ std::string plugin_config(const HistoryRequest& r) {
   w.StartObject();
   w.Key("url");
   w.String(r.url.c_str());
-  w.Key("timeoutSeconds");
-  w.Double(r.timeout_seconds);
-  // A week of one series at one-minute steps is about 250 KB; leave room for a few series.
-  w.Key("maxResponseBytes");
-  w.Int64(INT64_C(64) << 20);
+  if (r.metrics_plugin == "metrics-vm") {
+    w.Key("timeoutSeconds");
+    w.Double(r.timeout_seconds);
+    // A week of one series at one-minute steps is about 250 KB; leave room for a few series.
+    w.Key("maxResponseBytes");
+    w.Int64(INT64_C(64) << 20);
+  }
   w.EndObject();
   w.EndObject();
   return buf.GetString();
