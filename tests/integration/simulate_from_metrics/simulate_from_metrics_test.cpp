@@ -208,6 +208,27 @@ TEST_F(SimulateFromMetrics, EachNamespaceReadsOnlyItsOwnSeries) {
   EXPECT_NE(none.out.find("ReadConnections: no history in the range"), std::string::npos) << none.out;
 }
 
+// The target file is read as the operator reads the cluster's object: four synchronous standbys
+// make a quorum floor of five instances, below which the default spec never scales down.
+TEST_F(SimulateFromMetrics, TheTargetFileGivesTheQuorumFloor) {
+  {
+    std::ofstream target(file("db.yaml"));
+    target << "apiVersion: apps.cozystack.io/v1alpha1\nkind: Postgres\nmetadata:\n  name: db\n  namespace: tenant-a\n"
+              "spec:\n  replicas: 5\n  quorum:\n    maxSyncReplicas: 4\n";
+  }
+  const std::string args = dha() + " --summary-only --initial-replicas 5";
+  const CliRun bare = run_cli(from_metrics() + args);
+  ASSERT_EQ(bare.exit_code, 0) << bare.out;
+  EXPECT_NE(bare.out.find("replicas range:         3..7"), std::string::npos) << bare.out;
+  const CliRun with_target = run_cli(from_metrics() + " --target " + file("db.yaml") + args);
+  ASSERT_EQ(with_target.exit_code, 0) << with_target.out;
+  EXPECT_NE(with_target.out.find("replicas range:         5..7"), std::string::npos) << with_target.out;
+
+  const CliRun other = run_cli(from_metrics("tenant-b") + " --target " + file("db.yaml") + dha());
+  EXPECT_EQ(other.exit_code, 2) << other.out;
+  EXPECT_NE(other.out.find("not the Postgres tenant-b/db named on the command line"), std::string::npos) << other.out;
+}
+
 TEST_F(SimulateFromMetrics, BadInputIsAClearError) {
   const struct {
     std::string args;
