@@ -267,9 +267,11 @@ void add_simulate_command(CLI::App& app) {
                   "--kind, -n, NAME and --plugins naming the adapter and the metric source");
   cmd->add_option("NAME", f->name, "with --from-metrics: the target's name");
   cmd->add_option("--kind", f->kind, "with --from-metrics: the target's kind, e.g. Postgres");
-  cmd->add_option("--api-group", f->api_group, "with --from-metrics: the target's API group (default: any adapter for --kind)");
+  cmd->add_option("--api-group", f->api_group,
+                  "with --from-metrics: the target's API group (default: any adapter for --kind)");
   cmd->add_option("-n,--namespace", f->namespace_name, "with --from-metrics: the target's namespace");
-  cmd->add_option("--since", f->since, "with --from-metrics: how far back to read, e.g. 7d, 36h")->capture_default_str();
+  cmd->add_option("--since", f->since, "with --from-metrics: how far back to read, e.g. 7d, 36h")
+      ->capture_default_str();
   cmd->add_option("--step", f->step, "with --from-metrics: time between readings, e.g. 60s, 5m")->capture_default_str();
   cmd->add_option("--until", f->until, "with --from-metrics: the end of the range, unix seconds (default: now)");
   cmd->add_option("--metrics-plugin", f->metrics_plugin, "with --from-metrics: the id of the metric source plugin")
@@ -297,8 +299,10 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("--target", f->target,
                   "the target object (YAML or JSON): its engine adapter gives the quorum floor and primaries; with "
                   "--from-metrics, without it a bare object with --kind, -n and NAME (the adapter's defaults)");
-  cmd->add_option("--plugin-dir", f->plugin_dirs, "with --target or --from-metrics: directory of plugin .so files; repeatable");
-  cmd->add_option("--plugins", f->plugins, "with --target or --from-metrics: plugins to load, comma-separated")->delimiter(',');
+  cmd->add_option("--plugin-dir", f->plugin_dirs,
+                  "with --target or --from-metrics: directory of plugin .so files; repeatable");
+  cmd->add_option("--plugins", f->plugins, "with --target or --from-metrics: plugins to load, comma-separated")
+      ->delimiter(',');
   cmd->add_option("--start-at", f->start_at,
                   "decide from this trace time (seconds) on; earlier rows are history for a forecast");
   cmd->add_option("--quota-max", f->quota_max, "tenant quota ceiling in replicas (default: none)")

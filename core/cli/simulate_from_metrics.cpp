@@ -180,7 +180,8 @@ std::int64_t parse_duration_seconds(const std::string& text, const std::string& 
   const long long n = std::strtoll(text.c_str(), &end, 10);
   if (errno == ERANGE || n <= 0 || n > 10LL * 365 * 86400) throw bad();
   const std::string unit(end);
-  const std::int64_t scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : unit == "d" ? 86400 : 0;
+  const std::int64_t scale =
+      unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : unit == "d" ? 86400 : 0;
   if (scale == 0 || n > 10LL * 365 * 86400 / scale) throw bad();
   return n * scale;
 }
@@ -233,7 +234,8 @@ History read_history(const HistoryRequest& r) {
     const auto it = queries.driver.find(type);
     if (it == queries.driver.end()) throw Exit(kExitBadInput, "the engine adapter has no query for metric " + type);
     auto signal = read_signal(*source, it->second, target, grid, false, r.timeout_seconds, type);
-    if (!signal) throw Exit(kExitBadInput, fmt::format("{}: no history in the range (the query found no series)", type));
+    if (!signal)
+      throw Exit(kExitBadInput, fmt::format("{}: no history in the range (the query found no series)", type));
     columns.emplace_back(type, std::move(signal));
   }
   // As the operator: a lag in seconds only, and write activity only where there is a lag.
@@ -244,7 +246,8 @@ History read_history(const HistoryRequest& r) {
     if (!queries.write_activity.empty())
       writes = read_signal(*source, queries.write_activity, target, grid, false, r.timeout_seconds, "write activity");
     if (writes) {
-      for (auto it = writes->begin(); it != writes->end();) it = lag->count(it->first) ? std::next(it) : writes->erase(it);
+      for (auto it = writes->begin(); it != writes->end();)
+        it = lag->count(it->first) ? std::next(it) : writes->erase(it);
     } else {
       h.notes.push_back("no writeRate column: the write activity query found no series");
     }

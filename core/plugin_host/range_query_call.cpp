@@ -12,9 +12,10 @@ CallResult call_range_query(const PluginInstance& source, const std::string& inp
   // The field exists in our header, but a 1.0 plugin's table ends before it: reading it would
   // read past the plugin's struct.
   if (table->struct_size < offsetof(dha_metrics, range_query) + sizeof(table->range_query)) {
+    const PluginInfo& info = source.info();
     return CallResult{DHA_UNIMPLEMENTED, {},
-                      "metric source \"" + source.info().id + "\" (plugin ABI " + std::to_string(source.info().abi_major) +
-                          "." + std::to_string(source.info().abi_minor) + ") has no range queries"};
+                      "metric source \"" + info.id + "\" (plugin ABI " + std::to_string(info.abi_major) + "." +
+                          std::to_string(info.abi_minor) + ") has no range queries"};
   }
   return source.call(table->range_query, input);
 }

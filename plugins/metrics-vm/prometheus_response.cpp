@@ -139,7 +139,8 @@ sdk::RangeResult parse_range_query_response(std::string_view body, std::int64_t 
       const double t = pair[0].GetDouble();
       if (!(std::fabs(t) < 1e15)) data_loss("a point's time is out of range");
       const auto seconds = static_cast<std::int64_t>(std::llround(t));
-      if (!series.points.empty() && seconds <= series.points.back().first) data_loss("points are not in increasing time");
+      if (!series.points.empty() && seconds <= series.points.back().first)
+        data_loss("points are not in increasing time");
       series.points.emplace_back(seconds, v);
     }
     any = any || !series.points.empty();

@@ -1,7 +1,7 @@
 /*
  * The frozen layout of ABI 1.1 (1.0 and what was appended since) on LP64 targets (x86_64,
- * aarch64). Included from a C11 and a C++20 translation unit, so both languages agree on every size and offset. A failure here
- * means a change broke binary compatibility with plugins already built.
+ * aarch64). Included from a C11 and a C++20 translation unit, so both languages agree on every
+ * size and offset. A failure here means a change broke binary compatibility with plugins built.
  */
 #include <stddef.h>
 #include <stdint.h>

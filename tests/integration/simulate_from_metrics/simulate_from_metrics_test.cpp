@@ -80,7 +80,8 @@ std::vector<Row> week_of_load() {
 }
 
 // One /api/v1/import line: a series with a value at every row's time.
-std::string series(const std::string& labels, const std::vector<Row>& rows, const std::function<double(const Row&)>& v) {
+std::string series(const std::string& labels, const std::vector<Row>& rows,
+                   const std::function<double(const Row&)>& v) {
   std::string values, times;
   for (const auto& r : rows) {
     values += (values.empty() ? "" : ",") + shortest(v(r));
@@ -97,7 +98,9 @@ std::string tenant(const std::string& ns, const std::vector<Row>& rows, double s
     const std::string id = R"("namespace":")" + ns + R"(","pod":")" + pod + "\"";
     const bool primary = pod == "postgres-db-1";
     out += series(R"("__name__":"kube_pod_labels",)" + id +
-                      R"(,"label_apps_cozystack_io_application_name":"db","label_apps_cozystack_io_application_kind":"Postgres","label_cnpg_io_instance_role":")" +
+                      R"(,"label_apps_cozystack_io_application_name":"db")"
+                      R"(,"label_apps_cozystack_io_application_kind":"Postgres")"
+                      R"(,"label_cnpg_io_instance_role":")" +
                       (primary ? "primary" : "replica") + "\"",
                   rows, [](const Row&) { return 1.0; });
     out += series(R"("__name__":"cnpg_backends_total","datname":"app","state":"active",)" + id, rows,
@@ -169,8 +172,8 @@ std::filesystem::path* SimulateFromMetrics::dir_ = nullptr;
 TEST_F(SimulateFromMetrics, TheBacktestEqualsTheSameWeekReplayedFromCsv) {
   const CliRun backtest = run_cli(from_metrics() + dha() + " --summary-only --save-load " + file("pulled.csv"));
   ASSERT_EQ(backtest.exit_code, 0) << backtest.out;
-  EXPECT_NE(backtest.out.find("history: Postgres tenant-a/db from " + vm_->url() + ", 10081 steps of 60s from unix time " +
-                              std::to_string(kStart)),
+  EXPECT_NE(backtest.out.find("history: Postgres tenant-a/db from " + vm_->url() +
+                              ", 10081 steps of 60s from unix time " + std::to_string(kStart)),
             std::string::npos)
       << backtest.out;
   EXPECT_NE(backtest.out.find("no writeRate column"), std::string::npos) << backtest.out;
@@ -190,7 +193,8 @@ TEST_F(SimulateFromMetrics, TheBacktestEqualsTheSameWeekReplayedFromCsv) {
 TEST_F(SimulateFromMetrics, CompareAndProfilesReadTheHistoryOnce) {
   const CliRun backtest = run_cli(from_metrics() + dha() + " --compare --profile default --profile adaptive");
   ASSERT_EQ(backtest.exit_code, 0) << backtest.out;
-  const CliRun replay = run_cli("--load " + file("week.csv") + dha() + " --compare --profile default --profile adaptive");
+  const CliRun replay =
+      run_cli("--load " + file("week.csv") + dha() + " --compare --profile default --profile adaptive");
   ASSERT_EQ(replay.exit_code, 0) << replay.out;
   EXPECT_EQ(from(backtest.out, "behaviour"), from(replay.out, "behaviour"));
   EXPECT_NE(backtest.out.find("adaptive"), std::string::npos) << backtest.out;
@@ -235,7 +239,8 @@ TEST_F(SimulateFromMetrics, BadInputIsAClearError) {
     std::string message;
   } cases[] = {
       {from_metrics() + dha() + " --load " + file("week.csv"), "give one of --load"},
-      {"--from-metrics " + vm_->url() + " --kind Postgres db" + dha(), "needs --kind, -n NAMESPACE and the target's NAME"},
+      {"--from-metrics " + vm_->url() + " --kind Postgres db" + dha(),
+       "needs --kind, -n NAMESPACE and the target's NAME"},
       {from_metrics("tenant-a", "7days") + dha(), "--since: \"7days\" is not a duration"},
       {from_metrics("tenant-a", "0d") + dha(), "is not a duration"},
       {from_metrics("tenant-a", "7d", "-60s") + dha(), "--step"},

@@ -24,10 +24,10 @@
  *         "timeoutSeconds": 30}
  *   out: {"series": [{"labels": {"pod": "db-2"}, "points": [[1700000000, 420.0], ...]}, ...]}
  *   The query is evaluated at start, start + step, ... up to end; a series has a point only
- *   where it had a finite value (a NaN step is left out: no reading), in increasing time.
- *   A request of more than DHA_METRICS_MAX_RANGE_POINTS steps is refused
- *   (DHA_INVALID_ARGUMENT), as are end < start and a step that is not positive. Errors otherwise as for instant_query; DHA_NOT_FOUND
- *   when no series has a point. A table whose struct_size ends before range_query is a 1.0
+ *   where it had a finite value (a NaN step is left out: no reading), in increasing time. A
+ *   request of more than DHA_METRICS_MAX_RANGE_POINTS steps is refused (DHA_INVALID_ARGUMENT),
+ *   as are end < start and a step that is not positive. Errors otherwise as for instant_query;
+ *   DHA_NOT_FOUND when no series has a point. A table whose struct_size ends before range_query is a 1.0
  *   plugin: the host answers DHA_UNIMPLEMENTED without calling it.
  */
 #ifndef DHA_EXT_METRICS_H

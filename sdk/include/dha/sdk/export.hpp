@@ -182,7 +182,8 @@ inline void check_range(const RangeResult& result) {
   for (const auto& s : result.series) {
     any = any || !s.points.empty();
     for (const auto& [t, v] : s.points) {
-      if (!std::isfinite(v)) throw Error(DHA_OUT_OF_RANGE, "a point at " + std::to_string(t) + " is not a finite number");
+      if (!std::isfinite(v))
+        throw Error(DHA_OUT_OF_RANGE, "a point at " + std::to_string(t) + " is not a finite number");
     }
   }
   if (!any) throw Error(DHA_NOT_FOUND, "the range query returned no points");

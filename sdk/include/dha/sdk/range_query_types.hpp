@@ -126,7 +126,8 @@ struct RangeResult {
       for (const auto& p : points->GetArray()) {
         if (!p.IsArray() || p.Size() != 2 || !p[0].IsInt64() || !p[1].IsNumber())
           throw bad("a point is not [unix seconds, value]");
-        if (!s.points.empty() && p[0].GetInt64() <= s.points.back().first) throw bad("points are not in increasing time");
+        if (!s.points.empty() && p[0].GetInt64() <= s.points.back().first)
+          throw bad("points are not in increasing time");
         s.points.emplace_back(p[0].GetInt64(), p[1].GetDouble());
       }
       out.series.push_back(std::move(s));
