@@ -29,6 +29,24 @@ Quantity parse_target_quantity(const rapidjson::Value& v, const std::string& pat
   return *q;
 }
 
+// Exactly one of averageValue (a quantity) and averageUtilization (a percentage of the CPU
+// request, for ReadCPUUtilization only), as the CRD's validation rules say.
+void parse_metric_target(const rapidjson::Value& target, const std::string& path, MetricSpec& metric) {
+  const auto* avg = json::find(target, "averageValue");
+  const auto* utilization = json::find(target, "averageUtilization");
+  if (avg != nullptr && utilization != nullptr)
+    throw InputError(path, "set exactly one of averageValue and averageUtilization");
+  if (utilization != nullptr) {
+    const std::string up = child(path, "averageUtilization");
+    if (metric.type != MetricType::ReadCPUUtilization)
+      throw InputError(up, "averageUtilization is a percentage of CPU requests and applies to ReadCPUUtilization only");
+    metric.average_utilization = json::to_int32(*utilization, up, 1);
+    return;
+  }
+  if (avg == nullptr) throw InputError(child(path, "averageValue"), "required (or averageUtilization for ReadCPUUtilization)");
+  metric.target = parse_target_quantity(*avg, child(path, "averageValue"));
+}
+
 ScalingRules parse_rules(const rapidjson::Value& obj, const std::string& path, ScalingRules rules) {
   json::require_object(obj, path);
   if (auto w = json::optional_int32(obj, "stabilizationWindowSeconds", path, 0))
@@ -100,7 +118,12 @@ std::optional<MetricType> parse_metric_type(std::string_view text) {
 }
 
 double MetricSpec::target_in_query_unit() const {
+  if (average_utilization) return *average_utilization;
   return type == MetricType::ReadCPUUtilization ? static_cast<double>(target.milli) : target.value;
+}
+
+std::string MetricSpec::target_text() const {
+  return average_utilization ? std::to_string(*average_utilization) + "%" : target.text;
 }
 
 std::int64_t DhaSpec::longest_window_seconds() const {
@@ -120,7 +143,10 @@ DhaSpec parse_spec(const rapidjson::Value& v, const SpecParseOptions& options, c
 
   const auto* min = json::find(v, "minReplicas");
   if (min == nullptr) throw InputError(child(path, "minReplicas"), "required");
-  spec.min_replicas = json::to_int32(*min, child(path, "minReplicas"), 2);
+  spec.min_replicas = json::to_int32(*min, child(path, "minReplicas"));
+  if (spec.min_replicas < kMinimumReplicas)
+    throw InputError(child(path, "minReplicas"), "must be at least 2 (2 = one primary and one read replica; the count "
+                                                 "is the total number of instances, the primary included)");
   const auto* max = json::find(v, "maxReplicas");
   if (max == nullptr) throw InputError(child(path, "maxReplicas"), "required");
   spec.max_replicas = json::to_int32(*max, child(path, "maxReplicas"), 2);
@@ -148,10 +174,7 @@ DhaSpec parse_spec(const rapidjson::Value& v, const SpecParseOptions& options, c
     const auto* target = json::find(m, "target");
     if (target == nullptr) throw InputError(child(mp, "target"), "required");
     json::require_object(*target, child(mp, "target"));
-    const auto* avg = json::find(*target, "averageValue");
-    const std::string avg_path = child(child(mp, "target"), "averageValue");
-    if (avg == nullptr) throw InputError(avg_path, "required");
-    metric.target = parse_target_quantity(*avg, avg_path);
+    parse_metric_target(*target, child(mp, "target"), metric);
     spec.metrics.push_back(std::move(metric));
   }
 
@@ -202,7 +225,8 @@ rapidjson::Value spec_to_json(const DhaSpec& spec, rapidjson::Document::Allocato
     Value entry(rapidjson::kObjectType);
     entry.AddMember("type", Value(std::string(to_string(m.type)), a), a);
     Value target(rapidjson::kObjectType);
-    target.AddMember("averageValue", Value(m.target.text, a), a);
+    if (m.average_utilization) target.AddMember("averageUtilization", *m.average_utilization, a);
+    else target.AddMember("averageValue", Value(m.target.text, a), a);
     entry.AddMember("target", target, a);
     metrics.PushBack(entry, a);
   }

@@ -27,6 +27,10 @@ void check_valid(const DhaSpec& s) {
   FUZZ_CHECK(s.min_replicas >= 2 && s.max_replicas >= s.min_replicas);
   FUZZ_CHECK(!s.metrics.empty());
   for (const auto& m : s.metrics) {
+    if (m.is_utilization()) {
+      FUZZ_CHECK(m.type == MetricType::ReadCPUUtilization && *m.average_utilization >= 1);
+      continue;
+    }
     FUZZ_CHECK(parse_quantity(m.target.text).has_value(), "an accepted target is not a quantity: " + printable(m.target.text));
     FUZZ_CHECK(std::isfinite(m.target.value));
   }
@@ -47,7 +51,9 @@ bool same_spec(const DhaSpec& a, const DhaSpec& b) {
     return false;
   if (a.metrics.size() != b.metrics.size()) return false;
   for (std::size_t i = 0; i < a.metrics.size(); ++i)
-    if (a.metrics[i].type != b.metrics[i].type || a.metrics[i].target.text != b.metrics[i].target.text) return false;
+    if (a.metrics[i].type != b.metrics[i].type || a.metrics[i].target.text != b.metrics[i].target.text ||
+        a.metrics[i].average_utilization != b.metrics[i].average_utilization)
+      return false;
   return a.min_replicas == b.min_replicas && a.max_replicas == b.max_replicas && a.dry_run == b.dry_run &&
          a.behavior.scale_up.stabilization_window_seconds == b.behavior.scale_up.stabilization_window_seconds &&
          a.behavior.scale_up.step == b.behavior.scale_up.step &&

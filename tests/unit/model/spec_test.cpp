@@ -61,6 +61,23 @@ TEST(Spec, ReadsEveryField) {
   EXPECT_EQ(s.longest_window_seconds(), 600);
 }
 
+// HPA's way for CPU: a percentage of the read replicas' CPU requests. The observed value comes
+// in percent too, so the proportional formula compares like with like.
+TEST(Spec, ReadsAverageUtilizationAsAPercentage) {
+  const DhaSpec s = parse(R"({"minReplicas":2,"maxReplicas":6,
+      "metrics":[{"type":"ReadCPUUtilization","target":{"averageUtilization":70}}]})", false);
+  ASSERT_TRUE(s.metrics[0].is_utilization());
+  EXPECT_EQ(*s.metrics[0].average_utilization, 70);
+  EXPECT_DOUBLE_EQ(s.metrics[0].target_in_query_unit(), 70);
+  EXPECT_EQ(s.metrics[0].target_text(), "70%");
+  rapidjson::Document doc;
+  static_cast<rapidjson::Value&>(doc) = spec_to_json(s, doc.GetAllocator());
+  EXPECT_EQ(doc["metrics"][0]["target"]["averageUtilization"].GetInt(), 70);
+  EXPECT_FALSE(doc["metrics"][0]["target"].HasMember("averageValue"));
+  const DhaSpec again = parse_spec(doc, SpecParseOptions{.require_target_ref = false});
+  EXPECT_EQ(again.metrics[0].average_utilization, 70);
+}
+
 TEST(Spec, EmptyApiGroupMeansDefault) {
   const DhaSpec s = parse(R"({"targetRef":{"apiGroup":"","kind":"Redis","name":"r"},"minReplicas":2,
       "maxReplicas":2,"metrics":[{"type":"ReadConnections","target":{"averageValue":"1"}}]})");
@@ -138,7 +155,8 @@ INSTANTIATE_TEST_SUITE_P(
                "spec.targetRef.name: required"},
         BadRow{"no_min", "{" T ",\"maxReplicas\":3," M "}", "spec.minReplicas: required"},
         BadRow{"min_too_small", "{" T ",\"minReplicas\":1,\"maxReplicas\":3," M "}",
-               "spec.minReplicas: out of range [2, 2147483647]"},
+               "spec.minReplicas: must be at least 2 (2 = one primary and one read replica; the count is the total "
+               "number of instances, the primary included)"},
         BadRow{"min_not_integer", "{" T ",\"minReplicas\":2.5,\"maxReplicas\":3," M "}",
                "spec.minReplicas: must be an integer"},
         BadRow{"min_string", "{" T ",\"minReplicas\":\"2\",\"maxReplicas\":3," M "}",
@@ -155,7 +173,20 @@ INSTANTIATE_TEST_SUITE_P(
                "spec.metrics[0].type: unsupported value \"Writes\" (ReadConnections or ReadCPUUtilization)"},
         BadRow{"no_target_value",
                "{" T ",\"minReplicas\":2,\"maxReplicas\":3,\"metrics\":[{\"type\":\"ReadConnections\",\"target\":{}}]}",
-               "spec.metrics[0].target.averageValue: required"},
+               "spec.metrics[0].target.averageValue: required (or averageUtilization for ReadCPUUtilization)"},
+        BadRow{"both_targets",
+               "{" T ",\"minReplicas\":2,\"maxReplicas\":3,\"metrics\":[{\"type\":\"ReadCPUUtilization\",\"target\":"
+               "{\"averageValue\":\"250m\",\"averageUtilization\":70}}]}",
+               "spec.metrics[0].target: set exactly one of averageValue and averageUtilization"},
+        BadRow{"utilization_for_connections",
+               "{" T ",\"minReplicas\":2,\"maxReplicas\":3,\"metrics\":[{\"type\":\"ReadConnections\",\"target\":"
+               "{\"averageUtilization\":70}}]}",
+               "spec.metrics[0].target.averageUtilization: averageUtilization is a percentage of CPU requests and "
+               "applies to ReadCPUUtilization only"},
+        BadRow{"zero_utilization",
+               "{" T ",\"minReplicas\":2,\"maxReplicas\":3,\"metrics\":[{\"type\":\"ReadCPUUtilization\",\"target\":"
+               "{\"averageUtilization\":0}}]}",
+               "spec.metrics[0].target.averageUtilization: out of range [1, 2147483647]"},
         BadRow{"bad_quantity",
                "{" T ",\"minReplicas\":2,\"maxReplicas\":3,\"metrics\":[{\"type\":\"ReadConnections\",\"target\":{\"averageValue\":\"lots\"}}]}",
                "spec.metrics[0].target.averageValue: not a quantity (\"lots\": must start with a number)"},

@@ -10,7 +10,7 @@
 
 #include "dha/model/quantity.hpp"
 
-// The DHA spec (BEHAVIOUR.md §1.2) with the controller defaults of §3.1 applied.
+// The DHA spec with the controller defaults applied.
 namespace dha::model {
 
 enum class MetricType { ReadConnections, ReadCPUUtilization };
@@ -21,10 +21,17 @@ std::optional<MetricType> parse_metric_type(std::string_view text);
 struct MetricSpec {
   MetricType type = MetricType::ReadConnections;
   Quantity target;  // spec.metrics[].target.averageValue, per read-serving replica
+  // spec.metrics[].target.averageUtilization (ReadCPUUtilization only): percent of the read
+  // replicas' CPU request, as the HorizontalPodAutoscaler reads it. Set instead of `target`.
+  std::optional<std::int32_t> average_utilization;
 
-  // The target in the unit the driver query returns: millicores for CPU, a plain number for
-  // connections. A value <= 0 is a decision (InvalidMetricTarget), not bad input.
+  // The target in the unit the observed value comes in: percent of the CPU request for a
+  // utilization target, millicores for a CPU quantity, a plain number for connections. A value
+  // <= 0 is a decision (InvalidMetricTarget), not bad input.
   double target_in_query_unit() const;
+  bool is_utilization() const { return average_utilization.has_value(); }
+  // "150", "250m" or "70%": the target as a tenant wrote it.
+  std::string target_text() const;
 };
 
 struct ScalingRules {
@@ -32,6 +39,8 @@ struct ScalingRules {
   std::int32_t step = 1;
 };
 
+// One primary and one read replica: fewer leaves no replica to serve reads or to fail over to.
+inline constexpr std::int32_t kMinimumReplicas = 2;
 inline constexpr std::int32_t kDefaultScaleUpWindowSeconds = 300;
 inline constexpr std::int32_t kDefaultScaleDownWindowSeconds = 1800;
 inline constexpr std::int32_t kDefaultConvergenceDeadlineSeconds = 900;
