@@ -1,4 +1,5 @@
 #include <dha/admission/admission_review.hpp>
+#include <dha/admission/admission_route.hpp>
 #include <dha/admission/replicas_ownership_webhook.hpp>
 #include <dha/telemetry/registry.hpp>
 
@@ -52,11 +53,16 @@ WebhookMetrics register_metrics(telemetry::Registry& registry, const std::string
 
 void mount_replicas_ownership_webhook(server::Router& router, const ReplicasOwnershipWebhookOptions& options,
                                       telemetry::Registry* metrics) {
-  auto decide = ownership_decision({options.operator_username, options.apps_api_username});
-  std::shared_ptr<WebhookMetrics> recorded;
-  if (metrics != nullptr) recorded = std::make_shared<WebhookMetrics>(register_metrics(*metrics, options.path));
+  mount_admission_review(router, options.path,
+                         ownership_decision({options.operator_username, options.apps_api_username}), metrics);
+}
 
-  router.handle(options.path, [decide = std::move(decide), recorded, webhook = options.path](const server::Request& request) {
+void mount_admission_review(server::Router& router, const std::string& path, Decision decide,
+                            telemetry::Registry* metrics) {
+  std::shared_ptr<WebhookMetrics> recorded;
+  if (metrics != nullptr) recorded = std::make_shared<WebhookMetrics>(register_metrics(*metrics, path));
+
+  router.handle(path, [decide = std::move(decide), recorded, webhook = path](const server::Request& request) {
     const auto started = std::chrono::steady_clock::now();
     if (recorded) recorded->in_flight->add(1);
     ReviewReply reply = handle_admission_review(request.body, request.header("Content-Type"), decide);

@@ -1,0 +1,54 @@
+#pragma once
+
+// One DHA per target. Two autoscalers on one database fight: each scales from its own history
+// and takes the managed-by marker from the other. A second DHA whose target is already claimed
+// in the namespace is refused at admission, with a message naming the DHA that holds it. Pure:
+// the caller lists the namespace's DHAs; tests in tests/unit/admission.
+
+#include <dha/admission/ownership_policy.hpp>
+#include <rapidjson/document.h>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dha::admission {
+
+// What a DHA claims: its target, with the empty apiGroup read as apps.cozystack.io.
+struct TargetClaim {
+  std::string dha_name;
+  std::string api_group;
+  std::string kind;
+  std::string target_name;
+  bool deleting = false;  // metadata.deletionTimestamp set: it is letting go of the target
+
+  bool same_target(const TargetClaim& other) const {
+    return api_group == other.api_group && kind == other.kind && target_name == other.target_name;
+  }
+};
+
+// The claim of a DHA object, or nullopt when it names no readable target (the schema refuses
+// those; nothing to compare).
+std::optional<TargetClaim> claim_of(const rapidjson::Value& dha);
+
+// The claims of the items of a DatabaseHorizontalAutoscalerList.
+std::vector<TargetClaim> claims_of_list(const rapidjson::Value& list);
+
+// metadata.namespace of an object, "" when absent.
+std::string namespace_of(const rapidjson::Value& object);
+
+// Decides a CREATE (old absent) or UPDATE of `new_object` against the other DHAs of its
+// namespace (`others` may include the object itself: it is skipped by name). Rules:
+//  1. no new object, or no readable target → allow;
+//  2. an UPDATE that keeps the target → allow (finalizer removal, spec edits, and DHAs that
+//     were already doubled before the webhook existed must still be able to go away);
+//  3. another DHA, not being deleted, claims the same target → deny (403) naming it;
+//  4. otherwise → allow.
+OwnershipVerdict evaluate_target_claim(const rapidjson::Value* old_object, const rapidjson::Value* new_object,
+                                       const std::vector<TargetClaim>& others);
+
+// The denial message, also the reconciler's wording for the same conflict.
+std::string claimed_message(const TargetClaim& wanted, std::string_view holder);
+
+}  // namespace dha::admission
