@@ -2,6 +2,7 @@ package charttest
 
 import (
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -46,34 +47,68 @@ func TestCRDNamesAndVersion(t *testing.T) {
 	expectEqual(t, "subresources", at(v, "subresources"), map[string]interface{}{"status": map[string]interface{}{}})
 }
 
-// BEHAVIOUR §1.1 printer columns, then Reason (the AbleToScale reason) and Age.
+// Printer columns in the HorizontalPodAutoscaler's style: Kind/name, metrics as current/target,
+// then the rest under -o wide (priority 1).
 func TestCRDPrinterColumns(t *testing.T) {
 	crd := theCRD(t)
-	want := []struct{ name, typ, path string }{
-		{"Target", "string", ".spec.targetRef.name"},
-		{"Min", "integer", ".spec.minReplicas"},
-		{"Max", "integer", ".spec.maxReplicas"},
-		{"Current", "integer", ".status.currentReplicas"},
-		{"Desired", "integer", ".status.desiredReplicas"},
-		{"DryRun", "boolean", ".spec.dryRun"},
-		{"Reason", "string", `.status.conditions[?(@.type=="AbleToScale")].reason`},
-		{"Age", "date", ".metadata.creationTimestamp"},
+	want := []struct {
+		name, typ, path string
+		priority        int
+	}{
+		{"Target", "string", ".status.targetDisplay", 0},
+		{"Metrics", "string", ".status.metricsDisplay", 0},
+		{"Min", "integer", ".spec.minReplicas", 0},
+		{"Max", "integer", ".spec.maxReplicas", 0},
+		{"Current", "integer", ".status.currentReplicas", 0},
+		{"Desired", "integer", ".status.desiredReplicas", 0},
+		{"Reason", "string", `.status.conditions[?(@.type=="AbleToScale")].reason`, 0},
+		{"Age", "date", ".metadata.creationTimestamp", 0},
+		{"DryRun", "boolean", ".spec.dryRun", 1},
+		{"Active", "string", `.status.conditions[?(@.type=="ScalingActive")].reason`, 1},
+		{"Limited", "string", `.status.conditions[?(@.type=="ScalingLimited")].reason`, 1},
+		{"Last Scale", "date", ".status.lastScaleTime", 1},
+		{"Summary", "string", ".status.summary", 1},
 	}
 	cols := at(crd, "spec.versions[0].additionalPrinterColumns").([]interface{})
 	if len(cols) != len(want) {
 		t.Fatalf("want %d columns, got %d", len(want), len(cols))
 	}
 	for i, w := range want {
-		got := []interface{}{at(cols[i], "name"), at(cols[i], "type"), at(cols[i], "jsonPath")}
-		expectEqual(t, "column "+w.name, got, []string{w.name, w.typ, w.path})
+		priority := 0
+		if p, ok := at(cols[i], "priority").(int); ok {
+			priority = p
+		}
+		got := []interface{}{at(cols[i], "name"), at(cols[i], "type"), at(cols[i], "jsonPath"), priority}
+		expectEqual(t, "column "+w.name, got, []interface{}{w.name, w.typ, w.path, w.priority})
 	}
+}
+
+// kubectl explain has something to say about every field.
+func TestCRDEveryFieldIsDescribed(t *testing.T) {
+	var check func(node interface{}, path string)
+	check = func(node interface{}, path string) {
+		m, _ := node.(map[string]interface{})
+		// metadata is the API server's: it refuses a description there.
+		if d, _ := m["description"].(string); strings.TrimSpace(d) == "" && path != "openAPIV3Schema.metadata" {
+			t.Errorf("%s has no description", path)
+		}
+		if props, ok := m["properties"].(map[string]interface{}); ok {
+			for k, v := range props {
+				check(v, path+"."+k)
+			}
+		}
+		if items, ok := m["items"]; ok {
+			check(items, path+"[]")
+		}
+	}
+	check(at(theCRD(t), "spec.versions[0].schema.openAPIV3Schema"), "openAPIV3Schema")
 }
 
 func specSchema(t *testing.T) interface{} {
 	return at(theCRD(t), "spec.versions[0].schema.openAPIV3Schema.properties.spec")
 }
 
-// BEHAVIOUR §1.2 with Part A 14 (tolerance) and 15 (free apiGroup): types, bounds, defaults.
+// Types, bounds and defaults of the spec.
 func TestCRDSpecSchema(t *testing.T) {
 	spec := specSchema(t)
 	expectEqual(t, "spec required", at(spec, "required"), []string{"targetRef", "minReplicas", "maxReplicas", "metrics"})
@@ -81,6 +116,11 @@ func TestCRDSpecSchema(t *testing.T) {
 		"rule":    "self.maxReplicas >= self.minReplicas",
 		"message": "maxReplicas must be greater than or equal to minReplicas",
 	}})
+	expectEqual(t, "minReplicas rule", at(spec, "properties.minReplicas.x-kubernetes-validations[0].rule"), "self >= 2")
+	expectEqual(t, "positive target rule", at(spec, "properties.metrics.items.properties.target.properties.averageValue.x-kubernetes-validations[0].rule"),
+		"isQuantity(string(self)) && quantity(string(self)).isGreaterThan(quantity('0'))")
+	// The rules on metric entries are costed per entry: the bound keeps them within the budget.
+	expectEqual(t, "metrics bound", at(spec, "properties.metrics.maxItems"), 2)
 	p := "properties."
 	cases := []struct {
 		path string
@@ -88,7 +128,7 @@ func TestCRDSpecSchema(t *testing.T) {
 	}{
 		{"targetRef.properties.apiGroup", map[string]interface{}{"type": "string", "default": "apps.cozystack.io"}},
 		{"targetRef.properties.kind", map[string]interface{}{"type": "string"}},
-		{"minReplicas", map[string]interface{}{"type": "integer", "format": "int32", "minimum": 2}},
+		{"minReplicas", map[string]interface{}{"type": "integer", "format": "int32"}},
 		{"maxReplicas", map[string]interface{}{"type": "integer", "format": "int32", "minimum": 2}},
 		{"metrics", map[string]interface{}{"type": "array", "minItems": 1}},
 		{"behavior.properties.scaleUp.properties.stabilizationWindowSeconds", map[string]interface{}{"type": "integer", "minimum": 0}},

@@ -251,9 +251,22 @@ func TestDHAValidationAndDefaults(t *testing.T) {
 		}
 	}
 	header := strings.Fields(strings.SplitN(c.mustKubectl("", "-n", "tenant-a", "get", "dha"), "\n", 2)[0])
-	want := []string{"NAME", "TARGET", "MIN", "MAX", "CURRENT", "DESIRED", "DRYRUN", "REASON", "AGE"}
+	want := []string{"NAME", "TARGET", "METRICS", "MIN", "MAX", "CURRENT", "DESIRED", "REASON", "AGE"}
 	if strings.Join(header, " ") != strings.Join(want, " ") {
 		t.Errorf("kubectl get dha columns %v, want %v", header, want)
+	}
+	wide := strings.Fields(strings.SplitN(c.mustKubectl("", "-n", "tenant-a", "get", "dha", "-o", "wide"), "\n", 2)[0])
+	wantWide := append(want, "DRYRUN", "ACTIVE", "LIMITED", "LAST", "SCALE", "SUMMARY")
+	if strings.Join(wide, " ") != strings.Join(wantWide, " ") {
+		t.Errorf("kubectl get dha -o wide columns %v, want %v", wide, wantWide)
+	}
+	// Every field explains itself to kubectl explain.
+	for _, field := range []string{"dha.spec.minReplicas", "dha.spec.metrics.target.averageUtilization",
+		"dha.spec.behavior.scaleDown.stabilizationWindowSeconds", "dha.status.summary", "dha.status.lastDecision.trace.gate"} {
+		out := c.mustKubectl("", "explain", field)
+		if !strings.Contains(out, "DESCRIPTION:") || strings.Contains(out, "<empty>") {
+			t.Errorf("kubectl explain %s has no description:\n%s", field, out)
+		}
 	}
 
 	cases := []struct {
@@ -262,7 +275,7 @@ func TestDHAValidationAndDefaults(t *testing.T) {
 		wantErr string
 	}{
 		{"max below min", func(s map[string]interface{}) { s["maxReplicas"] = 1; s["minReplicas"] = 3 }, "maxReplicas must be greater than or equal to minReplicas"},
-		{"min below 2", func(s map[string]interface{}) { s["minReplicas"] = 1 }, "minReplicas"},
+		{"min below 2", func(s map[string]interface{}) { s["minReplicas"] = 1 }, "2 = one primary and one read replica"},
 		{"tolerance above 1", func(s map[string]interface{}) { s["behavior"] = map[string]interface{}{"tolerance": 1.5} }, "tolerance"},
 		{"no metrics", func(s map[string]interface{}) { s["metrics"] = []interface{}{} }, "metrics"},
 		{"unknown metric type", func(s map[string]interface{}) {
@@ -274,7 +287,49 @@ func TestDHAValidationAndDefaults(t *testing.T) {
 		{"no targetRef", func(s map[string]interface{}) { delete(s, "targetRef") }, "targetRef"},
 		{"not a quantity", func(s map[string]interface{}) {
 			s["metrics"] = []interface{}{map[string]interface{}{"type": "ReadConnections", "target": map[string]interface{}{"averageValue": "lots"}}}
-		}, "averageValue"},
+		}, "must be a positive quantity"},
+		{"negative target", func(s map[string]interface{}) {
+			s["metrics"] = []interface{}{map[string]interface{}{"type": "ReadConnections", "target": map[string]interface{}{"averageValue": "-5"}}}
+		}, "must be a positive quantity"},
+		{"zero target", func(s map[string]interface{}) {
+			s["metrics"] = []interface{}{map[string]interface{}{"type": "ReadConnections", "target": map[string]interface{}{"averageValue": 0}}}
+		}, "must be a positive quantity"},
+		{"zero millicores", func(s map[string]interface{}) {
+			s["metrics"] = []interface{}{map[string]interface{}{"type": "ReadCPUUtilization", "target": map[string]interface{}{"averageValue": "0m"}}}
+		}, "must be a positive quantity"},
+		{"no target value", func(s map[string]interface{}) {
+			s["metrics"] = []interface{}{map[string]interface{}{"type": "ReadConnections", "target": map[string]interface{}{}}}
+		}, "set exactly one of averageValue and averageUtilization"},
+		{"both target values", func(s map[string]interface{}) {
+			s["metrics"] = []interface{}{map[string]interface{}{"type": "ReadCPUUtilization", "target": map[string]interface{}{"averageValue": "250m", "averageUtilization": 70}}}
+		}, "set exactly one of averageValue and averageUtilization"},
+		{"utilization of connections", func(s map[string]interface{}) {
+			s["metrics"] = []interface{}{map[string]interface{}{"type": "ReadConnections", "target": map[string]interface{}{"averageUtilization": 70}}}
+		}, "applies to ReadCPUUtilization only"},
+		{"zero utilization", func(s map[string]interface{}) {
+			s["metrics"] = []interface{}{map[string]interface{}{"type": "ReadCPUUtilization", "target": map[string]interface{}{"averageUtilization": 0}}}
+		}, "averageUtilization"},
+	}
+	accepted := []struct {
+		name string
+		edit func(spec map[string]interface{})
+	}{
+		{"fractional millicores", func(s map[string]interface{}) {
+			s["metrics"] = []interface{}{map[string]interface{}{"type": "ReadCPUUtilization", "target": map[string]interface{}{"averageValue": "0.5"}}}
+		}},
+		{"integer target", func(s map[string]interface{}) {
+			s["metrics"] = []interface{}{map[string]interface{}{"type": "ReadConnections", "target": map[string]interface{}{"averageValue": 150}}}
+		}},
+		{"utilization of CPU", func(s map[string]interface{}) {
+			s["metrics"] = []interface{}{map[string]interface{}{"type": "ReadCPUUtilization", "target": map[string]interface{}{"averageUtilization": 70}}}
+		}},
+	}
+	for _, tc := range accepted {
+		t.Run(tc.name, func(t *testing.T) {
+			if out, err := c.kubectl(dhaWith(t, tc.edit), "apply", "--dry-run=server", "-f", "-"); err != nil {
+				t.Fatalf("refused: %v\n%s", err, out)
+			}
+		})
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -293,6 +348,8 @@ const fullStatus = `{"status": {
   "recommendations": [{"time": "2026-01-01T00:00:00Z", "replicas": 4}],
   "backoff": {"replicas": 4, "until": "2026-01-01T01:00:00Z", "count": 2},
   "currentMetrics": [{"type": "ReadConnections", "averageValue": "210"}],
+  "targetDisplay": "Postgres/db", "metricsDisplay": "210/150 (ReadConnections)",
+  "summary": "frozen at 3 by Backoff (StuckScaling): backing off",
   "lastDecision": {"time": "2026-01-01T00:00:00Z", "kind": "Freeze", "rawDesiredReplicas": 4,
     "desiredReplicas": 3, "reason": "StuckScaling", "message": "backing off",
     "trace": [{"gate": "backoff", "in": 4, "out": 3, "reason": "StuckScaling", "message": "backing off"}]},
@@ -312,8 +369,8 @@ func TestDHAStatusSchema(t *testing.T) {
 		t.Errorf("trace not stored: %q", got)
 	}
 	row := strings.Fields(strings.Split(strings.TrimSpace(c.mustKubectl("", "-n", "tenant-a", "get", "dha", "db")), "\n")[1])
-	if len(row) < 8 || row[7] != "StuckScaling" {
-		t.Errorf("Reason column: row %v", row)
+	if len(row) < 10 || row[1] != "Postgres/db" || strings.Join(row[2:4], " ") != "210/150 (ReadConnections)" || row[8] != "StuckScaling" {
+		t.Errorf("Target, Metrics or Reason column: row %v", row)
 	}
 
 	var many []string
