@@ -3,6 +3,7 @@
 // then used to default, prune and validate custom objects with kube-style field errors.
 
 #include "api_error.hpp"
+#include "cel_expression.hpp"
 #include "json_util.hpp"
 
 #include <map>
@@ -37,6 +38,7 @@ struct CelRule {
   std::string rule, message, field_path, reason;
   CelOperand left, right;
   std::string op;  // >= <= > < == !=
+  std::shared_ptr<const CelExpression> expression;  // set instead for the larger subset
 };
 
 struct SchemaNode {
