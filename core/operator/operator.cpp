@@ -8,6 +8,7 @@
 
 #include <random>
 
+#include "dha/admission/one_dha_per_target_webhook.hpp"
 #include "dha/admission/replicas_ownership_webhook.hpp"
 #include "dha/kube/client.hpp"
 #include "dha/kube/config.hpp"
@@ -221,6 +222,12 @@ void Operator::start() {
     wo.operator_username = options_.operator_username;
     wo.apps_api_username = options_.apps_api_username;
     admission::mount_replicas_ownership_webhook(router, wo, &p.registry);
+    admission::mount_one_dha_per_target_webhook(
+        router, {},
+        [&client = *p.client](const std::string& ns) {
+          return admission::claims_of_list(client.list_all(kube::resources::dhas(ns)).list);
+        },
+        &p.registry);
     if (options_.webhook_port < 0 || options_.webhook_port > 65535)
       throw std::runtime_error("--webhook-port must be 0..65535");
     p.webhook = make_server("webhook", server::BindAddress{"0.0.0.0", static_cast<std::uint16_t>(options_.webhook_port)},

@@ -45,6 +45,22 @@ func TestWebhookRegistration(t *testing.T) {
 		map[string]interface{}{"name": "webhook", "containerPort": 9443, "protocol": "TCP"})
 }
 
+// One DHA per target: DHA creates and updates (not their status) reach the operator's
+// /validate-dha-target route through the same Service.
+func TestWebhookRegistrationOneDHAPerTarget(t *testing.T) {
+	r := renderChart(t, nil)
+	vwc := only(t, r, "ValidatingWebhookConfiguration", webhookConfigName)
+	w := "webhooks[1]."
+	expectEqual(t, "webhook name", at(vwc, w+"name"), "target.autoscaling.cozystack.io")
+	expectEqual(t, "clientConfig.service.path", at(vwc, w+"clientConfig.service.path"), "/validate-dha-target")
+	expectEqual(t, "same service", at(vwc, w+"clientConfig.service.name"), at(vwc, "webhooks[0].clientConfig.service.name"))
+	expectEqual(t, "failurePolicy", at(vwc, w+"failurePolicy"), "Ignore")
+	expectEqual(t, "sideEffects", at(vwc, w+"sideEffects"), "None")
+	expectEqual(t, "operations", at(vwc, w+"rules[0].operations"), []string{"CREATE", "UPDATE"})
+	expectEqual(t, "apiGroups", at(vwc, w+"rules[0].apiGroups"), []string{"autoscaling.cozystack.io"})
+	expectEqual(t, "resources", at(vwc, w+"rules[0].resources"), []string{"databasehorizontalautoscalers"})
+}
+
 // failurePolicy is the platform's trade-off to make (README "Webhook failure policy"): both
 // values render, anything else is refused by the schema before it reaches the apiserver.
 func TestWebhookFailurePolicyIsConfigurable(t *testing.T) {

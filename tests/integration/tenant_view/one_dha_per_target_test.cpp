@@ -1,0 +1,164 @@
+// One DHA per target, end to end: our TLS server serves the webhook with the operator's live
+// listing through the kube client, the embedded API server calls it for DHA creates and updates
+// (registered as the chart registers it), and a tenant's kubectl meets the refusal.
+
+#include "test_clients.hpp"
+#include "test_pki.hpp"
+
+#include <dha/admission/one_dha_per_target_webhook.hpp>
+#include <dha/kube/client.hpp>
+#include <dha/kube/config.hpp>
+#include <dha/kube/resource.hpp>
+#include <dha/server/server.hpp>
+#include <dha/testing/api_server.hpp>
+#include <dha/testing/test_certificates.hpp>
+
+#include <gtest/gtest.h>
+#include <openssl/evp.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+#include <sys/wait.h>
+
+namespace dha {
+namespace {
+
+std::string base64(const std::string& in) {
+  std::string out(4 * ((in.size() + 2) / 3) + 1, '\0');
+  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), reinterpret_cast<const unsigned char*>(in.data()),
+                          static_cast<int>(in.size()));
+  out.resize(static_cast<std::size_t>(n));
+  return out;
+}
+
+std::string dha_yaml(const std::string& name, const std::string& target) {
+  return "apiVersion: autoscaling.cozystack.io/v1alpha1\nkind: DatabaseHorizontalAutoscaler\nmetadata: {name: " +
+         name + ", namespace: tenant-a}\nspec:\n  targetRef: {kind: Postgres, name: " + target +
+         "}\n  minReplicas: 2\n  maxReplicas: 5\n  metrics:\n  - type: ReadConnections\n    target: {averageValue: \"150\"}\n";
+}
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;
+};
+
+CommandResult run(const std::string& command, const std::string& stdin_text) {
+  const auto input = std::filesystem::temp_directory_path() / ("dha-stdin-" + std::to_string(::getpid()));
+  { std::ofstream(input) << stdin_text; }
+  CommandResult result;
+  FILE* pipe = ::popen((command + " < " + input.string() + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return result;
+  std::array<char, 4096> buf;
+  while (std::fgets(buf.data(), static_cast<int>(buf.size()), pipe) != nullptr) result.output += buf.data();
+  const int status = ::pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::filesystem::remove(input);
+  return result;
+}
+
+class OneDhaPerTarget : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto cert = testing::issue_test_certificate({"db-autoscaler.cozy-db-autoscaler.svc"}, {"127.0.0.1"});
+    testing_pki::write_cert_dir(cert_dir_.path(), {cert.cert_pem, cert.key_pem});
+    start_webhook();
+
+    testing::ApiServerOptions options;
+    options.tokens["admin-token"] = {"admin", {"system:masters"}, "u-admin"};
+    options.tls = true;
+    options.crd_dirs = {DHA_CHART_CRD_DIR};
+    options.webhook_services["cozy-db-autoscaler/db-autoscaler"] = webhook_port_;
+    api_ = std::make_unique<testing::ApiServer>(options);
+    api_->start();
+    kubeconfig_ = (work_dir_.path() / "kubeconfig").string();
+    api_->write_kubeconfig(kubeconfig_, "admin-token");
+    kube::ConfigFlags flags;
+    flags.kubeconfig = kubeconfig_;
+    client_ = std::make_unique<kube::Client>(kube::Config::load(flags));
+    client_->create(kube::resources::namespaces(),
+                    parse(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"tenant-a"}})"));
+    client_->create({"admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations", "", ""},
+                    parse(webhook_configuration(cert.ca_pem)));
+  }
+
+  // As the operator mounts it: the claims come from a live list of the namespace's DHAs.
+  void start_webhook() {
+    server::ServerOptions options;
+    options.name = "webhook";
+    options.host = "127.0.0.1";
+    options.port = webhook_port_;
+    options.tls = server::TlsOptions{cert_dir_.path()};
+    server::Router router;
+    admission::mount_one_dha_per_target_webhook(router, {}, [this](const std::string& ns) {
+      return admission::claims_of_list(client_->list_all(kube::resources::dhas(ns)).list);
+    });
+    webhook_ = std::make_unique<server::Server>(options, std::move(router));
+    webhook_->start();
+    webhook_port_ = webhook_->port();
+  }
+
+  static std::string webhook_configuration(const std::string& ca_pem) {
+    return R"({"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingWebhookConfiguration",)"
+           R"("metadata":{"name":"db-autoscaler-replicas-ownership"},)"
+           R"("webhooks":[{"name":"target.autoscaling.cozystack.io","admissionReviewVersions":["v1"],)"
+           R"("sideEffects":"None","failurePolicy":"Ignore","timeoutSeconds":5,)"
+           R"("clientConfig":{"service":{"namespace":"cozy-db-autoscaler","name":"db-autoscaler",)"
+           R"("path":"/validate-dha-target","port":443},"caBundle":")" +
+           base64(ca_pem) +
+           R"("},"rules":[{"operations":["CREATE","UPDATE"],"apiGroups":["autoscaling.cozystack.io"],)"
+           R"("apiVersions":["v1alpha1"],"resources":["databasehorizontalautoscalers"],"scope":"Namespaced"}]}]})";
+  }
+
+  static rapidjson::Document parse(const std::string& text) {
+    rapidjson::Document d;
+    d.Parse(text.c_str());
+    return d;
+  }
+
+  CommandResult kubectl(const std::string& args, const std::string& stdin_text = "") {
+    return run("kubectl --kubeconfig " + kubeconfig_ + " " + args, stdin_text);
+  }
+
+  testing_pki::TempDir cert_dir_;
+  testing_pki::TempDir work_dir_;
+  std::string kubeconfig_;
+  std::uint16_t webhook_port_ = 0;
+  std::unique_ptr<testing::ApiServer> api_;
+  std::unique_ptr<kube::Client> client_;
+  std::unique_ptr<server::Server> webhook_;
+};
+
+TEST_F(OneDhaPerTarget, ASecondDhaOnTheSameTargetIsRefusedNamingTheFirst) {
+  auto first = kubectl("apply -f -", dha_yaml("reads", "db"));
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  auto second = kubectl("apply -f -", dha_yaml("reads-too", "db"));
+  EXPECT_NE(second.exit_code, 0) << second.output;
+  EXPECT_NE(second.output.find("admission webhook \"target.autoscaling.cozystack.io\" denied the request: "
+                               "Postgres/db is already scaled by DatabaseHorizontalAutoscaler \"reads\""),
+            std::string::npos)
+      << second.output;
+  EXPECT_EQ(kubectl("-n tenant-a get dha reads-too").exit_code, 1) << "the refused DHA must not exist";
+  // Another database in the namespace is free.
+  auto other = kubectl("apply -f -", dha_yaml("reads-too", "db2"));
+  EXPECT_EQ(other.exit_code, 0) << other.output;
+  // Nor can it be moved onto the claimed one.
+  auto moved = kubectl("-n tenant-a patch dha reads-too --type merge -p '{\"spec\":{\"targetRef\":{\"name\":\"db\"}}}'");
+  EXPECT_NE(moved.exit_code, 0) << moved.output;
+  EXPECT_NE(moved.output.find("already scaled by DatabaseHorizontalAutoscaler \"reads\""), std::string::npos)
+      << moved.output;
+}
+
+TEST_F(OneDhaPerTarget, TheHolderStaysEditableAndTheTargetIsFreeOnceItIsGone) {
+  ASSERT_EQ(kubectl("apply -f -", dha_yaml("reads", "db")).exit_code, 0);
+  auto edited = kubectl("-n tenant-a patch dha reads --type merge -p '{\"spec\":{\"maxReplicas\":6}}'");
+  EXPECT_EQ(edited.exit_code, 0) << edited.output;
+  ASSERT_EQ(kubectl("-n tenant-a delete dha reads").exit_code, 0);
+  auto next = kubectl("apply -f -", dha_yaml("reads-too", "db"));
+  EXPECT_EQ(next.exit_code, 0) << next.output;
+}
+
+}  // namespace
+}  // namespace dha
