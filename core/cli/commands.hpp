@@ -13,5 +13,10 @@ void add_decide_command(CLI::App& app);
 void add_simulate_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_metrics_command(CLI::App& app);
+void add_dha_command(CLI::App& app);
+
+// Installed as kubectl-dha (a link to db-autoscaler), the program is the kubectl plugin
+// `kubectl dha ...`: the arguments are those of `db-autoscaler dha ...`.
+inline constexpr const char* kKubectlPluginName = "kubectl-dha";
 
 }  // namespace dha::cli

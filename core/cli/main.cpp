@@ -1,10 +1,12 @@
+#include <cstring>
 #include <iostream>
+#include <vector>
 
 #include "commands.hpp"
 #include "exit.hpp"
 
 int main(int argc, char** argv) {
-  CLI::App app{"db-autoscaler: scales database read replicas with load, safely"};
+  CLI::App app{"db-autoscaler: scales database read replicas with load, safely", "db-autoscaler"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string(DHA_VERSION));
 
@@ -14,19 +16,29 @@ int main(int argc, char** argv) {
   dha::cli::add_simulate_command(app);
   dha::cli::add_run_command(app);
   dha::cli::add_metrics_command(app);
+  dha::cli::add_dha_command(app);
 
+  // kubectl runs the plugin as kubectl-dha with the words after `kubectl dha`.
+  std::vector<char*> args(argv, argv + argc);
+  const char* program = std::strrchr(argv[0], '/');
+  program = program == nullptr ? argv[0] : program + 1;
+  static char dha_word[] = "dha";
+  if (std::strcmp(program, dha::cli::kKubectlPluginName) == 0) {
+    args.insert(args.begin() + 1, dha_word);
+    app.name(dha::cli::kKubectlPluginName);
+  }
 
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(args.size()), args.data());
   } catch (const CLI::ParseError& e) {
     // CLI11 prints usage errors itself; bad flags are bad input.
     const int code = app.exit(e);
     return code == 0 ? 0 : dha::cli::kExitBadInput;
   } catch (const dha::cli::Exit& e) {
-    if (e.what()[0] != '\0') std::cerr << "db-autoscaler: " << e.what() << "\n";
+    if (e.what()[0] != '\0') std::cerr << app.get_name() << ": " << e.what() << "\n";
     return e.code();
   } catch (const std::exception& e) {
-    std::cerr << "db-autoscaler: " << e.what() << "\n";
+    std::cerr << app.get_name() << ": " << e.what() << "\n";
     return dha::cli::kExitFailure;
   }
   return dha::cli::kExitOk;

@@ -1,0 +1,95 @@
+// `db-autoscaler dha` — and the kubectl plugin `kubectl dha`, the same program installed as
+// kubectl-dha: what a tenant asks about one DHA. status: one screen (target, replicas, metrics
+// against their targets, the decision and the gate that made it, conditions, recent events);
+// why: the last decision's gate trace in words; history: recent scale actions and reasons.
+#include <chrono>
+#include <iostream>
+
+#include "commands.hpp"
+#include "dha/kube/client.hpp"
+#include "dha/kube/config.hpp"
+#include "dha/kube/errors.hpp"
+#include "dha/kube/resource.hpp"
+#include "dha_report.hpp"
+#include "exit.hpp"
+
+namespace dha::cli {
+namespace {
+
+struct DhaOptions {
+  std::string kubeconfig;
+  std::string context;
+  std::string namespace_name;
+  std::string name;
+};
+
+struct Fetched {
+  rapidjson::Document dha;
+  rapidjson::Document events;
+};
+
+Fetched fetch(const DhaOptions& o, bool with_events) {
+  kube::ConfigFlags flags;
+  flags.kubeconfig = o.kubeconfig;
+  flags.context = o.context;
+  if (!o.namespace_name.empty()) flags.namespace_ = o.namespace_name;
+  kube::Config config = kube::Config::load(flags);
+  const std::string ns = o.namespace_name.empty() ? config.default_namespace : o.namespace_name;
+  kube::Client client(std::move(config));
+  Fetched f;
+  try {
+    f.dha = client.get(kube::resources::dhas(ns).named(o.name));
+  } catch (const kube::ApiError& e) {
+    if (e.http_status() == 404)
+      throw Exit(kExitFailure, "DatabaseHorizontalAutoscaler " + ns + "/" + o.name + " not found");
+    throw Exit(kExitFailure, "cannot read DatabaseHorizontalAutoscaler " + ns + "/" + o.name + ": " + e.what());
+  }
+  f.events.SetObject();
+  if (with_events) {
+    kube::ListOptions lo;
+    lo.field_selector = "involvedObject.kind=DatabaseHorizontalAutoscaler,involvedObject.name=" + o.name;
+    try {
+      f.events = client.list_all(kube::resources::events(ns), lo).list;
+    } catch (const kube::ApiError& e) {
+      // Events are a courtesy: a tenant may read DHAs without being allowed to list Events.
+      std::cerr << "kubectl-dha: events not shown: " << e.what() << "\n";
+    }
+  }
+  return f;
+}
+
+std::int64_t now_seconds() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+void add_screen(CLI::App& parent, const std::string& name, const std::string& description,
+                std::shared_ptr<DhaOptions> options, bool with_events,
+                std::string (*render)(const Fetched&, std::int64_t)) {
+  auto* cmd = parent.add_subcommand(name, description);
+  cmd->add_option("name", options->name, "Name of the DatabaseHorizontalAutoscaler")->required();
+  cmd->fallthrough();  // -n and --kubeconfig after the name, as kubectl users type them
+  cmd->callback([options, with_events, render] {
+    const Fetched f = fetch(*options, with_events);
+    std::cout << render(f, now_seconds());
+    throw Exit(kExitOk, "");
+  });
+}
+
+}  // namespace
+
+void add_dha_command(CLI::App& app) {
+  auto options = std::make_shared<DhaOptions>();
+  auto* dha = app.add_subcommand("dha", "What a DHA is doing and why (also installed as the kubectl plugin kubectl-dha)");
+  dha->require_subcommand(1);
+  dha->add_option("-n,--namespace", options->namespace_name, "Namespace (default: the kubeconfig context's)");
+  dha->add_option("--kubeconfig", options->kubeconfig, "Path to the kubeconfig (default: $KUBECONFIG or ~/.kube/config)");
+  dha->add_option("--context", options->context, "The kubeconfig context to use");
+  add_screen(*dha, "status", "One screen: target, replicas, metrics, the decision and who made it, conditions, events",
+             options, true, [](const Fetched& f, std::int64_t now) { return render_status(f.dha, f.events, now); });
+  add_screen(*dha, "why", "The last decision's gate trace, in words", options, false,
+             [](const Fetched& f, std::int64_t) { return render_why(f.dha); });
+  add_screen(*dha, "history", "Recent scale actions and their reasons", options, true,
+             [](const Fetched& f, std::int64_t now) { return render_history(f.dha, f.events, now); });
+}
+
+}  // namespace dha::cli
