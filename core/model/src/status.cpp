@@ -143,6 +143,9 @@ DhaStatus parse_status(const Value& v, const std::string& path) {
     if (const Value* t = json::find(*ld, "trace")) d.trace = parse_trace(*t, child(lp, "trace"));
     s.last_decision = std::move(d);
   }
+  s.target_display = optional_string(v, "targetDisplay", path);
+  s.metrics_display = optional_string(v, "metricsDisplay", path);
+  s.summary = optional_string(v, "summary", path);
   if (const Value* conds = json::find(v, "conditions")) {
     const std::string cp = child(path, "conditions");
     json::require_array(*conds, cp);
@@ -228,6 +231,9 @@ Value status_to_json(const DhaStatus& s, rapidjson::Document::AllocatorType& a) 
     ld.AddMember("trace", trace_to_json(d.trace, a), a);
     out.AddMember("lastDecision", ld, a);
   }
+  for (const auto& [name, text] : {std::pair{"targetDisplay", &s.target_display},
+                                    std::pair{"metricsDisplay", &s.metrics_display}, std::pair{"summary", &s.summary}})
+    if (!text->empty()) out.AddMember(rapidjson::StringRef(name), str(*text, a), a);
   Value conds(rapidjson::kArrayType);
   for (const auto& c : s.conditions) {
     Value o(rapidjson::kObjectType);

@@ -128,9 +128,13 @@ TEST(Status, RoundTripsThroughJsonWithRfc3339Times) {
   s.last_decision = LastDecision{1700000060, DecisionKind::Scale, 5, 5, "Ready", "scale 4 -> 5",
                                  {{"FailSafe", 5, 5, "Pass", "ok"}, {"Bounds", 5, 5, "Pass", "within bounds"}}};
   s.conditions = {{"AbleToScale", "True", "Ready", "ready to scale", 1700000000, 3}};
+  s.target_display = "Postgres/db";
+  s.metrics_display = "210/150 (ReadConnections)";
+  s.summary = "scale 4 -> 5";
 
   rapidjson::Document doc;
   static_cast<rapidjson::Value&>(doc) = status_to_json(s, doc.GetAllocator());
+  EXPECT_STREQ(doc["metricsDisplay"].GetString(), "210/150 (ReadConnections)");
   EXPECT_STREQ(doc["inFlightSince"].GetString(), "2023-11-14T22:14:20Z");
   EXPECT_STREQ(doc["backoff"]["until"].GetString(), "2023-11-14T23:13:20Z");
   EXPECT_STREQ(doc["recommendations"][0]["time"].GetString(), "2023-11-14T22:13:20Z");
@@ -152,6 +156,7 @@ TEST(Status, AbsentOptionalFieldsStayAbsent) {
   EXPECT_FALSE(doc.HasMember("inFlightSince"));
   EXPECT_FALSE(doc.HasMember("backoff"));
   EXPECT_FALSE(doc.HasMember("lastAppliedReplicas"));
+  EXPECT_FALSE(doc.HasMember("summary"));
 }
 
 TEST(Status, ErrorsNameTheField) {

@@ -65,6 +65,10 @@ struct DhaStatus {
   std::vector<CurrentMetric> current_metrics;
   std::optional<LastDecision> last_decision;
   std::vector<Condition> conditions;
+  // For kubectl get and describe only (see status_display.hpp); nothing reads them back.
+  std::string target_display;   // "Postgres/db"
+  std::string metrics_display;  // "83/150 (ReadConnections)"
+  std::string summary;          // the last decision in one line
   bool operator==(const DhaStatus&) const = default;
 };
 
