@@ -25,6 +25,20 @@ std::string query_result_label(dha_status status) {
   }
 }
 
+// A metric source's error may quote the request URL with the whole query percent-encoded
+// (hundreds of characters a tenant cannot read): the query is named beside it already.
+std::string without_query_text(std::string error) {
+  for (const char* key : {"?query=", "&query="}) {
+    const auto at = error.find(key);
+    if (at == std::string::npos) continue;
+    const auto start = at + std::string(key).size();
+    auto end = error.find_first_of(" &", start);
+    if (const auto colon = error.find(": ", start); colon != std::string::npos && colon < end) end = colon;
+    error.replace(start, (end == std::string::npos ? error.size() : end) - start, "...");
+  }
+  return error;
+}
+
 std::int32_t saturate_int32(std::int64_t v) {
   return static_cast<std::int32_t>(std::clamp<std::int64_t>(v, INT32_MIN, INT32_MAX));
 }
@@ -65,7 +79,8 @@ std::variant<Observed, Stop> Observe::run(const std::string& ns, const std::stri
     if (watch_) watch_(health->collection().in_namespace(""));
   }
   owners_.set(dha_key, secondaries);
-  for (const auto& problem : o.signals.problems) spdlog::info("observe: {}", problem);
+  for (const auto* list : {&o.signals.health_causes, &o.signals.metric_causes, &o.signals.problems})
+    for (const auto& problem : *list) spdlog::info("observe: {}", problem);
   for (const auto& note : o.signals.notes) spdlog::debug("observe: {}", note);
   return o;
 }
@@ -93,14 +108,15 @@ void Observe::observe_health(const ObserveRequest& r, Signals& out) const {
   if (source.source == sdk::HealthSource::Source::kObject) {
     kube::ResourceRef ref{source.api_group, source.version, source.plural, r.namespace_name, source.name};
     out.health_object = ref;
+    const std::string named = source.kind + " " + r.namespace_name + "/" + source.name;
     try {
       object = reader_.get(ref);
     } catch (const std::exception& e) {
-      out.problems.push_back("health object " + source.kind + " " + source.name + " unreadable: " + e.what());
+      out.health_causes.push_back(named + " unreadable: " + e.what());
       return;
     }
     if (!object) {
-      out.problems.push_back("health object " + source.kind + " " + source.name + " not found");
+      out.health_causes.push_back(named + " not found");
       return;
     }
   }
@@ -109,7 +125,7 @@ void Observe::observe_health(const ObserveRequest& r, Signals& out) const {
   const auto* instance = r.engine.instance;
   const auto result = instance->call(instance->engine()->health, request);
   if (!result.ok()) {
-    out.problems.push_back("health unknown: " + result.error);
+    out.health_causes.push_back("the engine adapter could not tell health: " + result.error);
     return;
   }
   try {
@@ -118,7 +134,7 @@ void Observe::observe_health(const ObserveRequest& r, Signals& out) const {
     obs.operational = health.operational;
     obs.available_replicas = saturate_int32(health.available_replicas);
   } catch (const std::exception& e) {
-    out.problems.push_back(std::string("health answer of the engine adapter unreadable: ") + e.what());
+    out.health_causes.push_back(std::string("health answer of the engine adapter unreadable: ") + e.what());
   }
 }
 
@@ -165,7 +181,7 @@ std::optional<double> Observe::query(const std::string& query_template, const Ob
   const auto scoped = tenancy::render_scoped_query(query_template, target);
   if (!scoped.ok()) {
     metrics_.count_metric_query("refused");
-    problems.push_back(what + " query refused: " + scoped.refusal);
+    problems.push_back("query for " + what + " refused: " + scoped.refusal);
     return std::nullopt;
   }
   const auto* source = plugins_.metric_source();
@@ -173,14 +189,17 @@ std::optional<double> Observe::query(const std::string& query_template, const Ob
   const auto result = source->call(source->metrics()->instant_query, request.to_json());
   if (!result.ok()) {
     metrics_.count_metric_query(query_result_label(result.status));
-    problems.push_back(what + " query failed (" + query_result_label(result.status) + "): " + result.error);
+    if (result.status == DHA_NOT_FOUND) problems.push_back("query for " + what + " returned no series");
+    else
+      problems.push_back("query for " + what + " failed (" + query_result_label(result.status) +
+                         "): " + without_query_text(result.error));
     return std::nullopt;
   }
   try {
     const auto samples = sdk::Samples::from_json(sdk::json::parse(result.output, "samples"));
     if (samples.samples.empty()) {
       metrics_.count_metric_query("empty");
-      problems.push_back(what + " query returned no series");
+      problems.push_back("query for " + what + " returned no series");
       return std::nullopt;
     }
     double value = take_max ? -INFINITY : 0;
@@ -188,14 +207,14 @@ std::optional<double> Observe::query(const std::string& query_template, const Ob
     if (!std::isfinite(value)) {
       // A non-finite reading is an outage, never a number to scale on.
       metrics_.count_metric_query("non_finite");
-      problems.push_back(what + " query returned a non-finite value");
+      problems.push_back("query for " + what + " returned a non-finite value");
       return std::nullopt;
     }
     metrics_.count_metric_query("ok");
     return value;
   } catch (const std::exception& e) {
     metrics_.count_metric_query("bad_response");
-    problems.push_back(what + " answer unreadable: " + e.what());
+    problems.push_back("answer to the query for " + what + " unreadable: " + e.what());
     return std::nullopt;
   }
 }
@@ -204,7 +223,7 @@ void Observe::observe_metrics(const ObserveRequest& r, Signals& out) const {
   auto& obs = out.observation;
   for (const auto& m : r.spec.metrics) obs.metrics.push_back({std::string(model::to_string(m.type)), std::nullopt});
   if (plugins_.metric_source() == nullptr) {
-    out.problems.push_back("no metric source plugin is loaded");
+    out.metric_causes.push_back("no metric source plugin is loaded");
     return;
   }
   sdk::QueryRequest request;
@@ -223,17 +242,17 @@ void Observe::observe_metrics(const ObserveRequest& r, Signals& out) const {
     if (!result.ok()) throw std::runtime_error(result.error);
     queries = sdk::Queries::from_json(sdk::json::parse(result.output, "queries"));
   } catch (const std::exception& e) {
-    out.problems.push_back(std::string("engine adapter queries() failed: ") + e.what());
+    out.metric_causes.push_back(std::string("the engine adapter could not build its queries: ") + e.what());
     return;
   }
   const auto monitoring_ns = monitoring_namespace(r.namespace_name, out);
   for (auto& m : obs.metrics) {
     auto driver = queries.driver.find(m.type);
     if (driver == queries.driver.end()) {
-      out.problems.push_back("the engine adapter has no query for metric " + m.type);
+      out.metric_causes.push_back("the engine adapter has no query for metric " + m.type);
       continue;
     }
-    m.value = query(driver->second, r, monitoring_ns, false, m.type, out.problems);
+    m.value = query(driver->second, r, monitoring_ns, false, m.type, out.metric_causes);
   }
   // The lag brake only understands seconds (a byte lag compared with a seconds threshold was
   // the reference's Redis defect).

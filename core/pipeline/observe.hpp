@@ -46,7 +46,11 @@ struct ObserveRequest {
 struct Signals {
   model::Observation observation;
   std::optional<kube::ResourceRef> health_object;  // the separate health object, if any (to watch)
-  std::vector<std::string> problems;               // why something is unknown/unavailable, for logs
+  // Why health or a driver metric is unknown, naming the object or query: the status writer puts
+  // them in the condition message of a HealthUnknown or MetricUnavailable freeze.
+  std::vector<std::string> health_causes;
+  std::vector<std::string> metric_causes;
+  std::vector<std::string> problems;               // other unknowns (quota, namespace), for logs
   std::vector<std::string> notes;                  // the same for optional signals (lag, writes): debug
 };
 

@@ -12,6 +12,8 @@
 #include "operator/api_calls.hpp"
 #include "operator/logging.hpp"
 #include "pipeline/finalizer.hpp"
+#include "pipeline/first_observation.hpp"
+#include "pipeline/target_claim.hpp"
 
 namespace dha::pipeline {
 namespace {
@@ -94,11 +96,15 @@ kube::ReconcileResult Reconciler::reconcile_dha(const std::string& ns, const std
   // OBSERVE
   auto observed = observe_.run(ns, name, spec);
   if (const auto* stop = std::get_if<Stop>(&observed)) {
-    status_.stopped(report, stop->reason, stop->message, stop->current);
+    status_.stopped(report, stop->reason, stop->message, stop->current, &spec);
     return again;
   }
   const auto& [target, topology, signals] = std::get<Observed>(observed);
   const model::Observation& obs = signals.observation;
+  if (auto claimed = claimed_by_another(client_, target, *spec.target_ref, ns, name, obs.current_replicas)) {
+    status_.stopped(report, claimed->reason, claimed->message, claimed->current, &spec);
+    return again;
+  }
   const sdk::DhaRef dha_ref{ns, name};
   if (act_.adopt_unrecorded_patch(report.previous.state, target, topology.replicas_path, dha_ref,
                                   obs.current_replicas, report.now))
@@ -110,7 +116,8 @@ kube::ReconcileResult Reconciler::reconcile_dha(const std::string& ns, const std
   options.chain = &plugins_.chain();
   options.dha_namespace = ns;
   options.dha_name = name;
-  const decide::Decision d = decide::decide(spec, obs, report.previous.state, report.now, options);
+  const decide::Decision d = decide::decide(
+      spec, obs, state_for_decide(report.previous, spec, obs.current_replicas, report.now), report.now, options);
   spdlog::debug("decision {} {} -> {} (raw {}): {}: {}", model::to_string(d.kind), d.current_replicas,
                 d.desired_replicas, d.raw_desired_replicas, d.reason, d.message);
   status_.ownership_conflict(report, d, actuators::managed_by(*target.object));
@@ -125,7 +132,7 @@ kube::ReconcileResult Reconciler::reconcile_dha(const std::string& ns, const std
     }
     status_.scaled(report, d, target.engine->target.kind, target.ref.name);
   }
-  status_.decided(report, spec, d);
+  status_.decided(report, spec, d, status::Causes{signals.health_causes, signals.metric_causes});
   return again;
 }
 

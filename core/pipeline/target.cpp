@@ -27,9 +27,11 @@ std::optional<Stop> read_target(Target& t, const ObjectReader& read) {
   try {
     t.object = read(t.ref);
   } catch (const kube::ApiError& e) {
-    return Stop{kNotScalable, fmt::format("get {} {}: {}", kind, t.ref.name, e.what()), std::nullopt};
+    return Stop{kNotScalable, fmt::format("cannot read {} {}/{}: {}", kind, t.ref.namespace_, t.ref.name, e.what()),
+                std::nullopt};
   }
-  if (!t.object) return Stop{kNotScalable, fmt::format("get {} {}: not found", kind, t.ref.name), std::nullopt};
+  if (!t.object)
+    return Stop{kNotScalable, fmt::format("{} {}/{} not found", kind, t.ref.namespace_, t.ref.name), std::nullopt};
   return std::nullopt;
 }
 

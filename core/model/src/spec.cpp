@@ -194,6 +194,8 @@ DhaSpec parse_spec(const rapidjson::Value& v, const SpecParseOptions& options, c
         throw InputError(child(bp, "tolerance"), "must be a number in [0, 1]");
       spec.behavior.tolerance = *t;
     }
+    if (auto immediate = json::optional_bool(*behavior, "immediateFirstDecision", bp))
+      spec.behavior.immediate_first_decision = *immediate;
   }
 
   if (const auto* constraints = json::find(v, "constraints")) {
@@ -248,6 +250,7 @@ rapidjson::Value spec_to_json(const DhaSpec& spec, rapidjson::Document::Allocato
   behavior.AddMember("scaleDown", rules(spec.behavior.scale_down), a);
   behavior.AddMember("convergenceDeadlineSeconds", spec.behavior.convergence_deadline_seconds, a);
   behavior.AddMember("tolerance", spec.behavior.tolerance, a);
+  behavior.AddMember("immediateFirstDecision", spec.behavior.immediate_first_decision, a);
   out.AddMember("behavior", behavior, a);
   Value constraints(rapidjson::kObjectType);
   constraints.AddMember("respectQuorum", spec.constraints.respect_quorum, a);

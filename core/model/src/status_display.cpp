@@ -23,7 +23,10 @@ std::string metrics_display(const DhaSpec& spec, const std::vector<CurrentMetric
   return out;
 }
 
-bool gate_acted(const TraceEntry& entry) { return entry.in != entry.out || (entry.reason != "Pass" && !entry.reason.empty()); }
+bool gate_acted(const TraceEntry& entry) {
+  // "Converged" is a note of the convergence gate, like "Pass" of the others.
+  return entry.in != entry.out || (entry.reason != "Pass" && entry.reason != "Converged" && !entry.reason.empty());
+}
 
 const TraceEntry* deciding_gate(const LastDecision& decision) {
   if (decision.reason != "Ready")
@@ -60,6 +63,7 @@ std::string decision_summary(const LastDecision& d, std::int32_t current) {
   }
   case DecisionKind::NoChange: break;
   }
+  if (d.message.rfind("no change", 0) == 0) return d.message;
   return "no change at " + at + (d.message.empty() ? "" : ": " + d.message);
 }
 

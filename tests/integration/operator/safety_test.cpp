@@ -21,7 +21,11 @@ TEST_F(SafetyTest, FreezesOnAMetricOutageInsteadOfScaling) {
   vm_->stop();  // the metrics backend goes away
   ASSERT_TRUE(eventually([&] { return condition("AbleToScale") == "MetricUnavailable"; }, 20s));
   EXPECT_EQ(condition("AbleToScale", "status"), "False");
-  EXPECT_EQ(condition("AbleToScale", "message"), "metric unavailable; refusing to scale blind");
+  // The freeze names the query that failed and how.
+  EXPECT_EQ(condition("AbleToScale", "message").rfind("metric unavailable; refusing to scale blind: query for "
+                                                      "ReadConnections failed (unavailable): ", 0),
+            0u)
+      << condition("AbleToScale", "message");
   EXPECT_TRUE(eventually([&] {
     return metrics_text().find("db_autoscaler_frozen{namespace=\"tenant-a\",name=\"db-dha\"} 1") != std::string::npos;
   }, 10s));
@@ -76,8 +80,12 @@ TEST_F(SafetyTest, SingleFlightThenRollbackAfterTheDeadline) {
   // The new replica never becomes available: in flight, then rolled back after 6 s.
   ASSERT_TRUE(eventually([&] { return condition("AbleToScale") == "ScaleInFlight"; }, 10s));
   ASSERT_TRUE(eventually([&] { return replicas() == 2; }, 20s)) << "no rollback";
-  EXPECT_EQ(events("Scaled"), (std::vector<std::string>{"scaled Postgres/db replicas 2 -> 3",
-                                                       "rolled back Postgres/db replicas 3 -> 2"}));
+  EXPECT_EQ(events("Scaled"), (std::vector<std::string>{
+                                 "scaled Postgres/db replicas 2 -> 3; reason: ReadConnections 150/100 per read replica "
+                                 "above target"}));
+  // A rollback is a Warning of its own, with the reason.
+  ASSERT_EQ(events("Rollback").size(), 1u);
+  EXPECT_EQ(events("Rollback")[0].rfind("rolled back Postgres/db replicas 3 -> 2; reason: ", 0), 0u) << events("Rollback")[0];
   set_health(2);
   // The failed size is backed off: no immediate retry of 3 although the load still asks for it.
   ASSERT_TRUE(eventually([&] {

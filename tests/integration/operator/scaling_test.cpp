@@ -50,7 +50,10 @@ TEST_F(ScalingTest, ScalesUpTwoToThreeToFourOneStepAtATimeWaitingForConvergence)
   EXPECT_NE(patches[0].body.find("\"autoscaling.cozystack.io/managed-by\":\"db-dha\""), std::string::npos);
 
   const auto scaled = events("Scaled");
-  EXPECT_EQ(scaled, (std::vector<std::string>{"scaled Postgres/db replicas 2 -> 3", "scaled Postgres/db replicas 3 -> 4"}));
+  // Each says why, with the numbers: 250 connections on 1 read replica, then on 2.
+  EXPECT_EQ(scaled, (std::vector<std::string>{
+                        "scaled Postgres/db replicas 2 -> 3; reason: ReadConnections 250/100 per read replica above target",
+                        "scaled Postgres/db replicas 3 -> 4; reason: ReadConnections 125/100 per read replica above target"}));
   auto d = dha();
   EXPECT_EQ(kube::string_at(d, {"status", "lastDecision", "kind"}), "NoChange");
   EXPECT_EQ(status_int("lastAppliedReplicas"), 4);

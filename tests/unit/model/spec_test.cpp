@@ -27,6 +27,7 @@ TEST(Spec, AppliesControllerDefaults) {
   EXPECT_EQ(s.behavior.scale_down.step, 1);
   EXPECT_EQ(s.behavior.convergence_deadline_seconds, 900);
   EXPECT_EQ(s.behavior.tolerance, 0);
+  EXPECT_FALSE(s.behavior.immediate_first_decision);
   EXPECT_TRUE(s.constraints.respect_quorum);
   EXPECT_EQ(s.constraints.max_replication_lag_seconds, 30);
   EXPECT_FALSE(s.dry_run);
@@ -41,7 +42,7 @@ TEST(Spec, ReadsEveryField) {
                  {"type":"ReadConnections","target":{"averageValue":200}}],
       "behavior":{"scaleUp":{"stabilizationWindowSeconds":0,"step":2},
                   "scaleDown":{"stabilizationWindowSeconds":600,"step":3},
-                  "convergenceDeadlineSeconds":86400,"tolerance":0.1},
+                  "convergenceDeadlineSeconds":86400,"tolerance":0.1,"immediateFirstDecision":true},
       "constraints":{"respectQuorum":false,"maxReplicationLagSeconds":5},"dryRun":true})");
   EXPECT_EQ(s.target_ref->api_group, "postgresql.cnpg.io");
   EXPECT_EQ(s.min_replicas, 3);
@@ -55,6 +56,7 @@ TEST(Spec, ReadsEveryField) {
   EXPECT_EQ(s.behavior.scale_down.step, 3);
   EXPECT_EQ(s.behavior.convergence_deadline_seconds, 86400);
   EXPECT_DOUBLE_EQ(s.behavior.tolerance, 0.1);
+  EXPECT_TRUE(s.behavior.immediate_first_decision);
   EXPECT_FALSE(s.constraints.respect_quorum);
   EXPECT_EQ(s.constraints.max_replication_lag_seconds, 5);
   EXPECT_TRUE(s.dry_run);

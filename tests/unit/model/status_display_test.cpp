@@ -80,6 +80,8 @@ TEST(StatusDisplay, SummaryNamesTheGateThatDecided) {
   EXPECT_EQ(decision_summary(decision(DecisionKind::Scale, "Ready", "scale 3 -> 4 (ReadConnections 210/150 per read replica)", {}, 4), 3),
             "scale 3 -> 4 (ReadConnections 210/150 per read replica)");
   EXPECT_EQ(decision_summary(decision(DecisionKind::NoChange, "Ready", "at target", {}, 3), 3), "no change at 3: at target");
+  EXPECT_EQ(decision_summary(decision(DecisionKind::NoChange, "Ready", "no change at 3 (ReadConnections 90/100)", {}, 3), 3),
+            "no change at 3 (ReadConnections 90/100)");
   EXPECT_EQ(deciding_gate(decision(DecisionKind::NoChange, "Ready", "", {{"FailSafe", 3, 3, "Pass", ""}}, 3)), nullptr);
 }
 
@@ -88,7 +90,8 @@ TEST(StatusDisplay, TraceInWords) {
             "Stabilization: 2 -> 3, StabilizationWindow: waiting for the 1800s window");
   EXPECT_EQ(trace_entry_words({"Bounds", 3, 3, "Pass", "within bounds"}), "Bounds: passed 3 (within bounds)");
   EXPECT_EQ(trace_entry_words({"Convergence", 4, 4, "Converged", "converged at 3"}),
-            "Convergence: kept 4, Converged: converged at 3");
+            "Convergence: passed 4 (converged at 3)");
+  EXPECT_EQ(trace_entry_words({"Convergence", 4, 4, "ScaleInFlight", "waiting"}), "Convergence: kept 4, ScaleInFlight: waiting");
   EXPECT_FALSE(gate_acted({"Bounds", 3, 3, "Pass", ""}));
   EXPECT_TRUE(gate_acted({"Bounds", 7, 6, "Pass", ""}));
 }

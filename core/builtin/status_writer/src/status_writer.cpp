@@ -5,6 +5,7 @@
 
 #include "dha/gates/reasons.hpp"
 #include "dha/kube/json.hpp"
+#include "dha/model/status_display.hpp"
 #include "dha/status_writer/decision_status.hpp"
 #include "dha/status_writer/event_messages.hpp"
 #include "dha/status_writer/status_update.hpp"
@@ -19,6 +20,34 @@ std::string key_of(const Report& r) { return r.ns + "/" + r.name; }
 
 model::Condition condition(const char* type, bool status, std::string reason, std::string message, std::int64_t gen) {
   return model::Condition{type, status ? "True" : "False", std::move(reason), std::move(message), 0, gen};
+}
+
+// Freezes a tenant has to act on (or be told of), as opposed to brakes and windows that pass.
+bool is_failure(const std::string& reason) {
+  namespace r = gates::reasons;
+  for (const char* failure : {r::kMetricUnavailable, r::kHealthUnknown, r::kInvalidMetricTarget, r::kGateError,
+                              r::kQuorumExceedsQuota, r::kStuckScaling, r::kOwnershipConflict})
+    if (reason == failure) return true;
+  return false;
+}
+
+std::string joined(const std::vector<std::string>& causes) {
+  std::string out;
+  for (const auto& c : causes) out += (out.empty() ? "" : "; ") + c;
+  return out;
+}
+
+// The lines kubectl get shows: target, metrics against their targets, the last decision.
+void set_display(model::DhaStatus& s, const model::DhaSpec* spec, const std::string& summary) {
+  if (spec != nullptr && spec->target_ref) s.target_display = model::target_display(*spec->target_ref);
+  if (spec != nullptr) s.metrics_display = model::metrics_display(*spec, s.current_metrics);
+  s.summary = summary;
+}
+
+model::Condition* find(std::vector<model::Condition>& conditions, const char* type) {
+  for (auto& c : conditions)
+    if (c.type == type) return &c;
+  return nullptr;
 }
 
 std::int64_t generation_of(const rapidjson::Value& obj) {
@@ -50,18 +79,21 @@ Report StatusWriter::open(const rapidjson::Value& dha, std::int64_t now) {
 }
 
 void StatusWriter::stopped(Report& r, const std::string& reason, const std::string& message,
-                           std::optional<std::int32_t> current) {
+                           std::optional<std::int32_t> current, const model::DhaSpec* spec) {
   spdlog::info("not scaling: {}: {}", reason, message);
   auto& s = r.next;
   if (current) s.current_replicas = *current;
   s.desired_replicas = s.current_replicas;
   s.observed_generation = r.generation;
-  model::set_condition(s.conditions, condition(kScalingActive, false, reason, message, r.generation), r.now);
-  // AbleToScale follows, so that the condition and the frozen gauge agree.
-  model::set_condition(s.conditions,
-                       condition(kAbleToScale, false, reason, "target is not scalable; not scaling", r.generation),
-                       r.now);
+  // Nothing was measured this time: yesterday's values would read as today's.
+  s.current_metrics.clear();
+  const auto active = condition(kScalingActive, false, reason, message, r.generation);
+  warn_if_new(r, active);
+  model::set_condition(s.conditions, active, r.now);
+  // AbleToScale follows with the same cause, so that REASON, the message and the frozen gauge agree.
+  model::set_condition(s.conditions, condition(kAbleToScale, false, reason, message, r.generation), r.now);
   for (auto& c : s.conditions) c.observed_generation = r.generation;
+  set_display(s, spec, "not scaling: " + reason + ": " + message);
   update_status(client_, metrics_, *r.dha, r.stored, s);
   metrics_.set_dha(r.ns, r.name, op::DhaGauges{s.current_replicas, s.desired_replicas, false, true});
   metrics_.clear_metrics(r.ns, r.name);
@@ -77,9 +109,14 @@ void StatusWriter::ownership_conflict(const Report& r, const decide::Decision& d
 void StatusWriter::scaled(const Report& r, const decide::Decision& d, const std::string& target_kind,
                           const std::string& target_name) {
   const bool rollback = d.kind == DecisionKind::Rollback;
-  event(*r.dha, kube::EventType::Normal, "Scaled",
-        fmt::format("{} {}/{} replicas {} -> {}", rollback ? "rolled back" : "scaled", target_kind, target_name,
-                    d.current_replicas, d.desired_replicas));
+  // "New size: 4; reason: ..." is what the HPA says; ours names the numbers the same way.
+  const std::string why = rollback || d.metrics.empty()
+                              ? d.message
+                              : metrics_summary(d) + " per read replica " +
+                                    (d.desired_replicas > d.current_replicas ? "above" : "below") + " target";
+  event(*r.dha, rollback ? kube::EventType::Warning : kube::EventType::Normal, rollback ? "Rollback" : "Scaled",
+        fmt::format("{} {}/{} replicas {} -> {}; reason: {}", rollback ? "rolled back" : "scaled", target_kind,
+                    target_name, d.current_replicas, d.desired_replicas, why));
 }
 
 void StatusWriter::patch_failed(const Report& r, const decide::Decision& d, const std::string& error) {
@@ -89,7 +126,7 @@ void StatusWriter::patch_failed(const Report& r, const decide::Decision& d, cons
   metrics_.count_decision(r.ns, r.name, std::string(model::to_string(d.kind)), "PatchFailed");
 }
 
-void StatusWriter::decided(Report& r, const model::DhaSpec& spec, const decide::Decision& d) {
+void StatusWriter::decided(Report& r, const model::DhaSpec& spec, const decide::Decision& d, const Causes& causes) {
   if (const std::string msg = dry_run_event_message(spec, d, r.previous); !msg.empty())
     event(*r.dha, kube::EventType::Normal, "DryRunScale", msg);
 
@@ -97,7 +134,26 @@ void StatusWriter::decided(Report& r, const model::DhaSpec& spec, const decide::
   store_in_status(s, d, r.now, r.generation);
   model::set_condition(
       s.conditions, condition(kScalingActive, true, gates::reasons::kReady, "target is scalable", r.generation), r.now);
+  if (model::Condition* able = find(s.conditions, kAbleToScale)) {
+    // A freeze for want of data says which object or query it could not read.
+    const auto& named = d.reason == gates::reasons::kHealthUnknown     ? causes.health
+                        : d.reason == gates::reasons::kMetricUnavailable ? causes.metrics
+                                                                         : std::vector<std::string>{};
+    if (able->status == "False" && !named.empty()) able->message += ": " + joined(named);
+    // Another writer owns the count: that comes before any brake or window the chain reported.
+    if (const model::Condition* limited = find(s.conditions, kScalingLimited);
+        d.ownership_conflict && limited != nullptr && able->reason != gates::reasons::kOwnershipConflict) {
+      const std::string message = limited->message;
+      model::set_condition(s.conditions,
+                           condition(kAbleToScale, false, gates::reasons::kOwnershipConflict, message, r.generation),
+                           r.now);
+      able = find(s.conditions, kAbleToScale);
+    }
+    if (able->status == "False" && is_failure(able->reason) && able->reason != gates::reasons::kOwnershipConflict)
+      warn_if_new(r, *able);
+  }
   for (auto& c : s.conditions) c.observed_generation = r.generation;
+  set_display(s, &spec, s.last_decision ? model::decision_summary(*s.last_decision, s.current_replicas) : "");
   keep_decision_time(r.previous, s);
   // Until the status write lands, this state exists only here; a write that throws leaves it
   // remembered for the next cycle.
@@ -118,6 +174,14 @@ void StatusWriter::decided(Report& r, const model::DhaSpec& spec, const decide::
 void StatusWriter::forget(const std::string& ns, const std::string& name) {
   unpersisted_.forget(ns + "/" + name);
   metrics_.forget(ns, name);
+}
+
+void StatusWriter::warn_if_new(const Report& r, const model::Condition& failing) {
+  if (const auto* before = model::find_condition(r.stored.conditions, failing.type);
+      before != nullptr && before->status == failing.status && before->reason == failing.reason &&
+      before->message == failing.message)
+    return;
+  event(*r.dha, kube::EventType::Warning, failing.reason, failing.message);
 }
 
 void StatusWriter::event(const rapidjson::Value& dha, kube::EventType type, const std::string& reason,

@@ -77,7 +77,9 @@ struct Behavior {
   ScalingRules scale_up{kDefaultScaleUpWindowSeconds, 1};
   ScalingRules scale_down{kDefaultScaleDownWindowSeconds, 1};
   std::int32_t convergence_deadline_seconds = kDefaultConvergenceDeadlineSeconds;
-  double tolerance = 0;  // Part A 14; 0 keeps the reference behaviour exactly
+  double tolerance = 0;  // 0 keeps the reference behaviour exactly
+  // false (the default): a DHA with no history starts its windows at its first observation.
+  bool immediate_first_decision = false;
 };
 
 struct Constraints {

@@ -27,7 +27,7 @@ std::string metric_display(const MetricSpec& spec, const CurrentMetric* observed
 // type) shows <unknown>.
 std::string metrics_display(const DhaSpec& spec, const std::vector<CurrentMetric>& observed);
 
-// Whether a gate changed or held the count, or said something other than "Pass".
+// Whether a gate changed or held the count, or said more than "Pass" (or "Converged").
 bool gate_acted(const TraceEntry& entry);
 
 // The gate that decided: the first whose reason is the decision's, else the last that acted;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "dha/decide/decide.hpp"
 #include "dha/kube/client.hpp"
@@ -19,6 +20,13 @@
 // events, and the per-DHA gauges and counters — and so does the recovery of a status write
 // that failed. The pipeline says what happened; this decides how it reads.
 namespace dha::status {
+
+// What observe could not read, naming the object or query: the cause a freeze's condition
+// message and Warning event give.
+struct Causes {
+  std::vector<std::string> health;
+  std::vector<std::string> metrics;
+};
 
 // One reconcile's view of a DHA's status, from open() to the outcome.
 struct Report {
@@ -41,10 +49,11 @@ class StatusWriter {
   // back what an earlier failed write lost.
   Report open(const rapidjson::Value& dha, std::int64_t now);
 
-  // The reconcile stopped before deciding: ScalingActive and AbleToScale False with the reason,
-  // status written, gauges frozen.
+  // The reconcile stopped before deciding: ScalingActive and AbleToScale False with the reason
+  // and message, a Warning event when they are new, status written, gauges frozen. `spec` is
+  // null when the spec itself is what is wrong.
   void stopped(Report& report, const std::string& reason, const std::string& message,
-               std::optional<std::int32_t> current);
+               std::optional<std::int32_t> current, const model::DhaSpec* spec = nullptr);
 
   // Events around carrying a decision out. The conflict event is sent once per conflict (the
   // latch is ScalingLimited=OwnershipConflict in status, so a restart does not repeat it).
@@ -54,8 +63,10 @@ class StatusWriter {
   // The patch failed: nothing is persisted (the state moves only once the patch is in).
   void patch_failed(const Report& report, const decide::Decision& d, const std::string& error);
 
-  // The decision is carried out (or needed nothing): the dry-run event, status, gauges.
-  void decided(Report& report, const model::DhaSpec& spec, const decide::Decision& d);
+  // The decision is carried out (or needed nothing): the dry-run event, status (a freeze's
+  // message with its causes; an ownership conflict as the AbleToScale reason, above any other),
+  // a Warning event when a failure is new, gauges.
+  void decided(Report& report, const model::DhaSpec& spec, const decide::Decision& d, const Causes& causes = {});
 
   // The DHA is gone: drop what is kept for it.
   void forget(const std::string& ns, const std::string& name);
@@ -63,6 +74,8 @@ class StatusWriter {
  private:
   void event(const rapidjson::Value& dha, kube::EventType type, const std::string& reason,
              const std::string& message);
+  // A Warning for a failing condition, once per reason and message (HPA sends one per change too).
+  void warn_if_new(const Report& report, const model::Condition& now_failing);
 
   kube::Client& client_;
   kube::EventRecorder& events_;

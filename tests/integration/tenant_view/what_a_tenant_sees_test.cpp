@@ -1,0 +1,181 @@
+// What a tenant sees when the operator stops or holds back, against the real operator binary:
+// the cause named in the condition (REASON column, describe), a Warning event, and the same in
+// `kubectl dha status`. Each scenario failed before: the cause was only in the operator log, a
+// second DHA fought the first, a new DHA scaled down seconds after creation, and REASON showed
+// the lag brake while another writer owned the count.
+#include <fmt/format.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sys/wait.h>
+
+#include "dha/kube/json.hpp"
+#include "operator_world.hpp"
+
+namespace dha::optest {
+namespace {
+
+class WhatATenantSees : public OperatorWorld {
+ protected:
+  WhatATenantSees() { api_tls_ = true; }
+};
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+std::string run(const std::string& command) {
+  std::string out;
+  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return out;
+  std::array<char, 4096> buf;
+  while (std::fgets(buf.data(), static_cast<int>(buf.size()), pipe) != nullptr) out += buf.data();
+  ::pclose(pipe);
+  return out;
+}
+
+// kubectl as the tenant runs it, with kubectl-dha on PATH. With DHA_TENANT_VIEW_RECORD set to a
+// directory, each output is also written there (the docs show them).
+std::string kubectl(const testing::ApiServer& api, const std::string& dir, const std::string& args,
+                    const std::string& record_as = {}) {
+  const std::string kubeconfig = dir + "/kubeconfig-view";
+  api.write_kubeconfig(kubeconfig, kAdminToken);
+  const std::string bin_dir = std::filesystem::path(DHA_BINARY).parent_path().string();
+  const std::string out = run("PATH=" + bin_dir + ":$PATH KUBECONFIG=" + kubeconfig + " kubectl " + args);
+  if (const char* record = std::getenv("DHA_TENANT_VIEW_RECORD"); record != nullptr && !record_as.empty())
+    std::ofstream(std::string(record) + "/" + record_as + ".txt") << "$ kubectl " << args << "\n" << out;
+  return out;
+}
+
+std::string reason_column(const std::string& get_output) {
+  // NAME TARGET METRICS... : the REASON column is found by its header position.
+  const auto header_end = get_output.find('\n');
+  if (header_end == std::string::npos) return {};
+  const std::string header = get_output.substr(0, header_end);
+  const auto at = header.find("REASON");
+  const std::string row = get_output.substr(header_end + 1);
+  if (at == std::string::npos || row.size() <= at) return {};
+  return row.substr(at, row.find(' ', at) - at);
+}
+
+TEST_F(WhatATenantSees, AMissingWorkloadMonitorIsNamedInTheConditionWithAWarningEvent) {
+  create_postgres(3);
+  set_load(150);
+  create_dha({});
+  start_operator();
+  const std::string cause = "WorkloadMonitor tenant-a/postgres-db not found";
+  ASSERT_TRUE(eventually([&] { return has(condition("AbleToScale", "message"), cause); }, 30s))
+      << condition("AbleToScale", "message");
+  EXPECT_EQ(condition("AbleToScale"), "HealthUnknown");
+  ASSERT_TRUE(eventually([&] { return !events("HealthUnknown").empty(); }, 10s));
+  EXPECT_TRUE(has(events("HealthUnknown")[0], cause)) << events("HealthUnknown")[0];
+  // One event per cause, not one per cycle.
+  EXPECT_TRUE(holds_for([&] { return events("HealthUnknown").size() == 1; }, 3s));
+
+  const std::string get = kubectl(*api_, dir_, "get dha -n tenant-a", "get-health-unknown");
+  EXPECT_EQ(reason_column(get), "HealthUnknown") << get;
+  EXPECT_TRUE(has(get, "Postgres/db")) << get;
+  EXPECT_TRUE(has(get, "/100 (ReadConnections)")) << get;
+  const std::string status = kubectl(*api_, dir_, "dha status db-dha -n tenant-a", "dha-status-health-unknown");
+  EXPECT_TRUE(has(status, cause)) << status;
+  EXPECT_TRUE(has(status, "Warning")) << status;
+  kubectl(*api_, dir_, "describe dha db-dha -n tenant-a", "describe-health-unknown");
+}
+
+TEST_F(WhatATenantSees, MissingSeriesAreNamedByQuery) {
+  create_postgres(3);
+  create_workload_monitor(3);
+  create_dha({});  // no load series at all
+  start_operator();
+  ASSERT_TRUE(eventually([&] { return condition("AbleToScale") == "MetricUnavailable"; }, 30s));
+  EXPECT_TRUE(has(condition("AbleToScale", "message"), "query for ReadConnections returned no series"))
+      << condition("AbleToScale", "message");
+  ASSERT_TRUE(eventually([&] { return !events("MetricUnavailable").empty(); }, 10s));
+  const std::string get = kubectl(*api_, dir_, "get dha -n tenant-a -o wide", "get-wide-metric-unavailable");
+  EXPECT_TRUE(has(get, "<unknown>/100 (ReadConnections)")) << get;
+}
+
+TEST_F(WhatATenantSees, ASecondDhaWithTheWebhookOffNeverPatches) {
+  create_postgres(3);
+  create_workload_monitor(3);
+  set_load(350);
+  create_dha({});
+  auto_converge(true);
+  start_operator();
+  ASSERT_TRUE(eventually([&] { return replicas() == 5 && marker() == kDha; }, 30s));
+  const auto patches_before = target_patches().size();
+
+  // A second DHA on the same database that would scale it down to 2 at once.
+  admin_->create(kube::resources::dhas(kNamespace),
+                 kube::parse_json(fmt::format(
+                     R"({{"apiVersion":"autoscaling.cozystack.io/v1alpha1","kind":"DatabaseHorizontalAutoscaler",)"
+                     R"("metadata":{{"name":"second","namespace":"{}"}},)"
+                     R"("spec":{{"targetRef":{{"kind":"Postgres","name":"{}"}},"minReplicas":2,"maxReplicas":2,)"
+                     R"("metrics":[{{"type":"ReadConnections","target":{{"averageValue":"100"}}}}],)"
+                     R"("behavior":{{"immediateFirstDecision":true}}}}}})",
+                     kNamespace, kApp)));
+  auto second_condition = [&](const char* field) {
+    auto d = admin_->get(kube::resources::dhas(kNamespace).named("second"));
+    const auto* conds = kube::find_path(d, {"status", "conditions"});
+    if (conds == nullptr || !conds->IsArray()) return std::string();
+    for (const auto& c : conds->GetArray())
+      if (kube::string_at(c, {"type"}) == "AbleToScale") return kube::string_at(c, {field});
+    return std::string();
+  };
+  ASSERT_TRUE(eventually([&] { return second_condition("reason") == "TargetClaimed"; }, 30s)) << second_condition("message");
+  EXPECT_TRUE(has(second_condition("message"), "already scaled by DatabaseHorizontalAutoscaler \"db-dha\""))
+      << second_condition("message");
+  EXPECT_TRUE(holds_for([&] { return replicas() == 5 && marker() == kDha; }, 4s));
+  for (std::size_t i = patches_before; i < target_patches().size(); ++i)
+    EXPECT_FALSE(has(target_patches()[i].body, "\"second\"")) << target_patches()[i].body;
+  const std::string get = kubectl(*api_, dir_, "get dha -n tenant-a", "get-target-claimed");
+  EXPECT_TRUE(has(get, "TargetClaimed")) << get;
+}
+
+TEST_F(WhatATenantSees, ANewDhaWithTheDefaultWindowsDoesNotScaleDownWithinItsDownWindow) {
+  create_postgres(4);
+  create_workload_monitor(4);
+  set_load(50);  // wants 2
+  create_dha({});  // down window 600 s
+  start_operator();
+  ASSERT_TRUE(eventually([&] { return condition("AbleToScale") != ""; }, 30s));
+  EXPECT_TRUE(holds_for([&] { return replicas() == 4; }, 5s)) << "scaled down inside the down window";
+  EXPECT_TRUE(target_patches().empty());
+  const auto d = dha();
+  const auto* recs = kube::find_path(d, {"status", "recommendations"});
+  ASSERT_TRUE(recs != nullptr && recs->IsArray() && recs->Size() >= 1);
+  EXPECT_EQ(kube::find_path((*recs)[0], {"replicas"})->GetInt(), 4) << "the first observation starts the window";
+  kubectl(*api_, dir_, "dha why db-dha -n tenant-a", "dha-why-new-dha");
+
+  // The opt-out acts at once: the same DHA, asking for an immediate first decision.
+  admin_->remove(kube::resources::dhas(kNamespace).named(kDha));
+  ASSERT_TRUE(eventually([&] { return !dha_if_exists(); }, 20s));
+  create_dha({});
+  admin_->merge_patch(kube::resources::dhas(kNamespace).named(kDha),
+                      R"({"spec":{"behavior":{"immediateFirstDecision":true}}})");
+  EXPECT_TRUE(eventually([&] { return replicas() == 3; }, 30s)) << "the opt-out did not scale down";
+}
+
+TEST_F(WhatATenantSees, ReasonShowsTheOwnershipConflictAboveTheLagBrake) {
+  create_postgres(3);
+  create_workload_monitor(3);
+  set_load(350);
+  create_dha({});
+  auto_converge(true);
+  start_operator();
+  ASSERT_TRUE(eventually([&] { return replicas() == 5; }, 30s));
+  auto_converge(false);
+  set_lag(60, /*writes=*/true);
+  set_replicas_as("tenant-token", 4);  // another writer
+  ASSERT_TRUE(eventually([&] { return condition("ScalingLimited") == "OwnershipConflict"; }, 30s));
+  EXPECT_TRUE(eventually([&] { return condition("AbleToScale") == "OwnershipConflict"; }, 10s))
+      << condition("AbleToScale") << ": " << condition("AbleToScale", "message");
+  const std::string get = kubectl(*api_, dir_, "get dha -n tenant-a", "get-ownership-conflict");
+  EXPECT_EQ(reason_column(get), "OwnershipConflict") << get;
+  kubectl(*api_, dir_, "dha status db-dha -n tenant-a", "dha-status-ownership-conflict");
+  kubectl(*api_, dir_, "describe dha db-dha -n tenant-a", "describe-ownership-conflict");
+}
+
+}  // namespace
+}  // namespace dha::optest
