@@ -219,6 +219,30 @@ std::optional<double> Observe::query(const std::string& query_template, const Ob
   }
 }
 
+// averageUtilization targets are percentages of the CPU request of a read replica (the HPA's
+// way): the CPU reading (millicores, summed over the read replicas) becomes the same sum in
+// percent, so the proportional formula compares like with like. Without a known request there
+// is no percentage to compare: the metric is unavailable, and the cause says why.
+std::optional<double> Observe::as_utilization(const ObserveRequest& r, const std::string& type, double millicores,
+                                              std::vector<std::string>& causes) const {
+  const bool wanted = std::any_of(r.spec.metrics.begin(), r.spec.metrics.end(), [&](const model::MetricSpec& m) {
+    return m.is_utilization() && model::to_string(m.type) == type;
+  });
+  if (!wanted) return millicores;
+  std::optional<std::string> cpu, memory;
+  if (r.topology.resources) {
+    cpu = r.topology.resources->cpu;
+    memory = r.topology.resources->memory;
+  }
+  const auto per_pod = per_pod_resources(cpu, memory, r.topology.resources_preset);
+  if (!per_pod || per_pod->cpu_milli <= 0) {
+    causes.push_back("averageUtilization of " + type +
+                     " needs the CPU request of a read replica, and the target sets neither resources nor a preset");
+    return std::nullopt;
+  }
+  return millicores * 100.0 / static_cast<double>(per_pod->cpu_milli);
+}
+
 void Observe::observe_metrics(const ObserveRequest& r, Signals& out) const {
   auto& obs = out.observation;
   for (const auto& m : r.spec.metrics) obs.metrics.push_back({std::string(model::to_string(m.type)), std::nullopt});
@@ -253,6 +277,7 @@ void Observe::observe_metrics(const ObserveRequest& r, Signals& out) const {
       continue;
     }
     m.value = query(driver->second, r, monitoring_ns, false, m.type, out.metric_causes);
+    if (m.value) m.value = as_utilization(r, m.type, *m.value, out.metric_causes);
   }
   // The lag brake only understands seconds (a byte lag compared with a seconds threshold was
   // the reference's Redis defect).

@@ -79,6 +79,8 @@ class Observe {
   void observe_quota(const ObserveRequest& r, Signals& out) const;
   void observe_metrics(const ObserveRequest& r, Signals& out) const;
   std::optional<std::string> monitoring_namespace(const std::string& ns, Signals& out) const;
+  std::optional<double> as_utilization(const ObserveRequest& r, const std::string& type, double millicores,
+                                       std::vector<std::string>& causes) const;
   // Sum (or max) of the samples of one scoped query; nullopt on any failure (noted in `problems`).
   std::optional<double> query(const std::string& query_template, const ObserveRequest& r,
                               const std::optional<std::string>& monitoring_ns, bool take_max,

@@ -177,5 +177,35 @@ TEST_F(WhatATenantSees, ReasonShowsTheOwnershipConflictAboveTheLagBrake) {
   kubectl(*api_, dir_, "describe dha db-dha -n tenant-a", "describe-ownership-conflict");
 }
 
+// averageUtilization is a percentage of the read replicas' CPU request (t1.micro: 500m), as the
+// HPA reads it. 200m over 2 read replicas is 100m each = 20% of the request: below the 70%
+// target. Read as millicores (100 against "70") it would have scaled up.
+TEST_F(WhatATenantSees, AverageUtilizationIsAPercentageOfTheCpuRequest) {
+  create_postgres(3);
+  create_workload_monitor(3);
+  set_load(0);  // the pod labels that tell the read replicas
+  const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                       std::chrono::system_clock::now().time_since_epoch()).count();
+  vm_->import_prometheus(fmt::format(
+      "container_cpu_usage_seconds_total{{namespace=\"{0}\",pod=\"db-2\",container=\"postgres\"}} 0 {1}\n"
+      "container_cpu_usage_seconds_total{{namespace=\"{0}\",pod=\"db-2\",container=\"postgres\"}} 12 {2}\n",
+      kNamespace, now - 60000, now));
+  admin_->create(kube::resources::dhas(kNamespace),
+                 kube::parse_json(fmt::format(
+                     R"({{"apiVersion":"autoscaling.cozystack.io/v1alpha1","kind":"DatabaseHorizontalAutoscaler",)"
+                     R"("metadata":{{"name":"{}","namespace":"{}"}},)"
+                     R"("spec":{{"targetRef":{{"kind":"Postgres","name":"{}"}},"minReplicas":2,"maxReplicas":6,)"
+                     R"("metrics":[{{"type":"ReadCPUUtilization","target":{{"averageUtilization":70}}}}],)"
+                     R"("behavior":{{"scaleUp":{{"stabilizationWindowSeconds":0}}}}}}}})",
+                     kDha, kNamespace, kApp)));
+  start_operator();
+  ASSERT_TRUE(eventually([&] { return has(kube::string_at(dha(), {"status", "metricsDisplay"}), "%/70%"); }, 30s))
+      << kube::string_at(dha(), {"status", "metricsDisplay"}) << " " << condition("AbleToScale", "message");
+  const std::string shown = kube::string_at(dha(), {"status", "metricsDisplay"});
+  EXPECT_TRUE(has(shown, "20%/70% (ReadCPUUtilization)") || has(shown, "19%/70%") || has(shown, "21%/70%")) << shown;
+  EXPECT_TRUE(holds_for([&] { return replicas() == 3; }, 4s)) << "millicores compared with a percentage";
+  kubectl(*api_, dir_, "get dha -n tenant-a", "get-utilization");
+}
+
 }  // namespace
 }  // namespace dha::optest

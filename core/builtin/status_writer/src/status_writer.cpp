@@ -1,10 +1,13 @@
 #include "dha/status_writer/status_writer.hpp"
 
 #include <fmt/format.h>
+
+#include <cmath>
 #include <spdlog/spdlog.h>
 
 #include "dha/gates/reasons.hpp"
 #include "dha/kube/json.hpp"
+#include "dha/model/quantity.hpp"
 #include "dha/model/status_display.hpp"
 #include "dha/status_writer/decision_status.hpp"
 #include "dha/status_writer/event_messages.hpp"
@@ -132,6 +135,12 @@ void StatusWriter::decided(Report& r, const model::DhaSpec& spec, const decide::
 
   model::DhaStatus& s = r.next;
   store_in_status(s, d, r.now, r.generation);
+  // A utilization is a percentage, not millicores.
+  for (std::size_t i = 0; i < d.metrics.size() && i < s.current_metrics.size(); ++i)
+    for (const auto& m : spec.metrics)
+      if (m.is_utilization() && m.type == d.metrics[i].type)
+        s.current_metrics[i].average_value =
+            model::format_plain_quantity(static_cast<std::int64_t>(std::floor(d.metrics[i].average + 0.5)));
   model::set_condition(
       s.conditions, condition(kScalingActive, true, gates::reasons::kReady, "target is scalable", r.generation), r.now);
   if (model::Condition* able = find(s.conditions, kAbleToScale)) {
