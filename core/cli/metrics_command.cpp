@@ -1,6 +1,9 @@
 // `db-autoscaler metrics`: runs a target's queries the way the operator would and prints what it
-// would see — the "why is my DHA frozen" tool. Exits 0 even when values are missing; the
-// "errors" object says why each one is.
+// would see — the "why is my DHA frozen" tool. The target is given by kind and name, or read
+// from a DHA (`db-autoscaler metrics -n tenant-a my-dha` with --kubeconfig), with the metrics
+// plugin configured as the operator's --plugin-config configures it. Each query is printed
+// once, as PromQL; the "errors" object says why a value is missing, and the exit code is 1 when
+// any query failed (2 for bad input).
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -9,6 +12,14 @@
 #include <rapidjson/prettywriter.h>
 
 #include "commands.hpp"
+#include "dha/kube/client.hpp"
+#include "dha/kube/config.hpp"
+#include "dha/kube/errors.hpp"
+#include "dha/kube/json.hpp"
+#include "dha/model/input_error.hpp"
+#include "dha/model/spec.hpp"
+#include "operator/plugin_set.hpp"
+#include "pipeline/query_error_text.hpp"
 #include "dha/sdk/engine_types.hpp"
 #include "dha/sdk/json.hpp"
 #include "dha/sdk/metrics_types.hpp"
@@ -24,6 +35,11 @@ namespace {
 namespace json = sdk::json;
 
 struct MetricsOptions {
+  std::string dha;          // read the target (and its metric types) from this DHA
+  std::string kubeconfig;
+  std::string plugin_config;
+  std::string target_json;  // the target object, when read from the API server
+  std::shared_ptr<kube::Client> client;  // set when a DHA is read
   std::string kind;
   std::string namespace_name;
   std::string name;
@@ -100,6 +116,15 @@ Engine find_engine(const plugin_host::PluginRegistry& registry, const MetricsOpt
 // The release name comes from the adapter's topology; without an API server the command reads a
 // minimal object with the target's identity, which is all the release name depends on.
 std::string release_name_of(const Engine& engine, const MetricsOptions& o) {
+  if (!o.target_json.empty()) {
+    const plugin_host::CallResult r = engine.instance->call(engine.instance->engine()->topology, o.target_json);
+    if (!r.ok()) return "";
+    try {
+      return json::string_or(json::parse(r.output, "topology"), "releaseName", "", "topology");
+    } catch (const sdk::Error&) {
+      return "";
+    }
+  }
   rapidjson::StringBuffer buffer;
   json::Writer w(buffer);
   w.StartObject();
@@ -133,6 +158,7 @@ struct Reading {
   std::string query;  // rendered, or the template when refused
   std::optional<double> value;
   std::string error;
+  bool failed = false;  // the query was run (or refused) and gave no value; "" queries are not failures
 };
 
 Reading run(const plugin_host::PluginInstance& metrics, const std::string& tmpl, const tenancy::TargetLabels& target,
@@ -146,13 +172,15 @@ Reading run(const plugin_host::PluginInstance& metrics, const std::string& tmpl,
   if (!scoped.ok()) {
     r.query = tmpl;
     r.error = "refused by the host's tenancy check: " + scoped.refusal;
+    r.failed = true;
     return r;
   }
   r.query = scoped.query;
   const sdk::InstantQuery in{scoped.query, target.namespace_name, std::nullopt, timeout_seconds};
   const plugin_host::CallResult result = metrics.call(metrics.metrics()->instant_query, in.to_json());
   if (!result.ok()) {
-    r.error = std::string(sdk::status_name(result.status)) + ": " + result.error;
+    r.error = std::string(sdk::status_name(result.status)) + ": " + pipeline::without_encoded_query(result.error);
+    r.failed = true;
     return r;
   }
   try {
@@ -160,6 +188,7 @@ Reading run(const plugin_host::PluginInstance& metrics, const std::string& tmpl,
     const sdk::Samples samples = sdk::Samples::from_json(doc);
     if (samples.samples.empty()) {
       r.error = "NOT_FOUND: the query returned an empty vector";
+      r.failed = true;
     } else {
       r.value = samples.samples.front().value;
       if (samples.samples.size() > 1) {
@@ -168,6 +197,7 @@ Reading run(const plugin_host::PluginInstance& metrics, const std::string& tmpl,
     }
   } catch (const sdk::Error& e) {
     r.error = std::string("the metrics plugin answered badly: ") + e.what();
+    r.failed = true;
   }
   return r;
 }
@@ -180,22 +210,85 @@ void write_value(rapidjson::PrettyWriter<rapidjson::StringBuffer>& w, const std:
   }
 }
 
-void run_metrics_command(const MetricsOptions& o) {
+// Fills kind, name, group, namespace and metric types from the DHA, and the target object.
+void read_dha(MetricsOptions& o) {
+  kube::ConfigFlags flags;
+  flags.kubeconfig = o.kubeconfig;
+  if (!o.namespace_name.empty()) flags.namespace_ = o.namespace_name;
+  kube::Config config = kube::Config::load(flags);
+  if (o.namespace_name.empty()) o.namespace_name = config.default_namespace;
+  o.client = std::make_shared<kube::Client>(std::move(config));
+  rapidjson::Document dha;
+  try {
+    dha = o.client->get(kube::resources::dhas(o.namespace_name).named(o.dha));
+  } catch (const kube::ApiError& e) {
+    throw Exit(kExitBadInput, "DatabaseHorizontalAutoscaler " + o.namespace_name + "/" + o.dha + ": " + e.what());
+  }
+  model::DhaSpec spec;
+  try {
+    const auto* s = kube::find_path(dha, {"spec"});
+    if (s == nullptr) throw model::InputError("spec", "required");
+    spec = model::parse_spec(*s);
+  } catch (const model::InputError& e) {
+    throw Exit(kExitBadInput, "DatabaseHorizontalAutoscaler " + o.namespace_name + "/" + o.dha + ": " + e.what());
+  }
+  o.kind = spec.target_ref->kind;
+  o.name = spec.target_ref->name;
+  o.api_group = spec.target_ref->api_group;
+  o.metric_types.clear();
+  for (const auto& m : spec.metrics) o.metric_types.emplace_back(model::to_string(m.type));
+}
+
+// The target as the API server has it, for the adapter's topology (release name).
+void read_target(MetricsOptions& o, const Engine& engine) {
+  const kube::ResourceRef ref{engine.target.api_group, engine.target.version, engine.target.plural, o.namespace_name,
+                              o.name};
+  try {
+    o.target_json = kube::to_json(o.client->get(ref));
+  } catch (const kube::ApiError& e) {
+    std::cerr << "db-autoscaler: " << o.kind << " " << o.namespace_name << "/" << o.name << ": " << e.what()
+              << " (queries are built from its name alone)\n";
+  }
+}
+
+// The metrics plugin's configuration: its section of --plugin-config, with --metrics-url for the url.
+std::string metrics_plugin_config(const MetricsOptions& o) {
+  rapidjson::Document config(rapidjson::kObjectType);
+  if (!o.plugin_config.empty()) {
+    std::map<std::string, std::string> all;
+    try {
+      all = op::read_plugin_config_file(o.plugin_config);
+    } catch (const std::exception& e) {
+      throw Exit(kExitBadInput, e.what());
+    }
+    if (auto it = all.find(o.metrics_plugin); it != all.end()) config.Parse(it->second.c_str());
+  }
+  if (!o.metrics_url.empty()) {
+    config.RemoveMember("url");
+    config.AddMember("url", rapidjson::Value(o.metrics_url, config.GetAllocator()), config.GetAllocator());
+  }
+  if (!config.HasMember("url"))
+    throw Exit(kExitBadInput, "no metrics URL: give --metrics-url, or --plugin-config with a \"" + o.metrics_plugin +
+                                  "\" section that has one");
+  return kube::to_json(config);
+}
+
+void run_metrics_command(MetricsOptions& o) {
+  if (!o.dha.empty()) {
+    read_dha(o);
+  } else if (o.kind.empty() || o.name.empty() || o.namespace_name.empty()) {
+    throw Exit(kExitBadInput, "name a DHA (db-autoscaler metrics [-n NAMESPACE] DHA), or give --kind, --namespace and --name");
+  }
   plugin_host::PluginRegistry registry;
   load_plugin_dirs(registry, o.plugin_dirs);
   const Engine engine = find_engine(registry, o);
+  if (o.client) read_target(o, engine);
   if (registry.find(o.metrics_plugin) == nullptr) {
     throw Exit(kExitBadInput, "metrics plugin \"" + o.metrics_plugin + "\" is not in the plugin directories");
   }
   std::unique_ptr<plugin_host::PluginInstance> metrics;
   try {
-    rapidjson::StringBuffer config;
-    json::Writer cw(config);
-    cw.StartObject();
-    cw.Key("url");
-    cw.String(o.metrics_url);
-    cw.EndObject();
-    metrics = registry.create(o.metrics_plugin, config.GetString());
+    metrics = registry.create(o.metrics_plugin, metrics_plugin_config(o));
   } catch (const plugin_host::PluginError& e) {
     throw Exit(kExitBadInput, e.what());
   }
@@ -292,6 +385,9 @@ void run_metrics_command(const MetricsOptions& o) {
   w.EndObject();
   w.EndObject();
   std::cout << out.GetString() << "\n";
+  bool failed = lag.failed || write.failed;
+  for (const auto& [type, r] : driver) failed = failed || r.failed;
+  if (failed) throw Exit(kExitFailure, "");
 }
 
 }  // namespace
@@ -299,12 +395,15 @@ void run_metrics_command(const MetricsOptions& o) {
 void add_metrics_command(CLI::App& app) {
   static MetricsOptions o;
   auto* cmd = app.add_subcommand("metrics", "Run a target's metric queries and print what the operator would see");
-  cmd->add_option("--kind", o.kind, "Target kind, e.g. Postgres")->required();
-  cmd->add_option("--namespace", o.namespace_name, "Target namespace")->required();
-  cmd->add_option("--name", o.name, "Target name")->required();
+  cmd->add_option("dha", o.dha, "A DHA to read the target and metric types from (needs the API server)");
+  cmd->add_option("--kubeconfig", o.kubeconfig, "Kubeconfig for reading the DHA (default: $KUBECONFIG, ~/.kube/config)");
+  cmd->add_option("--kind", o.kind, "Target kind, e.g. Postgres (without a DHA)");
+  cmd->add_option("-n,--namespace", o.namespace_name, "Namespace of the target (or of the DHA)");
+  cmd->add_option("--name", o.name, "Target name (without a DHA)");
   cmd->add_option("--metrics-url", o.metrics_url,
-                  "Base URL of the metrics API, e.g. http://vmselect:8481/select/0/prometheus")
-      ->required();
+                  "Base URL of the metrics API, e.g. http://vmselect:8481/select/0/prometheus (overrides the config's)");
+  cmd->add_option("--plugin-config", o.plugin_config,
+                  "The operator's plugin configuration file: the metrics plugin's section (url, token, CA) is used");
   cmd->add_option("--api-group", o.api_group, "Target API group")->capture_default_str();
   cmd->add_option("--plugin-dir", o.plugin_dirs, "Directory with plugin .so files (repeatable)")
       ->default_val(std::vector<std::string>{default_plugin_dir()});

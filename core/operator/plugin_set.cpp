@@ -63,6 +63,8 @@ std::map<std::string, std::string> read_config_file(const std::string& path) {
 
 }  // namespace
 
+std::map<std::string, std::string> read_plugin_config_file(const std::string& path) { return read_config_file(path); }
+
 std::vector<std::string> split_plugin_names(const std::vector<std::string>& values) {
   std::vector<std::string> out;
   for (const auto& value : values) {

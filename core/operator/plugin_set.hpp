@@ -59,6 +59,10 @@ class PluginSet {
   gates::GateChain chain_;
 };
 
+// The --plugin-config file: {"<plugin id>": {...}} → each plugin's configuration text ("" = no
+// file, no configurations). Throws std::runtime_error naming the file and the problem.
+std::map<std::string, std::string> read_plugin_config_file(const std::string& path);
+
 // Splits "a,b, c" into {"a","b","c"} (empty items dropped): the --plugins syntax.
 std::vector<std::string> split_plugin_names(const std::vector<std::string>& values);
 

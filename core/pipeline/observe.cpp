@@ -7,6 +7,7 @@
 
 #include "dha/kube/json.hpp"
 #include "dha/sdk/metrics_types.hpp"
+#include "pipeline/query_error_text.hpp"
 #include "pipeline/quota_ceiling.hpp"
 #include "tenancy/query_template.hpp"
 
@@ -23,20 +24,6 @@ std::string query_result_label(dha_status status) {
     case DHA_RESOURCE_EXHAUSTED: return "too_large";
     default: return "error";
   }
-}
-
-// A metric source's error may quote the request URL with the whole query percent-encoded
-// (hundreds of characters a tenant cannot read): the query is named beside it already.
-std::string without_query_text(std::string error) {
-  for (const char* key : {"?query=", "&query="}) {
-    const auto at = error.find(key);
-    if (at == std::string::npos) continue;
-    const auto start = at + std::string(key).size();
-    auto end = error.find_first_of(" &", start);
-    if (const auto colon = error.find(": ", start); colon != std::string::npos && colon < end) end = colon;
-    error.replace(start, (end == std::string::npos ? error.size() : end) - start, "...");
-  }
-  return error;
 }
 
 std::int32_t saturate_int32(std::int64_t v) {
@@ -192,7 +179,7 @@ std::optional<double> Observe::query(const std::string& query_template, const Ob
     if (result.status == DHA_NOT_FOUND) problems.push_back("query for " + what + " returned no series");
     else
       problems.push_back("query for " + what + " failed (" + query_result_label(result.status) +
-                         "): " + without_query_text(result.error));
+                         "): " + without_encoded_query(result.error));
     return std::nullopt;
   }
   try {

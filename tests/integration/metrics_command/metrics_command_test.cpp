@@ -1,4 +1,5 @@
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -10,7 +11,12 @@
 #include <vector>
 
 #include "dha/sdk/json.hpp"
+#include "dha/testing/api_server.hpp"
 #include "dha/testing/victoria_metrics.hpp"
+
+#include <filesystem>
+#include <cstdlib>
+#include <fstream>
 
 namespace {
 
@@ -79,7 +85,8 @@ dha::testing::VictoriaMetrics* MetricsCommand::vm_ = nullptr;
 
 TEST_F(MetricsCommand, PrintsQueriesAndWhatTheOperatorWouldSee) {
   const CliRun r = run_cli(base_args("Postgres", vm_->url()));
-  ASSERT_EQ(r.exit_code, 0) << r.out;
+  // A query that returned nothing is a failure to read: exit 1, with everything still printed.
+  ASSERT_EQ(r.exit_code, 1) << r.out;
   const json::Document doc = json::parse(r.out, "output");
   const auto& values = doc["values"];
   EXPECT_DOUBLE_EQ(values["driver"]["ReadConnections"].GetDouble(), 42);
@@ -94,24 +101,87 @@ TEST_F(MetricsCommand, PrintsQueriesAndWhatTheOperatorWouldSee) {
   EXPECT_EQ(std::string(doc["target"]["engine"].GetString()), "postgres");
 }
 
-TEST_F(MetricsCommand, RedisHasNoLagSignalAndSaysSo) {
-  const CliRun r = run_cli(base_args("Redis", vm_->url()));
+// From a DHA, as a tenant asks "why is my DHA frozen": the target and the metric types come from
+// the DHA, the metrics plugin's settings from the operator's --plugin-config file.
+TEST_F(MetricsCommand, ReadsTheTargetFromADhaWithTheOperatorsPluginConfig) {
+  dha::testing::ApiServerOptions options;
+  options.crd_dirs = {std::string(DHA_SOURCE_DIR) + "/sdk/testing/crds", std::string(DHA_SOURCE_DIR) + "/charts/db-autoscaler/crds"};
+  dha::testing::ApiServer api(options);
+  api.start();
+  const auto dir = std::filesystem::temp_directory_path() / ("dha-metrics-dha-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string kubeconfig = (dir / "kubeconfig").string();
+  api.write_kubeconfig(kubeconfig);
+  const std::string config = (dir / "plugin-config.json").string();
+  std::ofstream(config) << R"({"metrics-vm": {"url": ")" << vm_->url() << R"(", "timeoutSeconds": 3}})";
+  // Created as a tenant would, with kubectl.
+  const std::string objects = (dir / "objects.yaml").string();
+  std::ofstream(objects) << R"(apiVersion: v1
+kind: Namespace
+metadata: {name: tenant-a}
+---
+apiVersion: apps.cozystack.io/v1alpha1
+kind: Postgres
+metadata: {name: db, namespace: tenant-a}
+spec: {replicas: 3}
+---
+apiVersion: autoscaling.cozystack.io/v1alpha1
+kind: DatabaseHorizontalAutoscaler
+metadata: {name: reads, namespace: tenant-a}
+spec:
+  targetRef: {kind: Postgres, name: db}
+  minReplicas: 2
+  maxReplicas: 5
+  metrics: [{type: ReadConnections, target: {averageValue: "100"}}]
+)";
+  ASSERT_EQ(std::system(("kubectl --kubeconfig " + kubeconfig + " apply -f " + objects + " >/dev/null").c_str()), 0);
+  const CliRun r = run_cli("--kubeconfig " + kubeconfig + " -n tenant-a reads --plugin-config " + config +
+                           " --plugin-dir " DHA_PLUGIN_BUILD_DIR " --timeout 3");
+  std::filesystem::remove_all(dir);
   ASSERT_EQ(r.exit_code, 0) << r.out;
+  const json::Document doc = json::parse(r.out, "output");
+  EXPECT_DOUBLE_EQ(doc["values"]["driver"]["ReadConnections"].GetDouble(), 42);
+  EXPECT_FALSE(doc["values"]["driver"].HasMember("ReadCPUUtilization")) << "only the DHA's metric types";
+  EXPECT_EQ(std::string(doc["target"]["kind"].GetString()), "Postgres");
+  EXPECT_EQ(std::string(doc["target"]["name"].GetString()), "db");
+}
+
+TEST_F(MetricsCommand, EveryQueryAnsweredExitsZero) {
+  const CliRun r = run_cli(base_args("Postgres", vm_->url()) + " --metric-type ReadConnections");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const json::Document doc = json::parse(r.out, "output");
+  EXPECT_EQ(doc["errors"].MemberCount(), 0u);
+}
+
+TEST_F(MetricsCommand, RedisHasNoLagSignalAndSaysSo) {
+  const CliRun r = run_cli(base_args("Redis", vm_->url()) + " --metric-type ReadConnections");
+  // No lag query is not a failed query.
+  ASSERT_NE(r.exit_code, 2) << r.out;
   const json::Document doc = json::parse(r.out, "output");
   EXPECT_TRUE(doc["values"]["lagSeconds"].IsNull());
   EXPECT_EQ(std::string(doc["queries"]["lag"].GetString()), "");
   EXPECT_EQ(std::string(doc["errors"]["lag"].GetString()), "the engine adapter has no query for this signal");
 }
 
-TEST(MetricsCommandFaults, MetricsBackendDownStillExitsZeroWithReasons) {
+TEST(MetricsCommandFaults, MetricsBackendDownExitsOneWithReasonsAndThePromQLOnce) {
   dha::testing::VictoriaMetrics vm;
   const std::string url = vm.url();
   vm.stop();
   const CliRun r = run_cli(base_args("Postgres", url));
-  ASSERT_EQ(r.exit_code, 0) << r.out;
+  ASSERT_EQ(r.exit_code, 1) << r.out;
   const json::Document doc = json::parse(r.out, "output");
   EXPECT_TRUE(doc["values"]["driver"]["ReadConnections"].IsNull());
-  EXPECT_NE(std::string(doc["errors"]["driver.ReadConnections"].GetString()).find("UNAVAILABLE"), std::string::npos);
+  const std::string error = doc["errors"]["driver.ReadConnections"].GetString();
+  EXPECT_NE(error.find("UNAVAILABLE"), std::string::npos) << error;
+  // The error does not repeat the query percent-encoded: it is printed once, under "queries".
+  EXPECT_EQ(error.find("cnpg_backends_total"), std::string::npos) << error;
+  EXPECT_EQ(error.find("%7B"), std::string::npos) << error;
+  EXPECT_LT(error.size(), 200u) << error;
+}
+
+TEST(MetricsCommandFaults, NoUrlAnywhereIsBadInput) {
+  const CliRun r = run_cli("--kind Postgres --namespace tenant-a --name db --plugin-dir " DHA_PLUGIN_BUILD_DIR);
+  EXPECT_EQ(r.exit_code, 2);
 }
 
 TEST(MetricsCommandFaults, UnknownKindIsNoAdapterAndBadInput) {
