@@ -58,8 +58,13 @@ std::string decision_summary(const LastDecision& d, std::int32_t current) {
   }
   case DecisionKind::Freeze: {
     const TraceEntry* gate = deciding_gate(d);
+    // The gate's own message may carry the numbers ("... (60s > 30s)").
+    const std::string& why = gate != nullptr && gate->message.size() > d.message.size() &&
+                                     gate->message.rfind(d.message, 0) == 0
+                                 ? gate->message
+                                 : d.message;
     return "frozen at " + at + (gate != nullptr ? " by " + gate->gate : "") + " (" + d.reason + ")" +
-           (d.message.empty() ? "" : ": " + d.message);
+           (why.empty() ? "" : ": " + why);
   }
   case DecisionKind::NoChange: break;
   }

@@ -42,7 +42,7 @@ TEST_F(SafetyTest, LagBrakeFreezesWhileWritesAreActive) {
   create_dha({});
   start_operator();
   ASSERT_TRUE(eventually([&] { return condition("AbleToScale") == "ReplicationLag"; }, 30s));
-  EXPECT_EQ(condition("AbleToScale", "message"), "replication lag above threshold with active writes");
+  EXPECT_EQ(condition("AbleToScale", "message"), "replication lag above threshold with active writes (60s > 30s)");
   EXPECT_TRUE(holds_for([&] { return replicas() == 2; }, 2s));
   EXPECT_TRUE(target_patches().empty());
 }

@@ -172,6 +172,8 @@ TEST_F(WhatATenantSees, ReasonShowsTheOwnershipConflictAboveTheLagBrake) {
   EXPECT_TRUE(eventually([&] { return condition("AbleToScale") == "OwnershipConflict"; }, 10s))
       << condition("AbleToScale") << ": " << condition("AbleToScale", "message");
   const std::string get = kubectl(*api_, dir_, "get dha -n tenant-a", "get-ownership-conflict");
+  // Under it, the lag brake still reads with its numbers in the decision.
+  EXPECT_TRUE(has(kube::string_at(dha(), {"status", "summary"}), "60s > 30s")) << kube::string_at(dha(), {"status", "summary"});
   EXPECT_EQ(reason_column(get), "OwnershipConflict") << get;
   kubectl(*api_, dir_, "dha status db-dha -n tenant-a", "dha-status-ownership-conflict");
   kubectl(*api_, dir_, "describe dha db-dha -n tenant-a", "describe-ownership-conflict");

@@ -70,11 +70,11 @@ LastDecision decision(DecisionKind kind, const std::string& reason, const std::s
 TEST(StatusDisplay, SummaryNamesTheGateThatDecided) {
   const std::vector<TraceEntry> trace = {
       {"FailSafe", 4, 4, "Pass", "raw recommendation 4"},
-      {"LagBrake", 4, 3, "ReplicationLag", "replication lag 45s > 30s with writes active"},
+      {"LagBrake", 4, 3, "ReplicationLag", "replication lag 45s > 30s with writes active (45s > 30s)"},
       {"Bounds", 3, 3, "Pass", "within bounds"}};
   const auto frozen = decision(DecisionKind::Freeze, "ReplicationLag", "replication lag 45s > 30s with writes active", trace, 3);
   EXPECT_EQ(decision_summary(frozen, 3),
-            "frozen at 3 by LagBrake (ReplicationLag): replication lag 45s > 30s with writes active");
+            "frozen at 3 by LagBrake (ReplicationLag): replication lag 45s > 30s with writes active (45s > 30s)");
   ASSERT_NE(deciding_gate(frozen), nullptr);
   EXPECT_EQ(deciding_gate(frozen)->gate, "LagBrake");
   EXPECT_EQ(decision_summary(decision(DecisionKind::Scale, "Ready", "scale 3 -> 4 (ReadConnections 210/150 per read replica)", {}, 4), 3),

@@ -144,6 +144,11 @@ void StatusWriter::decided(Report& r, const model::DhaSpec& spec, const decide::
   model::set_condition(
       s.conditions, condition(kScalingActive, true, gates::reasons::kReady, "target is scalable", r.generation), r.now);
   if (model::Condition* able = find(s.conditions, kAbleToScale)) {
+    // The gate that held the count says it with its numbers ("... (60s > 30s)").
+    if (const model::TraceEntry* gate = s.last_decision ? model::deciding_gate(*s.last_decision) : nullptr;
+        able->status == "False" && gate != nullptr && gate->reason == able->reason &&
+        gate->message.size() > able->message.size() && gate->message.rfind(able->message, 0) == 0)
+      able->message = gate->message;
     // A freeze for want of data says which object or query it could not read.
     const auto& named = d.reason == gates::reasons::kHealthUnknown     ? causes.health
                         : d.reason == gates::reasons::kMetricUnavailable ? causes.metrics
