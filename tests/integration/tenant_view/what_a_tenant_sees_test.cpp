@@ -176,6 +176,8 @@ TEST_F(WhatATenantSees, ReasonShowsTheOwnershipConflictAboveTheLagBrake) {
   EXPECT_TRUE(has(kube::string_at(dha(), {"status", "summary"}), "60s > 30s")) << kube::string_at(dha(), {"status", "summary"});
   EXPECT_EQ(reason_column(get), "OwnershipConflict") << get;
   kubectl(*api_, dir_, "dha status db-dha -n tenant-a", "dha-status-ownership-conflict");
+  EXPECT_TRUE(has(kubectl(*api_, dir_, "dha history db-dha -n tenant-a", "dha-history-ownership-conflict"),
+                  "scaled Postgres/db replicas 4 -> 5; reason: ReadConnections"));
   kubectl(*api_, dir_, "describe dha db-dha -n tenant-a", "describe-ownership-conflict");
 }
 
