@@ -79,10 +79,12 @@ void add_screen(CLI::App& parent, const std::string& name, const std::string& de
 
 void add_dha_command(CLI::App& app) {
   auto options = std::make_shared<DhaOptions>();
-  auto* dha = app.add_subcommand("dha", "What a DHA is doing and why (also installed as the kubectl plugin kubectl-dha)");
+  auto* dha =
+      app.add_subcommand("dha", "What a DHA is doing and why (also installed as the kubectl plugin kubectl-dha)");
   dha->require_subcommand(1);
   dha->add_option("-n,--namespace", options->namespace_name, "Namespace (default: the kubeconfig context's)");
-  dha->add_option("--kubeconfig", options->kubeconfig, "Path to the kubeconfig (default: $KUBECONFIG or ~/.kube/config)");
+  dha->add_option("--kubeconfig", options->kubeconfig,
+                  "Path to the kubeconfig (default: $KUBECONFIG or ~/.kube/config)");
   dha->add_option("--context", options->context, "The kubeconfig context to use");
   add_screen(*dha, "status", "One screen: target, replicas, metrics, the decision and who made it, conditions, events",
              options, true, [](const Fetched& f, std::int64_t now) { return render_status(f.dha, f.events, now); });

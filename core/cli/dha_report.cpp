@@ -25,7 +25,9 @@ const Value* member(const Value* object, const char* name) {
   return it == object->MemberEnd() || it->value.IsNull() ? nullptr : &it->value;
 }
 
-std::string text(const Value* v) { return v != nullptr && v->IsString() ? std::string(v->GetString(), v->GetStringLength()) : ""; }
+std::string text(const Value* v) {
+  return v != nullptr && v->IsString() ? std::string(v->GetString(), v->GetStringLength()) : "";
+}
 
 // Aligned columns, three spaces apart, as kubectl prints tables.
 std::string table(const std::vector<std::vector<std::string>>& rows, const std::string& indent) {
@@ -169,7 +171,8 @@ std::string render_why(const Value& dha) {
     return out.str();
   }
   const auto& d = *v.status->last_decision;
-  out << "At " << model::format_rfc3339(d.time) << ": " << model::decision_summary(d, v.status->current_replicas) << "\n";
+  out << "At " << model::format_rfc3339(d.time) << ": " << model::decision_summary(d, v.status->current_replicas)
+      << "\n";
   out << "The metrics asked for " << d.raw_desired_replicas << "; after every guardrail the count is "
       << d.desired_replicas << ".\n";
   int step = 1;

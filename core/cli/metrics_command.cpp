@@ -277,7 +277,8 @@ void run_metrics_command(MetricsOptions& o) {
   if (!o.dha.empty()) {
     read_dha(o);
   } else if (o.kind.empty() || o.name.empty() || o.namespace_name.empty()) {
-    throw Exit(kExitBadInput, "name a DHA (db-autoscaler metrics [-n NAMESPACE] DHA), or give --kind, --namespace and --name");
+    throw Exit(kExitBadInput,
+               "name a DHA (db-autoscaler metrics [-n NAMESPACE] DHA), or give --kind, --namespace and --name");
   }
   plugin_host::PluginRegistry registry;
   load_plugin_dirs(registry, o.plugin_dirs);
@@ -396,12 +397,14 @@ void add_metrics_command(CLI::App& app) {
   static MetricsOptions o;
   auto* cmd = app.add_subcommand("metrics", "Run a target's metric queries and print what the operator would see");
   cmd->add_option("dha", o.dha, "A DHA to read the target and metric types from (needs the API server)");
-  cmd->add_option("--kubeconfig", o.kubeconfig, "Kubeconfig for reading the DHA (default: $KUBECONFIG, ~/.kube/config)");
+  cmd->add_option("--kubeconfig", o.kubeconfig,
+                  "Kubeconfig for reading the DHA (default: $KUBECONFIG, ~/.kube/config)");
   cmd->add_option("--kind", o.kind, "Target kind, e.g. Postgres (without a DHA)");
   cmd->add_option("-n,--namespace", o.namespace_name, "Namespace of the target (or of the DHA)");
   cmd->add_option("--name", o.name, "Target name (without a DHA)");
   cmd->add_option("--metrics-url", o.metrics_url,
-                  "Base URL of the metrics API, e.g. http://vmselect:8481/select/0/prometheus (overrides the config's)");
+                  "Base URL of the metrics API, e.g. http://vmselect:8481/select/0/prometheus "
+                  "(overrides the config's)");
   cmd->add_option("--plugin-config", o.plugin_config,
                   "The operator's plugin configuration file: the metrics plugin's section (url, token, CA) is used");
   cmd->add_option("--api-group", o.api_group, "Target API group")->capture_default_str();

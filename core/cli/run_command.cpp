@@ -133,7 +133,8 @@ void add_run_command(CLI::App& app) {
   run->add_option("--webhook-port", o.webhook_port, "Port of the admission webhook (HTTPS)")->capture_default_str();
   run->add_option("--cert-dir", o.cert_dir, "Directory with tls.crt and tls.key for the webhook and metrics")
       ->capture_default_str();
-  run->add_option("--enable-webhook", o.enable_webhook, "Serve the admission webhooks (HelmRelease replicas ownership, one DHA per target)")
+  run->add_option("--enable-webhook", o.enable_webhook,
+                  "Serve the admission webhooks (HelmRelease replicas ownership, one DHA per target)")
       ->capture_default_str();
   run->add_option("--operator-username", o.operator_username, "Identity allowed to change managed replicas")
       ->capture_default_str();

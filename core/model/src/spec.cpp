@@ -43,7 +43,8 @@ void parse_metric_target(const rapidjson::Value& target, const std::string& path
     metric.average_utilization = json::to_int32(*utilization, up, 1);
     return;
   }
-  if (avg == nullptr) throw InputError(child(path, "averageValue"), "required (or averageUtilization for ReadCPUUtilization)");
+  if (avg == nullptr)
+    throw InputError(child(path, "averageValue"), "required (or averageUtilization for ReadCPUUtilization)");
   metric.target = parse_target_quantity(*avg, child(path, "averageValue"));
 }
 

@@ -39,7 +39,9 @@ const TraceEntry* deciding_gate(const LastDecision& decision) {
 }
 
 std::string trace_entry_words(const TraceEntry& entry) {
-  if (!gate_acted(entry)) return entry.gate + ": passed " + std::to_string(entry.out) + (entry.message.empty() ? "" : " (" + entry.message + ")");
+  if (!gate_acted(entry))
+    return entry.gate + ": passed " + std::to_string(entry.out) +
+           (entry.message.empty() ? "" : " (" + entry.message + ")");
   std::string out = entry.gate + ": " + std::to_string(entry.in) + " -> " + std::to_string(entry.out);
   if (entry.in == entry.out) out = entry.gate + ": kept " + std::to_string(entry.out);
   if (!entry.reason.empty()) out += ", " + entry.reason;

@@ -13,7 +13,9 @@ const Value* member(const Value* object, const char* name) {
   return it == object->MemberEnd() ? nullptr : &it->value;
 }
 
-std::string string_of(const Value* v) { return v != nullptr && v->IsString() ? std::string(v->GetString(), v->GetStringLength()) : ""; }
+std::string string_of(const Value* v) {
+  return v != nullptr && v->IsString() ? std::string(v->GetString(), v->GetStringLength()) : "";
+}
 
 }  // namespace
 

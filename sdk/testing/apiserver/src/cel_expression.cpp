@@ -215,7 +215,8 @@ class Parser {
   NodePtr logical(Node::Kind kind) {
     const bool is_or = kind == Node::Kind::logical_or;
     NodePtr left = is_or ? logical(Node::Kind::logical_and) : unary();
-    while (left && eat(is_or ? "||" : "&&")) left = make(kind, {left, is_or ? logical(Node::Kind::logical_and) : unary()});
+    while (left && eat(is_or ? "||" : "&&"))
+      left = make(kind, {left, is_or ? logical(Node::Kind::logical_and) : unary()});
     return left;
   }
   NodePtr unary() {
@@ -228,7 +229,8 @@ class Parser {
   }
   std::optional<std::vector<std::string>> self_fields() {
     skip_space();
-    if (text_.compare(pos_, 4, "self") != 0 || (pos_ + 4 < text_.size() && ident_char(text_[pos_ + 4]))) return std::nullopt;
+    if (text_.compare(pos_, 4, "self") != 0 || (pos_ + 4 < text_.size() && ident_char(text_[pos_ + 4])))
+      return std::nullopt;
     pos_ += 4;
     std::vector<std::string> fields;
     while (pos_ < text_.size() && text_[pos_] == '.') {

@@ -140,7 +140,8 @@ CelRule compile_rule(const Json& rule_json, const std::string& field) {
   throw SchemaError(field + ".rule",
                     "Invalid value: " + quote(rule.rule) +
                         ": rule not supported by the dha-apiserver test kit (only \"self.<path> <op> "
-                        "self.<path>|<literal>\" with <op> one of >= <= > < == !=, or the subset in cel_expression.hpp)");
+                        "self.<path>|<literal>\" with <op> one of >= <= > < == !=, or the subset in "
+                        "cel_expression.hpp)");
 }
 
 const Json* resolve(const CelOperand& operand, const Json& self, std::string& missing) {
