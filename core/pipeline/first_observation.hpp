@@ -10,8 +10,8 @@
 // clear a conflict, or adopting a running database) could remove a replica seconds after it
 // appeared. Instead the first observation enters the history as if the current count had been
 // recommended then, so a scale-down waits the whole down window (and a scale-up the up window)
-// from that moment. behavior.immediateFirstDecision opts out. The decision core is unchanged:
-// this is only the state it is given.
+// from that moment (a zero up window stays zero). behavior.immediateFirstDecision opts out. The
+// decision core is unchanged: this is only the state it is given.
 namespace dha::pipeline {
 
 model::DecisionState state_for_decide(const model::DhaStatus& previous, const model::DhaSpec& spec,

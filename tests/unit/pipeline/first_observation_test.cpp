@@ -47,7 +47,7 @@ TEST_P(FirstObservation, SeedsOnlyAHistorylessDha) {
   const auto state = state_for_decide(previous, spec_with_windows(300, 1800, row.immediate), 4, 1000);
   ASSERT_EQ(state.recommendations.size(), row.seeded);
   if (row.seeded == 1 && row.history.empty()) {
-    EXPECT_EQ(state.recommendations[0].time, 1000);
+    EXPECT_EQ(state.recommendations[0].time, 1000);  // the up window is 300 s
     EXPECT_EQ(state.recommendations[0].replicas, 4);
   }
 }
@@ -70,7 +70,7 @@ TEST(FirstObservation, TheFirstScaleDownWaitsTheWholeDownWindow) {
   model::DhaStatus later;
   later.last_decision = model::LastDecision{};
   later.state = first.next_state;
-  const auto inside = decide::decide(spec, low_load_on(4), state_for_decide(later, spec, 4, 2799), 2799);
+  const auto inside = decide::decide(spec, low_load_on(4), state_for_decide(later, spec, 4, 2798), 2798);
   EXPECT_EQ(inside.desired_replicas, 4) << inside.message;
   later.state = inside.next_state;
   const auto after = decide::decide(spec, low_load_on(4), state_for_decide(later, spec, 4, 2801), 2801);
@@ -79,6 +79,19 @@ TEST(FirstObservation, TheFirstScaleDownWaitsTheWholeDownWindow) {
   const auto immediate = spec_with_windows(0, 1800, true);
   const auto at_once = decide::decide(immediate, low_load_on(4), state_for_decide(fresh, immediate, 4, 1000), 1000);
   EXPECT_EQ(at_once.desired_replicas, 3) << at_once.message;
+}
+
+// A zero up window stays zero: the seed does not hold the first scale-up back.
+TEST(FirstObservation, AZeroUpWindowStillScalesUpAtOnce) {
+  const auto spec = spec_with_windows(0, 1800);
+  model::Observation busy = low_load_on(3);
+  busy.metrics = {{"ReadConnections", 300.0}};  // wants 4
+  const auto first = decide::decide(spec, busy, state_for_decide(model::DhaStatus{}, spec, 3, 1000), 1000);
+  EXPECT_EQ(first.desired_replicas, 4) << first.message;
+  const auto windowed = spec_with_windows(300, 1800);
+  const auto held = decide::decide(windowed, busy, state_for_decide(model::DhaStatus{}, windowed, 3, 1000), 1000);
+  EXPECT_EQ(held.desired_replicas, 3) << "a new DHA's first scale-up waits its up window: " << held.message;
+
 }
 
 }  // namespace
