@@ -19,9 +19,7 @@ struct CommandResult {
 
 class Plugin {
  public:
-  Plugin(const testing::ApiServer& api, const std::string& dir) : kubeconfig_(dir + "/kubeconfig-tenant") {
-    api.write_kubeconfig(kubeconfig_, kAdminToken);
-  }
+  explicit Plugin(const testing::TestCluster& cluster) : kubeconfig_(cluster.kubeconfig("admin")) {}
   CommandResult kubectl(const std::string& args) const {
     const std::string bin_dir = std::filesystem::path(DHA_BINARY).parent_path().string();
     const std::string command = "PATH=" + bin_dir + ":$PATH KUBECONFIG=" + kubeconfig_ + " kubectl " + args + " 2>&1";
@@ -52,7 +50,7 @@ TEST_F(KubectlDha, StatusWhyAndHistoryTellTheScaleUpInWordsAndNumbers) {
   // Converged: the last decision went through every gate.
   ASSERT_TRUE(eventually([&] { return status_int("currentReplicas") == 5 && condition("AbleToScale") == "Ready"; }, 30s));
 
-  const Plugin plugin(*api_, dir_);
+  const Plugin plugin(*cluster_);
   const auto status = plugin.kubectl("dha status db-dha -n tenant-a");
   ASSERT_EQ(status.exit_code, 0) << status.output;
   EXPECT_TRUE(has(status.output, "Name:        tenant-a/db-dha\n")) << status.output;

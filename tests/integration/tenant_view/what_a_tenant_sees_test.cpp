@@ -18,10 +18,7 @@
 namespace dha::optest {
 namespace {
 
-class WhatATenantSees : public OperatorWorld {
- protected:
-  WhatATenantSees() { api_tls_ = true; }
-};
+using WhatATenantSees = OperatorWorld;
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
@@ -37,10 +34,8 @@ std::string run(const std::string& command) {
 
 // kubectl as the tenant runs it, with kubectl-dha on PATH. With DHA_TENANT_VIEW_RECORD set to a
 // directory, each output is also written there (the docs show them).
-std::string kubectl(const testing::ApiServer& api, const std::string& dir, const std::string& args,
-                    const std::string& record_as = {}) {
-  const std::string kubeconfig = dir + "/kubeconfig-view";
-  api.write_kubeconfig(kubeconfig, kAdminToken);
+std::string kubectl(const testing::TestCluster& cluster, const std::string& args, const std::string& record_as = {}) {
+  const std::string kubeconfig = cluster.kubeconfig("admin");
   const std::string bin_dir = std::filesystem::path(DHA_BINARY).parent_path().string();
   const std::string out = run("PATH=" + bin_dir + ":$PATH KUBECONFIG=" + kubeconfig + " kubectl " + args);
   if (const char* record = std::getenv("DHA_TENANT_VIEW_RECORD"); record != nullptr && !record_as.empty())
@@ -73,14 +68,14 @@ TEST_F(WhatATenantSees, AMissingWorkloadMonitorIsNamedInTheConditionWithAWarning
   // One event per cause, not one per cycle.
   EXPECT_TRUE(holds_for([&] { return events("HealthUnknown").size() == 1; }, 3s));
 
-  const std::string get = kubectl(*api_, dir_, "get dha -n tenant-a", "get-health-unknown");
+  const std::string get = kubectl(*cluster_, "get dha -n tenant-a", "get-health-unknown");
   EXPECT_EQ(reason_column(get), "HealthUnknown") << get;
   EXPECT_TRUE(has(get, "Postgres/db")) << get;
   EXPECT_TRUE(has(get, "/100 (ReadConnections)")) << get;
-  const std::string status = kubectl(*api_, dir_, "dha status db-dha -n tenant-a", "dha-status-health-unknown");
+  const std::string status = kubectl(*cluster_, "dha status db-dha -n tenant-a", "dha-status-health-unknown");
   EXPECT_TRUE(has(status, cause)) << status;
   EXPECT_TRUE(has(status, "Warning")) << status;
-  kubectl(*api_, dir_, "describe dha db-dha -n tenant-a", "describe-health-unknown");
+  kubectl(*cluster_, "describe dha db-dha -n tenant-a", "describe-health-unknown");
 }
 
 TEST_F(WhatATenantSees, MissingSeriesAreNamedByQuery) {
@@ -92,7 +87,7 @@ TEST_F(WhatATenantSees, MissingSeriesAreNamedByQuery) {
   EXPECT_TRUE(has(condition("AbleToScale", "message"), "query for ReadConnections returned no series"))
       << condition("AbleToScale", "message");
   ASSERT_TRUE(eventually([&] { return !events("MetricUnavailable").empty(); }, 10s));
-  const std::string get = kubectl(*api_, dir_, "get dha -n tenant-a -o wide", "get-wide-metric-unavailable");
+  const std::string get = kubectl(*cluster_, "get dha -n tenant-a -o wide", "get-wide-metric-unavailable");
   EXPECT_TRUE(has(get, "<unknown>/100 (ReadConnections)")) << get;
 }
 
@@ -129,7 +124,7 @@ TEST_F(WhatATenantSees, ASecondDhaWithTheWebhookOffNeverPatches) {
   EXPECT_TRUE(holds_for([&] { return replicas() == 5 && marker() == kDha; }, 4s));
   for (std::size_t i = patches_before; i < target_patches().size(); ++i)
     EXPECT_FALSE(has(target_patches()[i].body, "\"second\"")) << target_patches()[i].body;
-  const std::string get = kubectl(*api_, dir_, "get dha -n tenant-a", "get-target-claimed");
+  const std::string get = kubectl(*cluster_, "get dha -n tenant-a", "get-target-claimed");
   EXPECT_TRUE(has(get, "TargetClaimed")) << get;
 }
 
@@ -146,7 +141,7 @@ TEST_F(WhatATenantSees, ANewDhaWithTheDefaultWindowsDoesNotScaleDownWithinItsDow
   const auto* recs = kube::find_path(d, {"status", "recommendations"});
   ASSERT_TRUE(recs != nullptr && recs->IsArray() && recs->Size() >= 1);
   EXPECT_EQ(kube::find_path((*recs)[0], {"replicas"})->GetInt(), 4) << "the first observation starts the window";
-  kubectl(*api_, dir_, "dha why db-dha -n tenant-a", "dha-why-new-dha");
+  kubectl(*cluster_, "dha why db-dha -n tenant-a", "dha-why-new-dha");
 
   // The opt-out acts at once: the same DHA, asking for an immediate first decision.
   admin_->remove(kube::resources::dhas(kNamespace).named(kDha));
@@ -167,18 +162,18 @@ TEST_F(WhatATenantSees, ReasonShowsTheOwnershipConflictAboveTheLagBrake) {
   ASSERT_TRUE(eventually([&] { return replicas() == 5; }, 30s));
   auto_converge(false);
   set_lag(60, /*writes=*/true);
-  set_replicas_as("tenant-token", 4);  // another writer
+  set_replicas_as("tenant", 4);  // another writer
   ASSERT_TRUE(eventually([&] { return condition("ScalingLimited") == "OwnershipConflict"; }, 30s));
   EXPECT_TRUE(eventually([&] { return condition("AbleToScale") == "OwnershipConflict"; }, 10s))
       << condition("AbleToScale") << ": " << condition("AbleToScale", "message");
-  const std::string get = kubectl(*api_, dir_, "get dha -n tenant-a", "get-ownership-conflict");
+  const std::string get = kubectl(*cluster_, "get dha -n tenant-a", "get-ownership-conflict");
   // Under it, the lag brake still reads with its numbers in the decision.
   EXPECT_TRUE(has(kube::string_at(dha(), {"status", "summary"}), "60s > 30s")) << kube::string_at(dha(), {"status", "summary"});
   EXPECT_EQ(reason_column(get), "OwnershipConflict") << get;
-  kubectl(*api_, dir_, "dha status db-dha -n tenant-a", "dha-status-ownership-conflict");
-  EXPECT_TRUE(has(kubectl(*api_, dir_, "dha history db-dha -n tenant-a", "dha-history-ownership-conflict"),
+  kubectl(*cluster_, "dha status db-dha -n tenant-a", "dha-status-ownership-conflict");
+  EXPECT_TRUE(has(kubectl(*cluster_, "dha history db-dha -n tenant-a", "dha-history-ownership-conflict"),
                   "scaled Postgres/db replicas 4 -> 5; reason: ReadConnections"));
-  kubectl(*api_, dir_, "describe dha db-dha -n tenant-a", "describe-ownership-conflict");
+  kubectl(*cluster_, "describe dha db-dha -n tenant-a", "describe-ownership-conflict");
 }
 
 // averageUtilization is a percentage of the read replicas' CPU request (t1.micro: 500m), as the
@@ -208,7 +203,7 @@ TEST_F(WhatATenantSees, AverageUtilizationIsAPercentageOfTheCpuRequest) {
   const std::string shown = kube::string_at(dha(), {"status", "metricsDisplay"});
   EXPECT_TRUE(has(shown, "20%/70% (ReadCPUUtilization)") || has(shown, "19%/70%") || has(shown, "21%/70%")) << shown;
   EXPECT_TRUE(holds_for([&] { return replicas() == 3; }, 4s)) << "millicores compared with a percentage";
-  kubectl(*api_, dir_, "get dha -n tenant-a", "get-utilization");
+  kubectl(*cluster_, "get dha -n tenant-a", "get-utilization");
 }
 
 }  // namespace
