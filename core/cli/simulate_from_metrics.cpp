@@ -14,11 +14,8 @@
 #include <map>
 #include <optional>
 
-#include "dha/sdk/metrics_types.hpp"
-#include "dha/sdk/range_query_types.hpp"
 #include "exit.hpp"
-#include "plugin_host/range_query_call.hpp"
-#include "tenancy/query_template.hpp"
+#include "history/metric_history.hpp"
 
 namespace dha::cli {
 namespace {
@@ -111,59 +108,6 @@ rapidjson::Document target_object(const op::EngineBinding& engine, const History
   return object;
 }
 
-struct Grid {
-  std::int64_t start;
-  std::int64_t end;
-  std::int64_t step;
-};
-
-// One signal over the grid, added up over the series at each step as the observe stage adds up
-// an instant vector (or their maximum, for the lag); nullopt when no series has any point.
-std::optional<std::map<std::int64_t, double>> read_signal(const plugin_host::PluginInstance& source,
-                                                          const std::string& query_template,
-                                                          const tenancy::TargetLabels& target, const Grid& grid,
-                                                          bool take_max, double timeout, const std::string& what) {
-  const tenancy::ScopedQuery scoped = tenancy::render_scoped_query(query_template, target);
-  if (!scoped.ok()) throw Exit(kExitBadInput, what + " query refused by the host's tenancy check: " + scoped.refusal);
-  sdk::RangeQuery q;
-  q.query = scoped.query;
-  q.namespace_name = target.namespace_name;
-  q.start = grid.start;
-  q.end = grid.end;
-  q.step = grid.step;
-  q.timeout_seconds = timeout;
-  const plugin_host::CallResult result = plugin_host::call_range_query(source, q.to_json());
-  if (result.status == DHA_NOT_FOUND) return std::nullopt;
-  if (!result.ok())
-    throw Exit(result.status == DHA_INVALID_ARGUMENT || result.status == DHA_FAILED_PRECONDITION ||
-                       result.status == DHA_UNIMPLEMENTED
-                   ? kExitBadInput
-                   : kExitFailure,
-               fmt::format("{} range query failed ({}): {}", what, sdk::status_name(result.status), result.error));
-  sdk::RangeResult range;
-  try {
-    range = sdk::RangeResult::from_json(sdk::json::parse(result.output, "range result"));
-  } catch (const std::exception& e) {
-    throw Exit(kExitFailure, fmt::format("{}: the metric source answered badly: {}", what, e.what()));
-  }
-  std::map<std::int64_t, double> out;
-  for (const auto& series : range.series) {
-    for (const auto& [t, v] : series.points) {
-      if (t < grid.start || t > grid.end || (t - grid.start) % grid.step != 0) continue;  // not a step we asked for
-      auto [it, inserted] = out.emplace(t, v);
-      if (!inserted) it->second = take_max ? std::max(it->second, v) : it->second + v;
-    }
-  }
-  if (out.empty()) return std::nullopt;
-  return out;
-}
-
-std::string cell(const std::optional<std::map<std::int64_t, double>>& signal, std::int64_t t) {
-  if (!signal) return "";
-  const auto it = signal->find(t);
-  return it == signal->end() ? "" : fmt::format("{}", it->second);
-}
-
 std::int64_t now_seconds() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
@@ -207,63 +151,20 @@ History read_history(const HistoryRequest& r) {
 
   History h;
   h.shape = shape_of(topology);
-  const tenancy::TargetLabels target{r.namespace_name, r.name, topology.release_name};
   const sdk::QueryRequest request{r.namespace_name, r.name, topology.release_name, engine.target.api_group, r.kind,
                                   r.metric_types};
-  const plugin_host::CallResult qr = engine.instance->call(engine.instance->engine()->queries, request.to_json());
-  sdk::Queries queries;
-  try {
-    if (!qr.ok()) throw std::runtime_error(qr.error);
-    queries = sdk::Queries::from_json(sdk::json::parse(qr.output, "queries"));
-  } catch (const std::exception& e) {
-    throw Exit(kExitFailure, "engine adapter queries() failed: " + std::string(e.what()));
-  }
-
   const std::int64_t until = r.until > 0 ? r.until : now_seconds();
-  const Grid grid{(until - r.since_seconds) / r.step_seconds * r.step_seconds, until / r.step_seconds * r.step_seconds,
-                  r.step_seconds};
+  const history::Grid grid = history::grid_ending_at(until, r.since_seconds, r.step_seconds);
   h.start = grid.start;
-  h.rows = (grid.end - grid.start) / grid.step + 1;
-  if (h.rows > DHA_METRICS_MAX_RANGE_POINTS)
-    throw Exit(kExitBadInput, fmt::format("--since / --step: {} steps, more than the {} a range query may ask for; "
-                                          "use a larger --step",
-                                          h.rows, DHA_METRICS_MAX_RANGE_POINTS));
-
-  std::vector<std::pair<std::string, std::optional<std::map<std::int64_t, double>>>> columns;
-  for (const auto& type : r.metric_types) {
-    const auto it = queries.driver.find(type);
-    if (it == queries.driver.end()) throw Exit(kExitBadInput, "the engine adapter has no query for metric " + type);
-    auto signal = read_signal(*source, it->second, target, grid, false, r.timeout_seconds, type);
-    if (!signal)
-      throw Exit(kExitBadInput, fmt::format("{}: no history in the range (the query found no series)", type));
-    columns.emplace_back(type, std::move(signal));
-  }
-  // As the operator: a lag in seconds only, and write activity only where there is a lag.
-  if (queries.lag_query.empty() || queries.lag_unit != "seconds") {
-    h.notes.push_back("no lag column: the adapter has no lag query in seconds");
-  } else if (auto lag = read_signal(*source, queries.lag_query, target, grid, true, r.timeout_seconds, "lag")) {
-    std::optional<std::map<std::int64_t, double>> writes;
-    if (!queries.write_activity.empty())
-      writes = read_signal(*source, queries.write_activity, target, grid, false, r.timeout_seconds, "write activity");
-    if (writes) {
-      for (auto it = writes->begin(); it != writes->end();)
-        it = lag->count(it->first) ? std::next(it) : writes->erase(it);
-    } else {
-      h.notes.push_back("no writeRate column: the write activity query found no series");
-    }
-    columns.emplace_back("lagSeconds", std::move(lag));
-    if (writes) columns.emplace_back("writeRate", std::move(writes));
-  } else {
-    h.notes.push_back("no lag column: the lag query found no series");
-  }
-
-  h.csv = "time";
-  for (const auto& [name, signal] : columns) h.csv += "," + name;
-  h.csv += "\n";
-  for (std::int64_t t = grid.start; t <= grid.end; t += grid.step) {
-    h.csv += std::to_string(t - grid.start);
-    for (const auto& [name, signal] : columns) h.csv += "," + cell(signal, t);
-    h.csv += "\n";
+  h.rows = grid.rows();
+  try {
+    const sdk::Queries queries = history::engine_queries(*engine.instance, request);
+    history::Trace trace = history::read_trace({*source, queries, {r.namespace_name, r.name, topology.release_name},
+                                                std::nullopt, r.metric_types, grid, r.timeout_seconds, true});
+    h.csv = std::move(trace.csv);
+    h.notes = std::move(trace.notes);
+  } catch (const history::HistoryError& e) {
+    throw Exit(e.bad_input() ? kExitBadInput : kExitFailure, e.what());
   }
   return h;
 }

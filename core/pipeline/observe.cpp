@@ -37,7 +37,7 @@ Observe::Observe(const op::CachedReader& reader, const op::PluginSet& plugins, o
     : reader_(reader), plugins_(plugins), metrics_(metrics), owners_(owners), options_(options), watch_(std::move(watch)) {}
 
 std::variant<Observed, Stop> Observe::run(const std::string& ns, const std::string& dha_name,
-                                          const model::DhaSpec& spec) const {
+                                          const model::DhaSpec& spec, const PredictiveContext* predictive) const {
   auto located = locate_target(plugins_, *spec.target_ref, ns);
   if (auto* stop = std::get_if<Stop>(&located)) return std::move(*stop);
   Observed o{std::get<Target>(std::move(located)), {}, {}};
@@ -59,7 +59,7 @@ std::variant<Observed, Stop> Observe::run(const std::string& ns, const std::stri
   // A target without a replicas value is not "0 replicas".
   if (!current) return Stop{kNotScalable, "target has no replicas value", std::nullopt};
 
-  o.signals = signals({ns, dha_name, spec, *o.target.engine, *o.target.object, o.topology});
+  o.signals = signals({ns, dha_name, spec, *o.target.engine, *o.target.object, o.topology, predictive});
   std::vector<std::string> secondaries{kube::secondary_key(o.target.ref, ns, o.target.ref.name)};
   if (const auto& health = o.signals.health_object) {
     secondaries.push_back(kube::secondary_key(*health, ns, health->name));
@@ -272,6 +272,12 @@ void Observe::observe_metrics(const ObserveRequest& r, Signals& out) const {
     obs.lag_seconds = query(queries.lag_query, r, monitoring_ns, true, "lag", out.notes);
     if (obs.lag_seconds && !queries.write_activity.empty())
       obs.write_rate = query(queries.write_activity, r, monitoring_ns, false, "write activity", out.notes);
+  }
+  if (r.predictive != nullptr && wants_forecast(r.spec)) {
+    const tenancy::TargetLabels target{r.namespace_name, kube::name_of(r.target), r.topology.release_name};
+    const HistorySource history{*plugins_.metric_source(), queries, target, monitoring_ns,
+                                options_.query_timeout_seconds};
+    observe_forecast(history_, history, r.spec, *r.predictive, obs);
   }
 }
 

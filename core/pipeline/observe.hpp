@@ -16,6 +16,8 @@
 #include "operator/cached_reader.hpp"
 #include "operator/plugin_set.hpp"
 #include "operator/self_metrics.hpp"
+#include "pipeline/history_cache.hpp"
+#include "pipeline/predictive_forecast.hpp"
 #include "pipeline/stop.hpp"
 #include "pipeline/target.hpp"
 
@@ -41,6 +43,7 @@ struct ObserveRequest {
   const op::EngineBinding& engine;
   const rapidjson::Value& target;
   const sdk::Topology& topology;
+  const PredictiveContext* predictive = nullptr;  // set: also forecast, if the spec is predictive
 };
 
 struct Signals {
@@ -69,7 +72,8 @@ class Observe {
   Observe(const op::CachedReader& reader, const op::PluginSet& plugins, op::SelfMetrics& metrics,
           kube::OwnerIndex& owners, ObserveOptions options = {}, WatchRequest watch = {});
 
-  std::variant<Observed, Stop> run(const std::string& ns, const std::string& dha_name, const model::DhaSpec& spec) const;
+  std::variant<Observed, Stop> run(const std::string& ns, const std::string& dha_name, const model::DhaSpec& spec,
+                                   const PredictiveContext* predictive = nullptr) const;
 
   // The signals alone, for a target already read.
   Signals signals(const ObserveRequest& request) const;
@@ -92,6 +96,7 @@ class Observe {
   kube::OwnerIndex& owners_;
   ObserveOptions options_;
   WatchRequest watch_;
+  mutable HistoryCache history_;  // predictive DHAs' metric history, refreshed hourly
 };
 
 }  // namespace dha::pipeline

@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "dha/actuators/builtin_actuators.hpp"
+#include "dha/decide/adaptive_policy.hpp"
 #include "dha/decide/decide.hpp"
 #include "dha/kube/json.hpp"
 #include "dha/model/input_error.hpp"
@@ -94,7 +95,10 @@ kube::ReconcileResult Reconciler::reconcile_dha(const std::string& ns, const std
   }
 
   // OBSERVE
-  auto observed = observe_.run(ns, name, spec);
+  const PredictiveContext predictive{kube::uid_of(*dha), report.generation, report.now,
+                                     report.previous.state.ready_seconds.value_or(decide::kAssumedReadySeconds),
+                                     options_.sync_period.count()};
+  auto observed = observe_.run(ns, name, spec, &predictive);
   if (const auto* stop = std::get_if<Stop>(&observed)) {
     status_.stopped(report, stop->reason, stop->message, stop->current, &spec);
     return again;

@@ -81,7 +81,11 @@ AdaptiveProposal reactive_proposal(const model::DhaSpec& spec, const model::Obse
 AdaptiveProposal adaptive_proposal(const model::DhaSpec& spec, const model::Observation& obs,
                                    const model::DecisionState& state, double demand, std::int64_t now) {
   AdaptiveProposal a = reactive_proposal(spec, obs, state, demand, now);
-  if (!spec.behavior.adaptive.predictive || !obs.forecast) return a;
+  if (!spec.behavior.adaptive.predictive) return a;
+  if (!obs.forecast) {
+    if (!obs.forecast_missing.empty()) a.message += "; no forecast: " + obs.forecast_missing;
+    return a;
+  }
   // The forecast only ever raises: it provisions ahead of a need, or holds replicas a need is
   // coming back for; it never scales down by itself.
   const auto& f = *obs.forecast;

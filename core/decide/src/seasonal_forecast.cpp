@@ -49,4 +49,8 @@ std::optional<model::Forecast> seasonal_forecast(const model::DhaSpec& spec, con
   return model::Forecast{mean + 2 * sd, horizon};
 }
 
+std::int64_t forecast_horizon(const model::DhaSpec& spec, std::int64_t ready_seconds, std::int64_t interval_seconds) {
+  return ready_seconds + interval_seconds + spec.behavior.scale_down.stabilization_window_seconds;
+}
+
 }  // namespace dha::decide

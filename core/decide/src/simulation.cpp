@@ -113,12 +113,6 @@ class Ledger {
   std::int64_t overload_start_ = 0;
 };
 
-// Far enough ahead that a replica asked for now is ready in time, and that a size about to be
-// needed again within the down-window is not given up in between.
-std::int64_t forecast_horizon(const model::DhaSpec& spec, const SimulationParams& params) {
-  return params.provision_seconds + params.interval_seconds + spec.behavior.scale_down.stabilization_window_seconds;
-}
-
 }  // namespace
 
 std::optional<std::int32_t> needed_replicas(const model::DhaSpec& spec, const LoadTrace& load, double time,
@@ -173,7 +167,8 @@ SimulationResult simulate(const model::DhaSpec& spec, const LoadTrace& load, con
     }
     // What the operator would get from the metric's history, here from the trace's earlier days.
     if (spec.behavior.policy == model::ScalingPolicy::Adaptive && spec.behavior.adaptive.predictive)
-      obs.forecast = seasonal_forecast(spec, load, t, forecast_horizon(spec, params));
+      obs.forecast =
+          seasonal_forecast(spec, load, t, forecast_horizon(spec, params.provision_seconds, params.interval_seconds));
     obs.lag_seconds = load.at("lagSeconds", static_cast<double>(t));
     obs.write_rate = load.at("writeRate", static_cast<double>(t));
 

@@ -20,4 +20,8 @@ inline constexpr int kForecastDays = 7;
 std::optional<model::Forecast> seasonal_forecast(const model::DhaSpec& spec, const LoadTrace& load, std::int64_t now,
                                                  std::int64_t horizon);
 
+// How far ahead a forecast looks: far enough that a replica asked for now is ready in time, and
+// that a size about to be needed again within the down-window is not given up in between.
+std::int64_t forecast_horizon(const model::DhaSpec& spec, std::int64_t ready_seconds, std::int64_t interval_seconds);
+
 }  // namespace dha::decide

@@ -36,6 +36,9 @@ struct Observation {
   std::optional<double> write_rate;   // nullopt: write activity unknown
   std::optional<std::int32_t> quota_max_replicas;  // nullopt: no quota ceiling
   std::optional<Forecast> forecast;                // used only by the Adaptive policy when predictive
+  // Why a predictive DHA's observation has no forecast (the history could not be read, or holds no
+  // earlier day): shown in the decision's trace, so that the tenant sees what the operator lacks.
+  std::string forecast_missing;
 
   bool converged() const { return available_replicas == current_replicas; }
   const MetricReading* find_metric(const std::string& type) const;

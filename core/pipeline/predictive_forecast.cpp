@@ -1,0 +1,52 @@
+#include "pipeline/predictive_forecast.hpp"
+
+#include <algorithm>
+
+#include "dha/decide/seasonal_forecast.hpp"
+#include "dha/model/input_error.hpp"
+#include "history/metric_history.hpp"
+
+namespace dha::pipeline {
+
+HistoryOrReason fetch_history(const HistorySource& h, const model::DhaSpec& spec, std::int64_t now) {
+  std::vector<std::string> types;
+  for (const auto& m : spec.metrics) {
+    const std::string type(model::to_string(m.type));
+    if (std::find(types.begin(), types.end(), type) == types.end()) types.push_back(type);
+  }
+  const history::Grid grid = history::grid_ending_at(now, kHistorySeconds, kHistoryStepSeconds);
+  try {
+    const history::Trace trace = history::read_trace(
+        {h.source, h.queries, h.target, h.monitoring_namespace, types, grid, h.timeout_seconds, false});
+    return FetchedHistory{grid.start, decide::LoadTrace::parse_csv(trace.csv, "metric history")};
+  } catch (const history::HistoryError& e) {
+    return std::string(e.what());
+  } catch (const model::InputError& e) {
+    return "the metric history is unusable: " + std::string(e.what());
+  }
+}
+
+ForecastOrReason forecast_from(const HistoryOrReason& history, const model::DhaSpec& spec,
+                               const PredictiveContext& context) {
+  if (const auto* reason = std::get_if<std::string>(&history)) return {std::nullopt, *reason};
+  const auto& fetched = std::get<FetchedHistory>(history);
+  const std::int64_t horizon = decide::forecast_horizon(spec, context.ready_seconds, context.interval_seconds);
+  auto forecast = decide::seasonal_forecast(spec, fetched.trace, context.now - fetched.start, horizon);
+  if (!forecast) return {std::nullopt, "the metric history holds no earlier day to forecast from"};
+  return {forecast, ""};
+}
+
+bool wants_forecast(const model::DhaSpec& spec) {
+  return spec.behavior.policy == model::ScalingPolicy::Adaptive && spec.behavior.adaptive.predictive;
+}
+
+void observe_forecast(HistoryCache& cache, const HistorySource& h, const model::DhaSpec& spec,
+                      const PredictiveContext& context, model::Observation& obs) {
+  const auto history =
+      cache.get(context.uid, context.generation, context.now, [&] { return fetch_history(h, spec, context.now); });
+  ForecastOrReason f = forecast_from(*history, spec, context);
+  obs.forecast = f.forecast;
+  obs.forecast_missing = std::move(f.reason);
+}
+
+}  // namespace dha::pipeline
