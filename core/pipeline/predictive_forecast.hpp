@@ -18,11 +18,11 @@ namespace dha::pipeline {
 
 // What a reconcile knows that the forecast depends on, besides the target.
 struct PredictiveContext {
-  std::string uid;              // the DHA's
-  std::int64_t generation = 0;  // the DHA spec's
-  std::int64_t now = 0;         // unix seconds
-  std::int64_t ready_seconds = 0;     // how long a new replica takes to become ready
-  std::int64_t interval_seconds = 60; // between reconciles
+  std::string uid;                     // the DHA's
+  std::int64_t generation = 0;         // the DHA spec's
+  std::int64_t now = 0;                // unix seconds
+  std::int64_t ready_seconds = 0;      // how long a new replica takes to become ready
+  std::int64_t interval_seconds = 60;  // between reconciles
 };
 
 inline constexpr std::int64_t kHistorySeconds = 7 * 86400;

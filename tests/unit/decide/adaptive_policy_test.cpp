@@ -222,6 +222,22 @@ INSTANTIATE_TEST_SUITE_P(
                     DecisionKind::NoChange, 3, "Pass", "Ready"}),
     [](const auto& info) { return std::string(info.param.name); });
 
+// Without a forecast a predictive DHA decides as a reactive one, and its trace says why.
+TEST(PredictiveWithoutForecast, DecidesOnTheLoadAndSaysWhy) {
+  DecideCase c = predictive_case(3.5);
+  c.load(300);
+  c.obs.forecast.reset();
+  c.obs.forecast_missing = "ReadConnections range query failed (UNAVAILABLE): connection refused";
+  const auto d = c.run();
+  EXPECT_EQ(model::to_string(d.kind), model::to_string(DecisionKind::NoChange));
+  EXPECT_EQ(d.desired_replicas, 3);
+  ASSERT_FALSE(d.trace.empty());
+  EXPECT_EQ(d.trace.front().gate, "Adaptive");
+  EXPECT_NE(d.trace.front().message.find("; no forecast: ReadConnections range query failed (UNAVAILABLE)"),
+            std::string::npos)
+      << d.trace.front().message;
+}
+
 TEST(AdaptiveState, RemembersTheDemandForTheNextCycle) {
   const auto d = adaptive_case().run();
   ASSERT_TRUE(d.next_state.last_demand);
