@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstdint>
 #include <vector>
 
 #include "tenancy/promql_lexer.hpp"
+#include "tenancy/query_functions.hpp"
 
 namespace dha::tenancy {
 namespace {
@@ -29,12 +31,13 @@ bool is_binary_keyword(std::string_view w) {
   return std::find(kWords.begin(), kWords.end(), w) != kWords.end();
 }
 
-bool is_aggregation(std::string_view w) {
-  static constexpr std::array<std::string_view, 15> kWords{
-      "sum",   "min",      "max",    "avg",     "group",        "stddev",   "stdvar",     "count",
-      "count_values", "bottomk", "topk", "quantile", "limitk", "limit_ratio", "any"};
-  return std::find(kWords.begin(), kWords.end(), w) != kWords.end();
+bool is_comparison(const Token& t) {
+  return t.kind == TokenKind::kOperator &&
+         (t.text == "==" || t.text == "!=" || t.text == ">" || t.text == "<" || t.text == ">=" || t.text == "<=");
 }
+
+// What an opening parenthesis started, to know what its closing one ends.
+enum class Paren { kGroup, kCall, kAggregation };
 
 bool is_number_word(std::string_view w) { return w == "inf" || w == "nan"; }
 
@@ -51,6 +54,7 @@ class ScopeChecker {
 
   std::string run() {
     for (i_ = 0; i_ < t_.size() && reason_.empty();) step();
+    if (reason_.empty() && !parens_.empty()) refuse("unbalanced '(' in the query");
     return reason_;
   }
 
@@ -71,8 +75,37 @@ class ScopeChecker {
       case TokenKind::kLeftBrace: selector_braces("{...}", tok.offset); return;
       case TokenKind::kLeftBracket: range_brackets(); return;
       case TokenKind::kRightBrace: refuse("unbalanced '}' at offset " + std::to_string(tok.offset)); return;
+      case TokenKind::kLeftParen:
+        parens_.push_back(Paren::kGroup);
+        ++i_;
+        return;
+      case TokenKind::kRightParen:
+        if (parens_.empty()) {
+          refuse("unbalanced ')' at offset " + std::to_string(tok.offset));
+          return;
+        }
+        if (parens_.back() == Paren::kAggregation) aggregation_closed_at_ = i_;
+        parens_.pop_back();
+        ++i_;
+        return;
       default: ++i_;
     }
+  }
+
+  // Whether a modifier that takes a label list stands where the grammar puts it: by/without
+  // right after an aggregation's name or its closing parenthesis, on/ignoring right after a
+  // binary operator (or its bool), group_left/group_right right after an on/ignoring list.
+  // Elsewhere the word is not a modifier, and what follows it is no label list.
+  bool modifier_in_place(const std::string& word) const {
+    if (i_ == 0) return false;
+    const Token& prev = t_[i_ - 1];
+    const std::string prev_word = prev.kind == TokenKind::kIdentifier ? lower(prev.text) : std::string();
+    if (word == "by" || word == "without")
+      return is_aggregation(prev_word) || (prev.kind == TokenKind::kRightParen && aggregation_closed_at_ == i_ - 1);
+    if (word == "on" || word == "ignoring")
+      return (prev.kind == TokenKind::kOperator && prev.text != "=" && prev.text != "=~" && prev.text != "!~") ||
+             prev_word == "bool" || (is_binary_keyword(prev_word) && binary_keyword_at_ == i_ - 1);
+    return prev.kind == TokenKind::kRightParen && join_list_closed_at_ == i_ - 1;  // group_left/right
   }
 
   // A keyword counts as one only where the grammar puts it; anywhere else the same word would be
@@ -82,9 +115,11 @@ class ScopeChecker {
     const Token* next = peek(1);
     const Token* prev = i_ > 0 ? &t_[i_ - 1] : nullptr;
     if (takes_label_list(word)) {
+      if (!modifier_in_place(word)) return false;
       if (next != nullptr && next->kind == TokenKind::kLeftParen) {
         ++i_;
         label_list();
+        if (word == "on" || word == "ignoring") join_list_closed_at_ = i_ - 1;
         return true;
       }
       return word == "group_left" || word == "group_right";
@@ -96,10 +131,19 @@ class ScopeChecker {
     if (word == "limit") return next != nullptr && next->kind == TokenKind::kNumber;
     if (word == "keep_metric_names") return prev != nullptr && prev->kind == TokenKind::kRightParen;
     if (is_binary_keyword(word)) {
-      return next != nullptr &&
-             (next->kind == TokenKind::kIdentifier || next->kind == TokenKind::kString || next->kind == TokenKind::kNumber ||
-              next->kind == TokenKind::kLeftParen || next->kind == TokenKind::kLeftBrace ||
-              (next->kind == TokenKind::kOperator && (next->text == "-" || next->text == "+")));
+      // bool only after a comparison; the others only after an operand.
+      const bool after_operand =
+          word == "bool" ? prev != nullptr && is_comparison(*prev)
+                         : prev != nullptr && (prev->kind == TokenKind::kRightParen || prev->kind == TokenKind::kRightBrace ||
+                                               prev->kind == TokenKind::kRightBracket || prev->kind == TokenKind::kNumber ||
+                                               prev->kind == TokenKind::kString || prev->kind == TokenKind::kIdentifier);
+      const bool before_operand =
+          next != nullptr &&
+          (next->kind == TokenKind::kIdentifier || next->kind == TokenKind::kString || next->kind == TokenKind::kNumber ||
+           next->kind == TokenKind::kLeftParen || next->kind == TokenKind::kLeftBrace ||
+           (next->kind == TokenKind::kOperator && (next->text == "-" || next->text == "+")));
+      if (after_operand && before_operand) binary_keyword_at_ = i_;
+      return after_operand && before_operand;
     }
     return is_number_word(word);
   }
@@ -112,7 +156,18 @@ class ScopeChecker {
       return;
     }
     if (next_is(TokenKind::kLeftParen)) {  // a function call: its arguments are checked as they come
-      ++i_;
+      if (word == "with") {
+        refuse("MetricsQL WITH at offset " + std::to_string(tok.offset) +
+               " is not allowed: its templates hide what the query selects");
+        return;
+      }
+      if (!is_known_function(word)) {
+        refuse("unknown function " + tok.text + " at offset " + std::to_string(tok.offset) +
+               "; only PromQL and MetricsQL functions are allowed");
+        return;
+      }
+      parens_.push_back(is_aggregation(word) ? Paren::kAggregation : Paren::kCall);
+      i_ += 2;
       return;
     }
     if (is_aggregation(word) && peek(1) != nullptr && peek(1)->kind == TokenKind::kIdentifier) {
@@ -237,6 +292,11 @@ class ScopeChecker {
   std::string_view ns_;
   size_t i_ = 0;
   std::string reason_;
+  std::vector<Paren> parens_;
+  // Token positions that make the next token a modifier (SIZE_MAX: none yet).
+  size_t aggregation_closed_at_ = SIZE_MAX;
+  size_t join_list_closed_at_ = SIZE_MAX;
+  size_t binary_keyword_at_ = SIZE_MAX;
 };
 
 }  // namespace

@@ -46,6 +46,12 @@ TEST(NamespaceScope, TableOfQueries) {
       {"metricsql keep_metric_names", R"(rate(x{namespace="tenant-a"}[5m]) keep_metric_names)", nullptr},
       {"comment hides nothing", "x{namespace=\"tenant-a\"} # y{namespace=\"other\"}", nullptr},
       {"label named like a keyword", R"(x{namespace="tenant-a", on="1", by="2"})", nullptr},
+      {"metric named like a function", R"(rate{namespace="tenant-a"})", nullptr},
+      {"functions in any case", R"(SUM(Rate(x{namespace="tenant-a"}[5m])))", nullptr},
+      {"metricsql functions", R"(range_median(median_over_time(x{namespace="tenant-a"}[5m])))", nullptr},
+      {"on after and, ignoring after bool",
+       R"((a{namespace="tenant-a"} and on(pod) b{namespace="tenant-a"}) == bool ignoring(x) c{namespace="tenant-a"})",
+       nullptr},
       {"namespace twice, same value", R"(x{namespace="tenant-a", namespace="tenant-a"})", nullptr},
 
       // Refused.
@@ -77,6 +83,22 @@ TEST(NamespaceScope, TableOfQueries) {
       {"junk in range", R"(rate(x{namespace="tenant-a"}[y{namespace="b"}]))", "in a range"},
       {"junk in label list", R"(sum by (x{namespace="b"}) (y{namespace="tenant-a"}))", "in the label list"},
       {"unreadable", "x{namespace=\"tenant-a\"} ; drop", "cannot read the query"},
+      // Constructs the check cannot see through: WITH templates (VictoriaMetrics expands this
+      // one to secret_metric - 0, with no namespace at all), unknown calls, and modifiers out
+      // of their place, whose "label lists" would be expressions.
+      {"with template hiding a bare selector", "sum(WITH (on(bool) = bool - 0) on(secret_metric))", "WITH"},
+      {"with in capitals", R"(WITH (f(x) = x) f(up{namespace="tenant-a"}))", "WITH"},
+      {"with nested in a call", R"(rate(with (t = secret) t[5m]))", "WITH"},
+      {"unknown function", R"(my_template(up{namespace="tenant-a"}))", "unknown function my_template"},
+      {"on where no operator is", "on(secret_metric)", "unknown function on"},
+      {"by not after an aggregation", "rate(by(secret_metric))", "unknown function by"},
+      {"by after a plain group", R"((x{namespace="tenant-a"}) by (secret_metric))", "unknown function by"},
+      {"ignoring at the start of an argument", "abs(ignoring(secret_metric))", "unknown function ignoring"},
+      {"group_left without on", R"(x{namespace="tenant-a"} * group_left(secret_metric))", "unknown function group_left"},
+      {"bool not after a comparison", "sum(bool - secret_metric)", "selector bool"},
+      {"bool after an arithmetic operator", R"(x{namespace="tenant-a"} + bool secret_metric)", "selector bool"},
+      {"unbalanced open parenthesis", R"(sum(x{namespace="tenant-a"})", "unbalanced '('"},
+      {"unbalanced close parenthesis", R"(x{namespace="tenant-a"}))", "unbalanced ')'"},
       {"empty", "  ", "the query is empty"},
   };
   for (const auto& c : cases) {
