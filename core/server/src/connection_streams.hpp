@@ -49,8 +49,9 @@ public:
 
   tcp::socket& socket() { return socket_; }
 
-  void expires_after(clock::duration timeout) {
-    deadline_ = clock::now() + timeout;
+  void expires_after(clock::duration timeout) { expires_at(clock::now() + timeout); }
+  void expires_at(clock::time_point deadline) {
+    deadline_ = deadline;
     expired_ = false;
   }
 
@@ -116,6 +117,8 @@ class PlainStream {
 public:
   explicit PlainStream(Connection& connection) : connection_(connection) {}
   Connection& connection() { return connection_; }
+  // Whether bytes already read from the socket wait inside the stream (never, here).
+  bool has_pending() const { return false; }
 
   asio::awaitable<std::size_t> read_some(asio::mutable_buffer buffer, error_code& ec) {
     for (;;) {
@@ -158,6 +161,8 @@ public:
     SSL_set_accept_state(ssl_.get());
   }
   Connection& connection() { return connection_; }
+  // Whether OpenSSL holds bytes already read from the socket (a record read ahead).
+  bool has_pending() const { return SSL_has_pending(ssl_.get()) == 1; }
 
   // These return drive()'s awaitable itself (one coroutine frame per call, not two); the
   // lambdas hold copies of what they use.

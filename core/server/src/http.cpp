@@ -41,20 +41,25 @@ Response Response::text(int status, std::string body) {
   return response;
 }
 
-void Router::handle(std::string path, Handler handler) {
+void Router::handle(std::string path, Handler handler, std::optional<std::size_t> max_body_bytes) {
   if (path.empty() || path.front() != '/') throw std::invalid_argument("route path must start with '/': " + path);
   if (!handler) throw std::invalid_argument("route " + path + " has no handler");
-  if (!routes_.emplace(path, std::move(handler)).second)
+  if (!routes_.emplace(path, Route{std::move(handler), max_body_bytes}).second)
     throw std::invalid_argument("route registered twice: " + path);
 }
 
 bool Router::has(std::string_view path) const { return routes_.find(path) != routes_.end(); }
 
+std::optional<std::size_t> Router::body_limit(std::string_view path) const {
+  auto it = routes_.find(path);
+  return it == routes_.end() ? std::optional<std::size_t>(0) : it->second.max_body_bytes;
+}
+
 Response Router::dispatch(const Request& request) const {
   auto it = routes_.find(request.path);
   if (it == routes_.end()) return Response::text(404, "404 page not found\n");
   try {
-    return it->second(request);
+    return it->second.handler(request);
   } catch (const std::exception& e) {
     return Response::text(500, std::string("internal error: ") + e.what() + "\n");
   } catch (...) {

@@ -1,6 +1,7 @@
 // The only translation unit that includes Beast: keep it that way, it is the slowest header
 // set in the build.
 
+#include "connection_budget.hpp"
 #include "connection_streams.hpp"
 #include "tls_context.hpp"
 
@@ -21,8 +22,10 @@
 #include <spdlog/spdlog.h>
 
 #include <array>
+#include <poll.h>
 #include <csignal>
 #include <iterator>
+#include <limits>
 #include <string_view>
 #include <atomic>
 #include <type_traits>
@@ -54,7 +57,8 @@ private:
   std::atomic<std::size_t>* counter_;
 };
 
-Request to_request(http::request<http::string_body>&& in, const std::string& remote, bool secure) {
+// The request without its body: what the authorizer sees before any of the body is read.
+Request head_of(const http::request<http::string_body>& in, const std::string& remote, bool secure) {
   Request out;
   out.method = std::string(in.method_string());
   out.target = std::string(in.target());
@@ -63,7 +67,6 @@ Request to_request(http::request<http::string_body>&& in, const std::string& rem
   if (q != std::string::npos) out.query = out.target.substr(q + 1);
   out.headers.reserve(static_cast<std::size_t>(std::distance(in.begin(), in.end())));
   for (const auto& field : in) out.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
-  out.body = std::move(in.body());
   out.remote_address = remote;
   out.secure = secure;
   return out;
@@ -171,6 +174,29 @@ void end_of_input(Parser& parser, error_code& ec) {
   parser.put_eof(ec);
 }
 
+Response body_too_large(std::size_t limit) {
+  return Response::text(413, "request body too large; limit is " + std::to_string(limit) + " bytes\n");
+}
+
+// Room for one request's body in the connection budget, given back when the request is done.
+class BodyReservation {
+public:
+  BodyReservation(detail::ConnectionBudget& budget, const std::string& peer) : budget_(budget), peer_(peer) {}
+  ~BodyReservation() { budget_.release_body(peer_, bytes_); }
+  BodyReservation(const BodyReservation&) = delete;
+  BodyReservation& operator=(const BodyReservation&) = delete;
+  bool take(std::size_t bytes) {
+    if (!budget_.reserve_body(peer_, bytes)) return false;
+    bytes_ = bytes;
+    return true;
+  }
+
+private:
+  detail::ConnectionBudget& budget_;
+  const std::string& peer_;
+  std::size_t bytes_ = 0;
+};
+
 constexpr auto header_done = [](const auto& parser) { return parser.is_header_done(); };
 constexpr auto message_done = [](const auto& parser) { return parser.is_done(); };
 
@@ -178,7 +204,10 @@ constexpr auto message_done = [](const auto& parser) { return parser.is_done(); 
 
 class Server::Impl {
 public:
-  Impl(ServerOptions options, Router router) : options_(std::move(options)), router_(std::move(router)) {}
+  Impl(ServerOptions options, Router router)
+      : options_(std::move(options)), router_(std::move(router)),
+        budget_({options_.max_connections_per_peer, options_.max_body_bytes_in_flight,
+                 options_.max_body_bytes_in_flight_per_peer}) {}
   ~Impl() { stop(0ms); }
 
   void start();
@@ -201,6 +230,7 @@ public:
 
   ServerOptions options_;
   Router router_;
+  detail::ConnectionBudget budget_;
   std::vector<std::unique_ptr<Worker>> workers_ = make_workers(options_.threads);
   std::size_t next_worker_ = 0; // round-robin; used by accept_loop only
   // The acceptor and the reload timer get a thread of their own: a busy handler on a worker
@@ -217,6 +247,9 @@ public:
   std::atomic<std::size_t> connections_{0};
   std::atomic<std::size_t> tasks_{0};
   std::atomic<std::uint64_t> reloads_{0};
+  std::atomic<std::uint64_t> refused_{0};  // over a peer's connection share
+  std::atomic<std::uint64_t> evicted_{0};  // closed to make room
+  std::atomic<std::size_t> evicting_{0};   // evicted, not closed yet
 
   // The TLS context for new connections; open ones hold their own shared_ptr.
   mutable std::mutex tls_mutex_;
@@ -225,10 +258,15 @@ public:
   std::string last_read_error_;  // logged once, not every interval
   detail::PemPair rejected_pem_; // last pair that failed to load, not retried until it changes
 
-  // How stop() reaches open connections: `idle` says whether it is between requests.
+  // How stop() and eviction reach open connections: `idle` says whether it is between
+  // requests, `reading` whether it is waiting for or reading one (and may be closed to make
+  // room: nothing has been decided for it yet).
   struct ConnectionControl {
     std::function<void()> cancel; // posts a cancel onto the connection's thread
+    std::string peer;
     std::atomic<bool> idle{true};
+    std::atomic<bool> reading{true};
+    bool evicted = false; // guarded by connections_mutex_
   };
   std::mutex connections_mutex_;
   std::unordered_map<std::uint64_t, std::shared_ptr<ConnectionControl>> open_;
@@ -242,12 +280,19 @@ public:
   void load_certificate(bool initial);
   asio::awaitable<void> accept_loop();
   asio::awaitable<void> reload_loop();
-  asio::awaitable<void> run_connection(tcp::socket socket);
+  void evict_for_room();
+  // Whether a client waits in the listen backlog (the listening socket is readable).
+  bool connection_pending() {
+    pollfd waiting{acceptor_.native_handle(), POLLIN, 0};
+    return ::poll(&waiting, 1, 0) == 1 && (waiting.revents & POLLIN) != 0;
+  }
+  asio::awaitable<void> run_connection(tcp::socket socket, std::string peer);
   template <class Stream>
-  asio::awaitable<void> serve(Stream& stream, ConnectionControl& control, std::string remote, bool secure);
+  asio::awaitable<void> serve(Stream& stream, ConnectionControl& control, std::string remote, bool secure,
+                              std::chrono::steady_clock::time_point accepted);
+  std::optional<Response> authorize(const Request& head) const;
   template <class Stream>
   asio::awaitable<void> drain(Stream& stream);
-  Response respond(Request&& request) const;
 };
 
 void Server::Impl::load_certificate(bool initial) {
@@ -322,9 +367,11 @@ asio::awaitable<void> Server::Impl::accept_loop() {
   TaskGuard task(tasks_);
   asio::steady_timer wait(control_);
   while (!stopping_) {
-    // At the limit, stop accepting: further clients queue in the kernel backlog instead of
-    // being refused (like Go's netutil.LimitListener).
+    // At the limit, make room by closing a connection of the peer holding the most, and
+    // meanwhile stop accepting: further clients queue in the kernel backlog instead of being
+    // refused (like Go's netutil.LimitListener).
     if (connections_.load() >= options_.max_connections) {
+      if (evicting_.load() == 0 && connection_pending()) evict_for_room();
       wait.expires_after(1ms);
       error_code ignored;
       co_await wait.async_wait(awaitable_ec(ignored));
@@ -342,11 +389,43 @@ asio::awaitable<void> Server::Impl::accept_loop() {
       co_await wait.async_wait(awaitable_ec(ignored));
       continue;
     }
+    auto peer = socket.remote_endpoint(ec);
+    std::string peer_address = ec ? std::string("unknown") : peer.address().to_string();
+    if (!budget_.admit(peer_address)) {
+      refused_.fetch_add(1);
+      socket.close(ec);
+      continue;
+    }
     socket.set_option(tcp::no_delay(true), ec);
     connections_.fetch_add(1);
     auto executor = socket.get_executor();
-    asio::co_spawn(executor, run_connection(std::move(socket)), asio::detached);
+    asio::co_spawn(executor, run_connection(std::move(socket), std::move(peer_address)), asio::detached);
   }
+}
+
+// Closes the oldest connection still waiting for or reading a request among those of the
+// peer holding the most: a client that opens many cannot starve one that opens few.
+void Server::Impl::evict_for_room() {
+  std::lock_guard lock(connections_mutex_);
+  std::unordered_map<std::string_view, std::size_t> per_peer;
+  for (const auto& [id, control] : open_) ++per_peer[control->peer];
+  ConnectionControl* chosen = nullptr;
+  std::size_t chosen_peer_connections = 0;
+  std::uint64_t chosen_id = 0;
+  for (const auto& [id, control] : open_) {
+    if (control->evicted || !control->reading) continue;
+    const std::size_t held = per_peer[control->peer];
+    if (chosen == nullptr || held > chosen_peer_connections || (held == chosen_peer_connections && id < chosen_id)) {
+      chosen = control.get();
+      chosen_peer_connections = held;
+      chosen_id = id;
+    }
+  }
+  if (chosen == nullptr) return;
+  chosen->evicted = true;
+  evicting_.fetch_add(1);
+  evicted_.fetch_add(1);
+  chosen->cancel();
 }
 
 asio::awaitable<void> Server::Impl::reload_loop() {
@@ -360,23 +439,28 @@ asio::awaitable<void> Server::Impl::reload_loop() {
   }
 }
 
-asio::awaitable<void> Server::Impl::run_connection(tcp::socket socket) {
+asio::awaitable<void> Server::Impl::run_connection(tcp::socket socket, std::string peer) {
   TaskGuard task(tasks_);
+  const auto accepted = std::chrono::steady_clock::now();
   struct Release {
     Impl* self;
+    const std::string& peer;
     std::uint64_t id = 0;
     ~Release() {
       {
         std::lock_guard lock(self->connections_mutex_);
-        self->open_.erase(id);
+        auto it = self->open_.find(id);
+        if (it != self->open_.end() && it->second->evicted) self->evicting_.fetch_sub(1);
+        if (it != self->open_.end()) self->open_.erase(it);
       }
+      self->budget_.release(peer);
       self->connections_.fetch_sub(1);
     }
-  } release{this};
+  } release{this, peer};
 
   error_code ec;
-  auto peer = socket.remote_endpoint(ec);
-  std::string remote = ec ? "unknown" : peer.address().to_string() + ":" + std::to_string(peer.port());
+  auto endpoint = socket.remote_endpoint(ec);
+  std::string remote = ec ? "unknown" : endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
   auto executor = socket.get_executor();
   auto connection = std::make_shared<detail::Connection>(std::move(socket));
   asio::co_spawn(executor, detail::Connection::watchdog(connection), asio::detached);
@@ -386,6 +470,7 @@ asio::awaitable<void> Server::Impl::run_connection(tcp::socket socket) {
   } close{*connection};
 
   auto control = std::make_shared<ConnectionControl>();
+  control->peer = peer;
   control->cancel = [executor, weak = std::weak_ptr(connection)] {
     asio::post(executor, [weak] {
       if (auto c = weak.lock()) {
@@ -402,7 +487,7 @@ asio::awaitable<void> Server::Impl::run_connection(tcp::socket socket) {
 
   if (!options_.tls) {
     detail::PlainStream stream(*connection);
-    co_await serve(stream, *control, std::move(remote), false);
+    co_await serve(stream, *control, std::move(remote), false, accepted);
     connection->socket().shutdown(tcp::socket::shutdown_send, ec);
     co_return;
   }
@@ -415,27 +500,41 @@ asio::awaitable<void> Server::Impl::run_connection(tcp::socket socket) {
     spdlog::warn("{}: cannot set up TLS for {}: {}", options_.name, remote, e.what());
     co_return;
   }
-  connection->expires_after(options_.handshake_timeout);
+  connection->expires_at(accepted + std::min(options_.handshake_timeout, options_.header_timeout));
   co_await stream->handshake(ec);
   if (ec) co_return;
-  co_await serve(*stream, *control, std::move(remote), true);
+  co_await serve(*stream, *control, std::move(remote), true, accepted);
   connection->expires_after(1s);
   co_await stream->shutdown(ec);
 }
 
 template <class Stream>
-asio::awaitable<void> Server::Impl::serve(Stream& stream, ConnectionControl& control, std::string remote, bool secure) {
+asio::awaitable<void> Server::Impl::serve(Stream& stream, ConnectionControl& control, std::string remote, bool secure,
+                                          std::chrono::steady_clock::time_point accepted) {
   beast::flat_buffer buffer;
+  auto started = accepted; // the first request's deadlines count from accept
   bool first = true;
   for (;;) {
     http::request_parser<http::string_body> parser;
     parser.header_limit(static_cast<std::uint32_t>(std::min<std::size_t>(options_.max_header_bytes, UINT32_MAX)));
-    parser.body_limit(options_.max_body_bytes);
+    // The route's limit is applied once the header names the route.
+    parser.body_limit(std::numeric_limits<std::uint64_t>::max());
 
     control.idle = true;
+    control.reading = true;
     if (stopping_) co_return;
     error_code ec;
-    stream.connection().expires_after(first ? options_.read_timeout : options_.idle_timeout);
+    if (!first) {
+      // A keep-alive connection waits for its next request; its deadlines count from the
+      // request's first byte.
+      if (buffer.size() == 0 && !stream.has_pending()) {
+        stream.connection().expires_after(options_.idle_timeout);
+        co_await stream.connection().readable(ec);
+        if (ec) co_return;
+      }
+      started = std::chrono::steady_clock::now();
+    }
+    stream.connection().expires_at(started + options_.header_timeout);
     parser.eager(false);
     while (!parse_buffered(buffer, parser, header_done, ec) && !ec) {
       const auto space = read_space(buffer, ec);
@@ -447,44 +546,62 @@ asio::awaitable<void> Server::Impl::serve(Stream& stream, ConnectionControl& con
     control.idle = false;
 
     std::optional<Response> refusal;
+    std::optional<Request> head;
+    BodyReservation reservation(budget_, control.peer);
     if (ec == http::error::header_limit) {
       refusal = Response::text(431, "request header fields too large\n");
-    } else if (ec == http::error::body_limit) {
-      // Beast compares Content-Length with the limit as soon as the header is complete.
-      refusal = Response::text(413, "request body too large; limit is " + std::to_string(options_.max_body_bytes) +
-                                        " bytes\n");
     } else if (ec) {
       co_return; // closed, timed out, cancelled by stop(), or not HTTP/1.x
-    } else if (parser.content_length() && *parser.content_length() > options_.max_body_bytes) {
-      refusal = Response::text(413, "request body too large; limit is " + std::to_string(options_.max_body_bytes) +
-                                        " bytes\n");
     } else {
-      if (beast::iequals(parser.get()[http::field::expect], "100-continue")) {
-        static constexpr std::string_view cont = "HTTP/1.1 100 Continue\r\n\r\n";
-        stream.connection().expires_after(options_.write_timeout);
-        co_await stream.write(asio::buffer(cont), ec);
-        if (ec) co_return;
+      const std::string_view target = parser.get().target();
+      const std::size_t limit =
+          router_.body_limit(target.substr(0, target.find('?'))).value_or(options_.max_body_bytes);
+      const auto length = parser.content_length();
+      if (length && *length > limit) refusal = body_too_large(limit);
+      if (!refusal && options_.authorizer) {
+        head = head_of(parser.get(), remote, secure);
+        refusal = authorize(*head); // before any of the body is read
       }
-      stream.connection().expires_after(options_.read_timeout);
-      parser.eager(true);
-      while (!parse_buffered(buffer, parser, message_done, ec) && !ec) {
-        const auto space = read_space(buffer, ec);
-        if (ec) break;
-        buffer.commit(co_await stream.read_some(space, ec));
-        if (ec == asio::error::eof) end_of_input(parser, ec);
-        if (ec) break;
-      }
-      if (ec == http::error::body_limit) {
-        refusal = Response::text(413, "request body too large; limit is " + std::to_string(options_.max_body_bytes) +
-                                          " bytes\n");
-      } else if (ec) {
-        co_return;
+      // Unknown until read, a chunked body is budgeted at the route's limit.
+      const std::size_t expected = length ? static_cast<std::size_t>(*length) : parser.chunked() ? limit : 0;
+      if (!refusal && !reservation.take(expected))
+        refusal = Response::text(503, "server busy: too many request bodies in flight; retry\n");
+      if (!refusal) {
+        parser.body_limit(limit);
+        if (beast::iequals(parser.get()[http::field::expect], "100-continue")) {
+          static constexpr std::string_view cont = "HTTP/1.1 100 Continue\r\n\r\n";
+          stream.connection().expires_after(options_.write_timeout);
+          co_await stream.write(asio::buffer(cont), ec);
+          if (ec) co_return;
+        }
+        stream.connection().expires_at(started + options_.read_timeout);
+        parser.eager(true);
+        while (!parse_buffered(buffer, parser, message_done, ec) && !ec) {
+          const auto space = read_space(buffer, ec);
+          if (ec) break;
+          buffer.commit(co_await stream.read_some(space, ec));
+          if (ec == asio::error::eof) end_of_input(parser, ec);
+          if (ec) break;
+        }
+        if (ec == http::error::body_limit) {
+          refusal = body_too_large(limit);
+        } else if (ec) {
+          co_return;
+        }
       }
     }
+    control.reading = false;
 
     const unsigned version = parser.get().version() == 10 ? 10 : 11;
     const bool client_keep_alive = parser.get().keep_alive();
-    Response response = refusal ? std::move(*refusal) : respond(to_request(parser.release(), remote, secure));
+    Response response;
+    if (refusal) {
+      response = std::move(*refusal);
+    } else {
+      Request request = head ? std::move(*head) : head_of(parser.get(), remote, secure);
+      request.body = std::move(parser.get().body());
+      response = router_.dispatch(request);
+    }
     // After a refused request the rest of its bytes are unread: the connection cannot be
     // reused. Decided after the handler ran, so a stop() during it is seen.
     const bool keep_alive = !refusal && client_keep_alive && !stopping_;
@@ -515,22 +632,19 @@ asio::awaitable<void> Server::Impl::drain(Stream& stream) {
   }
 }
 
-Response Server::Impl::respond(Request&& request) const {
-  if (options_.authorizer) {
-    AuthorizationResult verdict;
-    try {
-      verdict = options_.authorizer(request);
-    } catch (const std::exception& e) {
-      return Response::text(500, std::string("authorization failed: ") + e.what() + "\n");
-    }
-    if (!verdict.allowed) {
-      int status = verdict.status == 401 ? 401 : 403;
-      return Response::text(status, (verdict.message.empty() ? (status == 401 ? "Unauthorized" : "Forbidden")
-                                                             : verdict.message) +
-                                        "\n");
-    }
+// Runs on the request's header, before any of its body is read: an unauthorized client
+// cannot make the server buffer anything.
+std::optional<Response> Server::Impl::authorize(const Request& head) const {
+  AuthorizationResult verdict;
+  try {
+    verdict = options_.authorizer(head);
+  } catch (const std::exception& e) {
+    return Response::text(500, std::string("authorization failed: ") + e.what() + "\n");
   }
-  return router_.dispatch(request);
+  if (verdict.allowed) return std::nullopt;
+  const int status = verdict.status == 401 ? 401 : verdict.status == 429 ? 429 : verdict.status == 503 ? 503 : 403;
+  const std::string fallback = status == 401 ? "Unauthorized" : status == 403 ? "Forbidden" : "try again later";
+  return Response::text(status, (verdict.message.empty() ? fallback : verdict.message) + "\n");
 }
 
 void Server::Impl::stop(std::chrono::milliseconds grace) {
@@ -576,5 +690,7 @@ std::uint16_t Server::port() const { return impl_->port_; }
 void Server::stop(std::chrono::milliseconds grace) { impl_->stop(grace); }
 std::size_t Server::active_connections() const { return impl_->connections_.load(); }
 std::uint64_t Server::certificate_reloads() const { return impl_->reloads_.load(); }
+std::uint64_t Server::refused_connections() const { return impl_->refused_.load(); }
+std::uint64_t Server::evicted_connections() const { return impl_->evicted_.load(); }
 
 } // namespace dha::server

@@ -4,11 +4,12 @@
 namespace dha::server {
 
 void mount_health_probes(Router& router, std::function<bool()> ready) {
-  router.handle("/healthz", [](const Request&) { return Response::text(200, "ok"); });
+  // Probes and metrics take no body: nothing a client sends them is ever buffered.
+  router.handle("/healthz", [](const Request&) { return Response::text(200, "ok"); }, 0);
   router.handle("/readyz", [ready = std::move(ready)](const Request&) {
     if (!ready || ready()) return Response::text(200, "ok");
     return Response::text(503, "not ready");
-  });
+  }, 0);
 }
 
 void mount_metrics(Router& router, const telemetry::Registry& registry, std::string path) {
@@ -18,7 +19,7 @@ void mount_metrics(Router& router, const telemetry::Registry& registry, std::str
     response.content_type = std::string(telemetry::Registry::content_type);
     response.body = registry.expose();
     return response;
-  });
+  }, 0);
 }
 
 } // namespace dha::server

@@ -19,9 +19,20 @@ size_t append(char* data, size_t size, size_t count, void* out) {
   return size * count;
 }
 
-int connect_loopback(std::uint16_t port) {
+// `source` (a 127.x.y.z address, or empty for the kernel's choice) lets one test play several
+// peers: the server tells clients apart by address.
+int connect_loopback(std::uint16_t port, const std::string& source) {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) throw std::runtime_error("socket() failed");
+  if (!source.empty()) {
+    sockaddr_in from{};
+    from.sin_family = AF_INET;
+    if (::inet_pton(AF_INET, source.c_str(), &from.sin_addr) != 1 ||
+        ::bind(fd, reinterpret_cast<sockaddr*>(&from), sizeof from) != 0) {
+      ::close(fd);
+      throw std::runtime_error("cannot bind to source address " + source);
+    }
+  }
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(port);
@@ -91,7 +102,7 @@ HttpResult HttpClient::request(const std::string& method, const std::string& url
   return result;
 }
 
-RawConnection::RawConnection(std::uint16_t port) : fd_(connect_loopback(port)) {}
+RawConnection::RawConnection(std::uint16_t port, const std::string& source) : fd_(connect_loopback(port, source)) {}
 RawConnection::~RawConnection() { close(); }
 
 void RawConnection::close() {
@@ -150,7 +161,7 @@ TlsProbe probe_tls(std::uint16_t port, int max_version, const std::string& alpn_
   if (!alpn_wire.empty())
     SSL_CTX_set_alpn_protos(ctx, reinterpret_cast<const unsigned char*>(alpn_wire.data()),
                             static_cast<unsigned>(alpn_wire.size()));
-  int fd = connect_loopback(port);
+  int fd = connect_loopback(port, {});
   SSL* ssl = SSL_new(ctx);
   SSL_set_fd(ssl, fd);
   SSL_set_tlsext_host_name(ssl, "localhost");

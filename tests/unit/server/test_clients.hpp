@@ -36,10 +36,10 @@ private:
   std::string ca_pem_;
 };
 
-// A blocking TCP connection to 127.0.0.1:port.
+// A blocking TCP connection to 127.0.0.1:port, from `source` (a 127.x.y.z address) if given.
 class RawConnection {
 public:
-  explicit RawConnection(std::uint16_t port);
+  explicit RawConnection(std::uint16_t port, const std::string& source = {});
   ~RawConnection();
   RawConnection(const RawConnection&) = delete;
   RawConnection& operator=(const RawConnection&) = delete;

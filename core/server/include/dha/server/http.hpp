@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -42,16 +43,28 @@ struct Response {
 using Handler = std::function<Response(const Request&)>;
 
 // Exact-path routing: the paths this operator serves are fixed strings.
+//
+// Each route says how large a request body it takes; the server refuses a larger one (413)
+// from the request's header, before reading or buffering any of it. An unknown path takes
+// no body at all.
 class Router {
 public:
   // Throws std::invalid_argument for an empty path, one not starting with '/', or a duplicate.
-  void handle(std::string path, Handler handler);
+  // `max_body_bytes` empty: the server's ServerOptions::max_body_bytes.
+  void handle(std::string path, Handler handler, std::optional<std::size_t> max_body_bytes = std::nullopt);
   bool has(std::string_view path) const;
+  // The body limit of the route serving `path`: 0 for an unknown path, empty for a route
+  // that takes the server's default.
+  std::optional<std::size_t> body_limit(std::string_view path) const;
   // 404 for an unknown path; 500 (with the exception's message) when the handler throws.
   Response dispatch(const Request& request) const;
 
 private:
-  std::map<std::string, Handler, std::less<>> routes_;
+  struct Route {
+    Handler handler;
+    std::optional<std::size_t> max_body_bytes;
+  };
+  std::map<std::string, Route, std::less<>> routes_;
 };
 
 // Authentication and authorization of a request before routing (the metrics endpoint "the

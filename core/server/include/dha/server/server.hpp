@@ -4,8 +4,14 @@
 //
 // What it guarantees:
 //  - TLS 1.2 or newer, ALPN offers http/1.1 only (no HTTP/2: Rapid-Reset mitigation);
-//  - HTTP/1.1 keep-alive; header and body size limits (431 / 413); handshake, read, write
-//    and idle timeouts; at most `max_connections` open connections (more wait in the backlog);
+//  - HTTP/1.1 keep-alive; header and body size limits (431 / 413), the body limit per route
+//    and checked from the header before any of the body is read; handshake, read, write and
+//    idle timeouts, the first request's counted from accept;
+//  - no client can crowd out the others: each peer address holds at most
+//    `max_connections_per_peer` connections (more are closed at once), and when all
+//    `max_connections` are open the peer holding the most loses its oldest connection that is
+//    still waiting for or reading a request; bodies are buffered only within a budget per
+//    peer and in total (503 beyond it), and the authorizer runs before a body is read;
 //  - tls.crt / tls.key re-read from `cert_dir` when they change on disk (cert-manager
 //    rotation): new connections get the new pair, open ones keep theirs, nothing is dropped;
 //    a half-written or mismatched pair is ignored until a valid one appears;
@@ -39,12 +45,21 @@ struct ServerOptions {
   std::uint16_t port = 0;               // 0 picks a free port; see Server::port()
   std::optional<TlsOptions> tls;        // empty = plain HTTP (health probes)
   std::size_t max_header_bytes = 16 * 1024;
-  std::size_t max_body_bytes = 7 * 1024 * 1024; // controller-runtime's webhook limit
+  std::size_t max_body_bytes = 7 * 1024 * 1024; // for routes that set no limit of their own
+  // A request's deadlines start when the connection is accepted (the TLS handshake counts
+  // against them) and, for later requests on a keep-alive connection, at their first byte: a
+  // client sending slowly cannot stretch them.
   std::chrono::milliseconds handshake_timeout = 10s;
-  std::chrono::milliseconds read_timeout = 10s;  // first request: headers + body
+  std::chrono::milliseconds header_timeout = 5s; // until the request's header is complete
+  std::chrono::milliseconds read_timeout = 10s;  // until its body is complete
   std::chrono::milliseconds write_timeout = 10s;
   std::chrono::milliseconds idle_timeout = 90s;  // keep-alive wait for the next request
   std::size_t max_connections = 1024;
+  std::size_t max_connections_per_peer = 64;
+  // Request bodies held in memory at once, whatever their routes allow one by one: the chart
+  // gives the pod 128 MiB in all.
+  std::size_t max_body_bytes_in_flight = 32 * 1024 * 1024;
+  std::size_t max_body_bytes_in_flight_per_peer = 8 * 1024 * 1024;
   // Worker threads, each running its own event loop (like nginx's worker processes): a
   // connection stays on the worker it was dealt to (round-robin), so a handler that blocks
   // holds up only that worker's connections. One more thread accepts connections.
@@ -79,6 +94,10 @@ public:
   std::size_t active_connections() const;
   // Successful certificate reloads since start (the first load not counted).
   std::uint64_t certificate_reloads() const;
+  // Connections closed at accept because their peer held its share already.
+  std::uint64_t refused_connections() const;
+  // Connections closed to make room for new ones while all were open.
+  std::uint64_t evicted_connections() const;
 
 private:
   class Impl;
