@@ -223,6 +223,15 @@ Config parse_kubeconfig(std::string_view yaml_text, const fs::path& base_dir, co
         throw ConfigError(fmt::format("kubeconfig: user '{}' uses '{}', which is not supported (use a token or a client certificate)",
                                       user_name, unsupported));
     }
+    // Impersonation would need Impersonate-* headers on every request; ignoring it would make
+    // the operator act as the credentials' own identity while the kubeconfig says otherwise.
+    for (const char* impersonation : {"as", "as-uid", "as-groups", "as-user-extra"}) {
+      if (user[impersonation])
+        throw ConfigError(fmt::format(
+            "kubeconfig: user '{}' sets '{}' (impersonation), which is not supported; remove it, or use "
+            "credentials of the identity to act as",
+            user_name, impersonation));
+    }
     if (const std::string token = scalar(user, "token"); !token.empty()) {
       cfg.token = std::make_shared<StaticToken>(token);
     } else if (const std::string file = scalar(user, "tokenFile"); !file.empty()) {
