@@ -211,7 +211,7 @@ void Operator::start() {
     server::Authorizer authorizer;
     if (options_.metrics_secure) {
       tls = server::TlsOptions{server::certificate_dir_or_self_signed(options_.cert_dir, "metrics")};
-      p.metrics_auth = std::make_unique<MetricsAuthorizer>(*p.client);
+      p.metrics_auth = std::make_unique<MetricsAuthorizer>(p.config);
       authorizer = [auth = p.metrics_auth.get()](const server::Request& r) { return auth->authorize(r); };
     }
     p.metrics_server = make_server("metrics", *bind, tls, std::move(router), authorizer);

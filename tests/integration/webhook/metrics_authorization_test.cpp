@@ -1,16 +1,21 @@
 // /metrics protected the Kubernetes way: TokenReview + SubjectAccessReview against the
-// embedded API server, as controller-runtime's --metrics-secure filter does.
+// embedded API server, as controller-runtime's --metrics-secure filter does, with the
+// authorizer the operator runs.
 
 #include "test_clients.hpp"
 #include "test_pki.hpp"
 
-#include <dha/server/kube_authorizer.hpp>
+#include <dha/kube/config.hpp>
 #include <dha/server/server.hpp>
 #include <dha/server/standard_routes.hpp>
 #include <dha/telemetry/registry.hpp>
 #include <dha/testing/api_server.hpp>
 
 #include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "operator/metrics_auth.hpp"
 
 namespace dha {
 namespace {
@@ -32,7 +37,22 @@ protected:
     api_->start();
   }
 
+  // `config` as the reconcilers' client has it; the authorizer makes its own client from it.
+  kube::Config operator_config() const {
+    kube::Config config;
+    config.server = api_->url();
+    config.ca_pem = api_->ca_pem();
+    config.token = std::make_shared<kube::StaticToken>("operator-token");
+    return config;
+  }
+
   void start_metrics(std::chrono::milliseconds cache_ttl) {
+    op::MetricsAuthorizerOptions options;
+    options.cache_ttl = cache_ttl;
+    start_metrics(options, operator_config());
+  }
+
+  void start_metrics(const op::MetricsAuthorizerOptions& authorizer_options, const kube::Config& config) {
     testing_pki::write_cert_dir(dir_.path(), pki_.serving);
     registry_.gauge("db_autoscaler_current_replicas", "Observed count.", {"namespace", "name"})
         .with({"tenant-a", "db"})
@@ -43,12 +63,8 @@ protected:
     options.name = "metrics";
     options.host = "127.0.0.1";
     options.tls = server::TlsOptions{dir_.path()};
-    server::KubeAuthorizerOptions authz;
-    authz.api_server_url = api_->url();
-    authz.bearer_token = "operator-token";
-    authz.ca_pem = api_->ca_pem();
-    authz.cache_ttl = cache_ttl;
-    options.authorizer = server::make_kube_authorizer(authz);
+    authorizer_ = std::make_unique<op::MetricsAuthorizer>(config, authorizer_options);
+    options.authorizer = [auth = authorizer_.get()](const server::Request& r) { return auth->authorize(r); };
     server_ = std::make_unique<server::Server>(options, std::move(router));
     server_->start();
   }
@@ -64,6 +80,7 @@ protected:
   testing_pki::Pki pki_ = testing_pki::make_pki();
   telemetry::Registry registry_;
   std::unique_ptr<testing::ApiServer> api_;
+  std::unique_ptr<op::MetricsAuthorizer> authorizer_;
   std::unique_ptr<server::Server> server_;
 };
 
@@ -95,12 +112,12 @@ TEST_F(MetricsAuthorization, OnlyAnAuthorizedIdentityReadsMetrics) {
   EXPECT_EQ(access_reviews, 2); // scraper, tenant
 }
 
-TEST_F(MetricsAuthorization, ApiServerFailureIsAn500NeverAnAllow) {
+TEST_F(MetricsAuthorization, ApiServerFailureIsA503NeverAnAllow) {
   start_metrics(std::chrono::milliseconds(0));
   api_->inject_fault("POST", "tokenreviews", 503, 1);
   auto r = scrape("scraper-token");
-  EXPECT_EQ(r.status, 500);
-  EXPECT_NE(r.body.find("HTTP 503"), std::string::npos) << r.body;
+  EXPECT_EQ(r.status, 503);
+  EXPECT_NE(r.body.find("authorization check failed"), std::string::npos) << r.body;
   EXPECT_EQ(scrape("scraper-token").status, 200);
 }
 
@@ -111,6 +128,52 @@ TEST_F(MetricsAuthorization, CachedDecisionsSurviveABriefApiServerOutage) {
   api_->inject_fault("POST", "reviews", 503, 10);
   EXPECT_EQ(scrape("scraper-token").status, 200);
   EXPECT_EQ(scrape("tenant-token").status, 403);
+}
+
+int reviews_in(const std::vector<testing::AuditEntry>& audit) {
+  int n = 0;
+  for (const auto& e : audit)
+    if (e.path.find("reviews") != std::string::npos) ++n;
+  return n;
+}
+
+// Anyone who reaches the port can send tokens. Invented ones must not push the scraper's
+// verdict out of the cache, nor make the API server review more than the authorizer's own
+// budget, nor wait on (or spend) the reconcilers' client budget.
+TEST_F(MetricsAuthorization, AFloodOfInventedTokensIsBoundedAndLeavesTheScraperServed) {
+  op::MetricsAuthorizerOptions options;
+  options.cache_ttl = std::chrono::seconds(60);
+  options.max_refused_entries = 8;
+  options.reviews = {.per_peer_per_second = 1, .per_peer_burst = 10, .total_per_second = 1, .total_burst = 20};
+  kube::Config reconcilers = operator_config();
+  reconcilers.qps = 0.2; // a budget so small that a review sent through it would wait seconds
+  reconcilers.burst = 1;
+  start_metrics(options, reconcilers);
+  ASSERT_EQ(scrape("scraper-token").status, 200);
+  api_->clear_audit();
+
+  const auto started = std::chrono::steady_clock::now();
+  int unauthorized = 0;
+  int limited = 0;
+  HttpClient attacker(pki_.ca.cert);
+  const std::string url = "https://localhost:" + std::to_string(server_->port()) + "/metrics";
+  for (int i = 0; i < 200; ++i) {
+    auto r = attacker.request("GET", url, {}, {"Authorization: Bearer invented-" + std::to_string(i)});
+    unauthorized += r.status == 401;
+    limited += r.status == 429;
+  }
+  const auto took = std::chrono::steady_clock::now() - started;
+  std::printf("flood of 200 invented tokens: %d reviewed (401), %d limited (429), %d API requests, %.0f ms\n",
+              unauthorized, limited, reviews_in(api_->audit()),
+              std::chrono::duration<double, std::milli>(took).count());
+  EXPECT_LE(unauthorized, 12); // the peer's burst, plus what refilled meanwhile
+  EXPECT_GE(limited, 180);
+  EXPECT_LE(reviews_in(api_->audit()), 12); // one TokenReview each; no SubjectAccessReview
+  EXPECT_LT(took, std::chrono::seconds(5)) << "reviews waited on a client budget";
+
+  // The scraper's verdict is still cached: it is served with the API server refusing reviews.
+  api_->inject_fault("POST", "reviews", 503, 100);
+  EXPECT_EQ(scrape("scraper-token").status, 200);
 }
 
 } // namespace
