@@ -136,7 +136,8 @@ void add_run_command(CLI::App& app) {
   run->add_option("--enable-webhook", o.enable_webhook,
                   "Serve the admission webhooks (HelmRelease replicas ownership, one DHA per target)")
       ->capture_default_str();
-  run->add_option("--operator-username", o.operator_username, "Identity allowed to change managed replicas")
+  run->add_option("--operator-username", o.operator_username,
+                  "Ignored: the operator never writes HelmReleases, so the webhook allows it nothing")
       ->capture_default_str();
   run->add_option("--apps-api-username", o.apps_api_username, "Apps API identity allowed to change managed replicas")
       ->capture_default_str();

@@ -219,7 +219,6 @@ void Operator::start() {
   if (options_.enable_webhook) {
     server::Router router;
     admission::ReplicasOwnershipWebhookOptions wo;
-    wo.operator_username = options_.operator_username;
     wo.apps_api_username = options_.apps_api_username;
     admission::mount_replicas_ownership_webhook(router, wo, &p.registry);
     admission::mount_one_dha_per_target_webhook(

@@ -23,9 +23,9 @@ func TestWebhookRegistration(t *testing.T) {
 	expectEqual(t, "rules[0].apiGroups", at(vwc, w+"rules[0].apiGroups"), []string{"helm.toolkit.fluxcd.io"})
 	expectEqual(t, "rules[0].resources", at(vwc, w+"rules[0].resources"), []string{"helmreleases"})
 	expectEqual(t, "rules[0].apiVersions", at(vwc, w+"rules[0].apiVersions"), []string{"v2", "v2beta2", "v2beta1"})
-	if ops := strs(at(vwc, w+"rules[0].operations")); !contains(ops, "UPDATE") {
-		t.Errorf("operations %v lack UPDATE", ops)
-	}
+	// UPDATE guards replicas; CREATE and DELETE keep a managed release from being deleted and
+	// re-created without its marker.
+	expectEqual(t, "rules[0].operations", at(vwc, w+"rules[0].operations"), []string{"CREATE", "UPDATE", "DELETE"})
 	// The status subresource is not ours to guard: Flux writes it constantly.
 	for _, res := range strs(at(vwc, w+"rules[0].resources")) {
 		if strings.Contains(res, "/") {

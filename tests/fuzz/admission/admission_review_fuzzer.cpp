@@ -22,7 +22,7 @@ void require(bool condition) {
 
 const dha::admission::Decision& decision() {
   static const auto d = dha::admission::ownership_decision(
-      {std::string(dha::admission::default_operator_username), std::string(dha::admission::default_apps_api_username)});
+      {std::string(dha::admission::default_apps_api_username)});
   return d;
 }
 

@@ -103,9 +103,13 @@ TEST_F(EndpointsTest, SecureMetricsProbesAndWebhookAreServed) {
   auto d = kube::parse_json(denied.body);
   EXPECT_FALSE(kube::find_path(d, {"response", "allowed"})->GetBool());
   EXPECT_EQ(kube::string_at(d, {"response", "uid"}), "uid-1");
-  const Reply allowed = request(webhook, ca, {}, admission_review(kOperatorA));
+  // The apps API is the one identity allowed; the operator's own is not (it never writes
+  // HelmReleases).
+  const Reply allowed = request(webhook, ca, {}, admission_review("system:serviceaccount:cozy-system:cozystack-api"));
   auto a = kube::parse_json(allowed.body);
   EXPECT_TRUE(kube::find_path(a, {"response", "allowed"})->GetBool()) << allowed.body;
+  const Reply own = request(webhook, ca, {}, admission_review(kOperatorA));
+  EXPECT_FALSE(kube::find_path(kube::parse_json(own.body), {"response", "allowed"})->GetBool()) << own.body;
 }
 
 TEST_F(EndpointsTest, SecureMetricsWithoutACertificateServeASelfSignedOne) {

@@ -1,5 +1,6 @@
 // The replicas-ownership webhook end to end: our TLS server serves it, the embedded API server
-// calls it for every HelmRelease UPDATE (registered as the chart registers it), and writers
+// calls it for every HelmRelease CREATE, UPDATE and DELETE (registered as the chart registers
+// it), and writers
 // with different bearer-token identities try to change a managed release.
 
 #include "test_clients.hpp"
@@ -57,7 +58,7 @@ std::string webhook_configuration(const std::string& ca_pem, const std::string& 
          R"("clientConfig":{"service":{"namespace":"cozy-db-autoscaler","name":"db-autoscaler",)"
          R"("path":"/validate-helmrelease-replicas","port":443},"caBundle":")" +
          base64(ca_pem) +
-         R"("},"rules":[{"operations":["UPDATE"],"apiGroups":["helm.toolkit.fluxcd.io"],)"
+         R"("},"rules":[{"operations":["CREATE","UPDATE","DELETE"],"apiGroups":["helm.toolkit.fluxcd.io"],)"
          R"("apiVersions":["v2","v2beta2","v2beta1"],"resources":["helmreleases"]}]}]})";
 }
 
@@ -89,7 +90,7 @@ protected:
     testing::ApiServerOptions options;
     options.tokens["gitops-token"] = {gitops_user, {"system:serviceaccounts"}, "u-gitops"};
     options.tokens["apps-token"] = {std::string(admission::default_apps_api_username), {}, "u-apps"};
-    options.tokens["operator-token"] = {std::string(admission::default_operator_username), {}, "u-op"};
+    options.tokens["operator-token"] = {"system:serviceaccount:cozy-db-autoscaler:db-autoscaler", {}, "u-op"};
     options.tokens["admin-token"] = {"admin", {"system:masters"}, "u-admin"};
     options.tls = true; // kubectl sends bearer tokens only over TLS
     options.crd_dirs = {DHA_TEST_CRD_DIR};
@@ -205,11 +206,34 @@ TEST_F(ForceWriter, TheReferenceBypassesAreClosed) {
   EXPECT_EQ(marker, "db");
 }
 
-TEST_F(ForceWriter, AppsApiAndOperatorIdentitiesAreAllowed) {
+TEST_F(ForceWriter, OnlyTheAppsApiIdentityIsAllowed) {
   EXPECT_EQ(merge_patch("apps-token", "postgres-db", R"({"spec":{"values":{"replicas":4}}})").status, 200);
   EXPECT_EQ(stored("postgres-db").first, std::to_string(4.0));
-  EXPECT_EQ(merge_patch("operator-token", "postgres-db", R"({"spec":{"values":{"replicas":5}}})").status, 200);
-  EXPECT_EQ(stored("postgres-db").first, std::to_string(5.0));
+  // The operator's own ServiceAccount never writes HelmReleases (its changes go through the
+  // apps API), so it gets no exception.
+  EXPECT_EQ(merge_patch("operator-token", "postgres-db", R"({"spec":{"values":{"replicas":5}}})").status, 403);
+  EXPECT_EQ(stored("postgres-db").first, std::to_string(4.0));
+}
+
+TEST_F(ForceWriter, ASuspendedManagedReleaseCannotBeDeletedAndRecreated) {
+  ASSERT_EQ(merge_patch("gitops-token", "postgres-db", R"({"spec":{"suspend":true}})").status, 200);
+  auto deleted = call("gitops-token", "DELETE", std::string(releases) + "postgres-db");
+  EXPECT_EQ(deleted.status, 403) << deleted.body;
+  EXPECT_NE(deleted.body.find("attempted deletion by"), std::string::npos) << deleted.body;
+  EXPECT_EQ(stored("postgres-db"), std::make_pair(three, std::string("db")));
+
+  // Nor can a writer create a release that claims to be managed.
+  auto created = call("gitops-token", "POST", "/apis/helm.toolkit.fluxcd.io/v2/namespaces/tenant-a/helmreleases",
+                      helm_release("postgres-other", true, 9));
+  EXPECT_EQ(created.status, 403) << created.body;
+  EXPECT_NE(created.body.find("attempted creation of a managed release"), std::string::npos) << created.body;
+
+  // The apps API (a tenant deleting the Application) may do both.
+  EXPECT_EQ(call("apps-token", "DELETE", std::string(releases) + "postgres-db").status, 200);
+  EXPECT_EQ(call("apps-token", "POST", "/apis/helm.toolkit.fluxcd.io/v2/namespaces/tenant-a/helmreleases",
+                 helm_release("postgres-db", true, 3))
+                .status,
+            201);
 }
 
 TEST_F(ForceWriter, UnmanagedReleaseIsUntouchedByTheWebhook) {

@@ -13,8 +13,7 @@
 namespace dha::admission {
 namespace {
 
-const Decision ownership = ownership_decision({std::string(default_operator_username),
-                                                std::string(default_apps_api_username)});
+const Decision ownership = ownership_decision({std::string(default_apps_api_username)});
 
 std::string review(const std::string& request_body) {
   return R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":)" + request_body + "}";
@@ -47,7 +46,7 @@ void parse(Parsed& out, const ReviewReply& reply) {
 }
 
 TEST(AdmissionReview, AllowedResponseCarriesUidAndCode200) {
-  auto reply = handle_admission_review(update(std::string(default_operator_username), 3, 5), "application/json", ownership);
+  auto reply = handle_admission_review(update(std::string(default_apps_api_username), 3, 5), "application/json", ownership);
   EXPECT_EQ(reply.http_status, 200);
   EXPECT_EQ(reply.result, ReviewResult::allowed);
   Parsed p;
@@ -80,9 +79,20 @@ TEST(AdmissionReview, MissingUserInfoIsAnUnknownIdentity) {
   EXPECT_EQ(reply.uid, "u-2");
 }
 
-TEST(AdmissionReview, CreateWithoutOldObjectIsAllowed) {
+TEST(AdmissionReview, CreateOfAManagedReleaseIsDeniedAndOfAnUnmanagedOneAllowed) {
   auto body = review(R"({"uid":"u-3","operation":"CREATE","userInfo":{"username":"bob"},"object":)" + managed(4) + "}");
-  EXPECT_EQ(handle_admission_review(body, "application/json", ownership).result, ReviewResult::allowed);
+  EXPECT_EQ(handle_admission_review(body, "application/json", ownership).result, ReviewResult::denied);
+  auto unmanaged = review(R"({"uid":"u-4","operation":"CREATE","userInfo":{"username":"bob"},"object":)" +
+                          managed(4, false) + "}");
+  EXPECT_EQ(handle_admission_review(unmanaged, "application/json", ownership).result, ReviewResult::allowed);
+}
+
+TEST(AdmissionReview, DeleteOfAManagedReleaseIsDenied) {
+  auto body = review(R"({"uid":"u-5","operation":"DELETE","userInfo":{"username":"bob"},"oldObject":)" + managed(3) +
+                     R"(,"object":null})");
+  auto reply = handle_admission_review(body, "application/json", ownership);
+  EXPECT_EQ(reply.result, ReviewResult::denied);
+  EXPECT_NE(reply.body.find("attempted deletion by"), std::string::npos) << reply.body;
 }
 
 struct BadCase {

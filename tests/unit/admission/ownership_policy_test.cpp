@@ -9,8 +9,8 @@
 namespace dha::admission {
 namespace {
 
-const std::vector<std::string> allowed_users{std::string(default_operator_username),
-                                             std::string(default_apps_api_username)};
+const std::vector<std::string> allowed_users{std::string(default_apps_api_username)};
+const std::string apps_api(default_apps_api_username);
 constexpr const char* gitops = "system:serviceaccount:flux-system:kustomize-controller";
 
 // A HelmRelease with an optional marker and an optional raw JSON replicas value.
@@ -40,29 +40,45 @@ std::string denial(const std::string& attempt, const std::string& marker = "db")
 TEST(EvaluateOwnership, EveryBranch) {
   const std::string managed3 = release("db", "3");
   const Case cases[] = {
-      // §6.2.1: creates and unparseable objects pass.
-      {"create has no old object", "", release("db", "5"), gitops, true, ""},
-      {"old object is JSON null", "null", release("db", "5"), gitops, true, ""},
+      // Unparseable objects pass.
       {"old object unparseable", "{not json", release("db", "5"), gitops, true, ""},
       {"new object unparseable", managed3, "{\"spec\":", gitops, true, ""},
-      {"old object not an object", "[1,2]", release("db", "5"), gitops, true, ""},
-      // §6.2.2: unmanaged objects pass whatever happens to replicas.
+      {"neither object", "null", "null", gitops, true, ""},
+      // Creates: a release carrying the marker is the apps API's to create.
+      {"create of an unmanaged release", "null", release(std::nullopt, "5"), gitops, true, ""},
+      {"create of a managed release", "null", release("db", "5"), gitops, false,
+       denial("attempted creation of a managed release by \"" + std::string(gitops) + "\"")},
+      {"create with an old object that is not an object", "[1,2]", release("db", "5"), "alice", false,
+       denial("attempted creation of a managed release by \"alice\"")},
+      {"create by the apps API", "null", release("db", "5"), apps_api, true, ""},
+      // Deletes: a managed release deleted (and re-created without its marker) would escape
+      // the DHA; Kubernetes' own controllers may still delete it with its owner or namespace.
+      {"delete of an unmanaged release", release(std::nullopt, "3"), "null", gitops, true, ""},
+      {"delete of a managed release", managed3, "null", gitops, false,
+       denial("attempted deletion by \"" + std::string(gitops) + "\"")},
+      {"delete by the apps API", managed3, "null", apps_api, true, ""},
+      {"delete by the garbage collector", managed3, "null", "system:serviceaccount:kube-system:generic-garbage-collector",
+       true, ""},
+      {"delete with the namespace", managed3, "null", "system:serviceaccount:kube-system:namespace-controller", true, ""},
+      // Unmanaged objects pass whatever happens to replicas.
       {"unmanaged replicas change", release(std::nullopt, "3"), release(std::nullopt, "5"), gitops, true, ""},
       {"empty marker is unmanaged", release("", "3"), release("", "5"), gitops, true, ""},
       {"unmanaged replicas removed", release(std::nullopt, "3"), release(std::nullopt, std::nullopt), gitops, true, ""},
-      // §6.2.3: no change passes.
+      // No change passes.
       {"managed, replicas equal", managed3, managed3, gitops, true, ""},
       {"managed, 3 equals 3.0", managed3, release("db", "3.0"), gitops, true, ""},
       {"managed, both absent", release("db", std::nullopt), release("db", std::nullopt), gitops, true, ""},
       {"managed, same string", release("db", "\"3\""), release("db", "\"3\""), gitops, true, ""},
       {"managed, other values change", managed3, release("db", "3").replace(release("db", "3").find("10Gi"), 4, "20Gi"),
        gitops, true, ""},
-      // §6.2.4: allowed identities pass even when they change replicas or the marker.
-      {"operator changes replicas", managed3, release("db", "5"), std::string(default_operator_username), true, ""},
+      // The allowed identity passes even when it changes replicas or the marker; the operator's
+      // own ServiceAccount is not one (its changes arrive through the apps API).
+      {"operator changes replicas", managed3, release("db", "5"), "system:serviceaccount:cozy-db-autoscaler:db-autoscaler",
+       false, denial("attempted change 3 -> 5 by \"system:serviceaccount:cozy-db-autoscaler:db-autoscaler\"")},
       {"apps API changes replicas", managed3, release("db", "5"), std::string(default_apps_api_username), true, ""},
       {"apps API removes the marker", managed3, release(std::nullopt, "3"), std::string(default_apps_api_username), true,
        ""},
-      // §6.2.5: the reference's deny.
+      // Writers fighting the autoscaler are denied.
       {"gitops changes replicas", managed3, release("db", "5"), gitops, false,
        denial("attempted change 3 -> 5 by \"" + std::string(gitops) + "\"")},
       {"fractional change", managed3, release("db", "3.5"), "alice", false,
@@ -71,12 +87,11 @@ TEST(EvaluateOwnership, EveryBranch) {
        denial("attempted change 3 -> 1e+21 by \"alice\"")},
       {"million printed like Go", managed3, release("db", "1000000"), "alice", false,
        denial("attempted change 3 -> 1e+06 by \"alice\"")},
-      {"user matching is exact (groups ignored)", managed3, release("db", "5"),
-       std::string(default_operator_username) + " ", false,
-       denial("attempted change 3 -> 5 by \"" + std::string(default_operator_username) + " \"")},
+      {"user matching is exact (groups ignored)", managed3, release("db", "5"), apps_api + " ", false,
+       denial("attempted change 3 -> 5 by \"" + apps_api + " \"")},
       {"empty username is not allowed", managed3, release("db", "5"), "", false,
        denial("attempted change 3 -> 5 by \"\"")},
-      // Part A 12: the reference's bypasses are closed.
+      // No bypass by deleting, stringifying or un-marking.
       {"bypass: replicas deleted", managed3, release("db", std::nullopt), "alice", false,
        denial("attempted change 3 -> <none> by \"alice\"")},
       {"bypass: replicas stringified", managed3, release("db", "\"5\""), "alice", false,
@@ -123,7 +138,7 @@ TEST(EvaluateOwnership, AllowedUsersComeFromTheCaller) {
   const auto new_json = release("db", "4");
   EXPECT_FALSE(evaluate_ownership(old_json, new_json, "custom", allowed_users).allowed);
   EXPECT_TRUE(evaluate_ownership(old_json, new_json, "custom", {"custom"}).allowed);
-  EXPECT_FALSE(evaluate_ownership(old_json, new_json, std::string(default_operator_username), {"custom"}).allowed);
+  EXPECT_FALSE(evaluate_ownership(old_json, new_json, apps_api, {"custom"}).allowed);
 }
 
 TEST(EvaluateOwnership, LongStringValueIsTruncatedInTheMessage) {

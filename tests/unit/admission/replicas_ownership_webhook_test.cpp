@@ -36,7 +36,7 @@ protected:
     options.tls = server::TlsOptions{dir_.path()};
     server::Router router;
     ReplicasOwnershipWebhookOptions webhook;
-    webhook.operator_username = "system:serviceaccount:ops:dha";
+    webhook.apps_api_username = "system:serviceaccount:ops:apps";
     mount_replicas_ownership_webhook(router, webhook, &registry_);
     server::mount_metrics(router, registry_);
     server_ = std::make_unique<server::Server>(options, std::move(router));
@@ -65,9 +65,9 @@ TEST_F(WebhookOverTls, DeniesAllowsAndRejectsOverOneKeepAliveConnection) {
   EXPECT_FALSE(doc["response"]["allowed"].GetBool());
   EXPECT_EQ(doc["response"]["status"]["code"].GetInt(), 403);
 
-  // The operator username comes from the options, not the default.
+  // The allowed username comes from the options, not the default.
   auto allowed = client.request("POST", url("/validate-helmrelease-replicas"),
-                                review("a-1", "system:serviceaccount:ops:dha", 3, 5), json);
+                                review("a-1", "system:serviceaccount:ops:apps", 3, 5), json);
   EXPECT_EQ(allowed.status, 200);
   EXPECT_NE(allowed.body.find("\"allowed\":true"), std::string::npos) << allowed.body;
   EXPECT_EQ(allowed.new_connections, 0);

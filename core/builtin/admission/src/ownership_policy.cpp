@@ -4,6 +4,7 @@
 #include <dha/admission/ownership_policy.hpp>
 
 #include <algorithm>
+#include <iterator>
 #include <cstdio>
 #include <utility>
 #include <vector>
@@ -135,24 +136,40 @@ OwnershipVerdict deny(std::string_view marker, std::size_t expected_rest) {
 
 OwnershipVerdict evaluate_ownership(const Value* old_object, const Value* new_object, std::string_view username,
                                     const std::vector<std::string>& allowed_users) {
-  if (old_object == nullptr || new_object == nullptr || !old_object->IsObject() || !new_object->IsObject())
-    return allow();
+  const bool has_old = old_object != nullptr && old_object->IsObject();
+  const bool has_new = new_object != nullptr && new_object->IsObject();
+  if (!has_old && !has_new) return allow();
 
-  const std::string_view old_marker = marker_of(*old_object);
-  const std::string_view new_marker = marker_of(*new_object);
+  const std::string_view old_marker = has_old ? marker_of(*old_object) : std::string_view();
+  const std::string_view new_marker = has_new ? marker_of(*new_object) : std::string_view();
   if (old_marker.empty() && new_marker.empty()) return allow();
 
-  if (std::find(allowed_users.begin(), allowed_users.end(), username) != allowed_users.end()) return allow();
+  const auto listed = [username](const auto& users) {
+    return std::find(std::begin(users), std::end(users), username) != std::end(users);
+  };
+  if (listed(allowed_users)) return allow();
 
   const std::string_view managed_by = old_marker.empty() ? new_marker : old_marker;
-  const Value* old_replicas = replicas_of(*old_object);
-  const Value* new_replicas = replicas_of(*new_object);
   const auto by_user = [&](OwnershipVerdict& verdict) {
     verdict.message += " by ";
     append_go_quoted(verdict.message, username);
     verdict.message += ')';
     return std::move(verdict);
   };
+  if (!has_old) {  // a create: only the apps API projects the marker
+    auto verdict = deny(managed_by, 64 + username.size());
+    verdict.message += "attempted creation of a managed release";
+    return by_user(verdict);
+  }
+  if (!has_new) {  // a delete: a release re-created without its marker would escape the DHA
+    if (listed(kubernetes_deleters)) return allow();
+    auto verdict = deny(managed_by, 64 + username.size());
+    verdict.message += "attempted deletion";
+    return by_user(verdict);
+  }
+
+  const Value* old_replicas = replicas_of(*old_object);
+  const Value* new_replicas = replicas_of(*new_object);
   if (replicas_differ(old_replicas, new_replicas)) {
     auto verdict = deny(managed_by, 64 + username.size());
     verdict.message += "attempted change ";

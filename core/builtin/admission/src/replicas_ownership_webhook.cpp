@@ -54,7 +54,7 @@ WebhookMetrics register_metrics(telemetry::Registry& registry, const std::string
 void mount_replicas_ownership_webhook(server::Router& router, const ReplicasOwnershipWebhookOptions& options,
                                       telemetry::Registry* metrics) {
   mount_admission_review(router, options.path,
-                         ownership_decision({options.operator_username, options.apps_api_username}), metrics);
+                         ownership_decision({options.apps_api_username}), metrics);
 }
 
 void mount_admission_review(server::Router& router, const std::string& path, Decision decide,

@@ -16,7 +16,6 @@ namespace dha::admission {
 
 struct ReplicasOwnershipWebhookOptions {
   std::string path = "/validate-helmrelease-replicas";
-  std::string operator_username = std::string(default_operator_username); // --operator-username
   std::string apps_api_username = std::string(default_apps_api_username); // --apps-api-username
 };
 
