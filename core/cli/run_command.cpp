@@ -131,6 +131,8 @@ void add_run_command(CLI::App& app) {
                   "Address of /healthz and /readyz (plain HTTP); \"0\" disables")
       ->capture_default_str();
   run->add_option("--webhook-port", o.webhook_port, "Port of the admission webhook (HTTPS)")->capture_default_str();
+  run->add_option("--webhook-host", o.webhook_host, "Address the webhook listens on, e.g. the pod IP; empty = all")
+      ->capture_default_str();
   run->add_option("--cert-dir", o.cert_dir, "Directory with tls.crt and tls.key for the webhook and metrics")
       ->capture_default_str();
   run->add_option("--enable-webhook", o.enable_webhook,

@@ -229,7 +229,7 @@ void Operator::start() {
         &p.registry);
     if (options_.webhook_port < 0 || options_.webhook_port > 65535)
       throw std::runtime_error("--webhook-port must be 0..65535");
-    p.webhook = make_server("webhook", server::BindAddress{"0.0.0.0", static_cast<std::uint16_t>(options_.webhook_port)},
+    p.webhook = make_server("webhook", server::BindAddress{options_.webhook_host, static_cast<std::uint16_t>(options_.webhook_port)},
                             server::TlsOptions{options_.cert_dir}, std::move(router));
   }
 

@@ -33,6 +33,7 @@ struct OperatorOptions {
   bool metrics_secure = true;
   std::string health_probe_bind_address = ":8081";
   int webhook_port = 9443;
+  std::string webhook_host;  // the address the webhook listens on; empty = all interfaces
   std::string cert_dir = "/tmp/k8s-webhook-server/serving-certs";
   std::string operator_username = "system:serviceaccount:cozy-db-autoscaler:db-autoscaler";
   std::string apps_api_username = "system:serviceaccount:cozy-system:cozystack-api";

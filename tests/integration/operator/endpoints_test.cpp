@@ -1,7 +1,11 @@
 // What the operator serves besides reconciling, as a cluster would reach it: /metrics over TLS
 // behind TokenReview + SubjectAccessReview, the probes, the admission webhook. And Part A 7:
 // a fixed target is noticed through its watch, not the next sync.
+#include <arpa/inet.h>
 #include <curl/curl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -48,6 +52,17 @@ Reply request(const std::string& url, const std::string& ca_file, const std::str
   return r;
 }
 
+bool accepts_connections(const char* address, std::uint16_t port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(port);
+  ::inet_pton(AF_INET, address, &to.sin_addr);
+  const bool connected = ::connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof to) == 0;
+  ::close(fd);
+  return connected;
+}
+
 std::string admission_review(const std::string& username) {
   const std::string old_hr =
       R"({"apiVersion":"helm.toolkit.fluxcd.io/v2","kind":"HelmRelease","metadata":{"name":"postgres-db","namespace":"tenant-a",)"
@@ -75,6 +90,7 @@ TEST_F(EndpointsTest, SecureMetricsProbesAndWebhookAreServed) {
                        {"--cert-dir", certs},
                        {"--enable-webhook", "true"},
                        {"--webhook-port", std::to_string(webhook_port)},
+                       {"--webhook-host", "127.0.0.1"},
                        {"--health-probe-bind-address", fmt::format("127.0.0.1:{}", probe_port)}});
   const std::string metrics = fmt::format("https://127.0.0.1:{}/metrics", metrics_port());
   ASSERT_TRUE(eventually([&] { return request(metrics, ca).status == 401; }, 20s)) << "no metrics server";
@@ -110,6 +126,10 @@ TEST_F(EndpointsTest, SecureMetricsProbesAndWebhookAreServed) {
   EXPECT_TRUE(kube::find_path(a, {"response", "allowed"})->GetBool()) << allowed.body;
   const Reply own = request(webhook, ca, {}, admission_review(kOperatorA));
   EXPECT_FALSE(kube::find_path(kube::parse_json(own.body), {"response", "allowed"})->GetBool()) << own.body;
+
+  // --webhook-host: the webhook listens on that address only (it used to bind 0.0.0.0).
+  EXPECT_TRUE(accepts_connections("127.0.0.1", webhook_port));
+  EXPECT_FALSE(accepts_connections("127.0.0.2", webhook_port));
 }
 
 TEST_F(EndpointsTest, SecureMetricsWithoutACertificateServeASelfSignedOne) {
