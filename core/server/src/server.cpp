@@ -15,6 +15,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
@@ -179,21 +180,28 @@ Response body_too_large(std::size_t limit) {
 }
 
 // Room for one request's body in the connection budget, given back when the request is done.
+// `shown` mirrors the reservation for eviction to see.
 class BodyReservation {
 public:
-  BodyReservation(detail::ConnectionBudget& budget, const std::string& peer) : budget_(budget), peer_(peer) {}
-  ~BodyReservation() { budget_.release_body(peer_, bytes_); }
+  BodyReservation(detail::ConnectionBudget& budget, const std::string& peer, std::atomic<std::size_t>& shown)
+      : budget_(budget), peer_(peer), shown_(shown) {}
+  ~BodyReservation() {
+    shown_ = 0;
+    budget_.release_body(peer_, bytes_);
+  }
   BodyReservation(const BodyReservation&) = delete;
   BodyReservation& operator=(const BodyReservation&) = delete;
   bool take(std::size_t bytes) {
     if (!budget_.reserve_body(peer_, bytes)) return false;
     bytes_ = bytes;
+    shown_ = bytes;
     return true;
   }
 
 private:
   detail::ConnectionBudget& budget_;
   const std::string& peer_;
+  std::atomic<std::size_t>& shown_;
   std::size_t bytes_ = 0;
 };
 
@@ -266,6 +274,7 @@ public:
     std::string peer;
     std::atomic<bool> idle{true};
     std::atomic<bool> reading{true};
+    std::atomic<std::size_t> body_bytes{0}; // reserved for the body being read
     bool evicted = false; // guarded by connections_mutex_
   };
   std::mutex connections_mutex_;
@@ -281,6 +290,7 @@ public:
   asio::awaitable<void> accept_loop();
   asio::awaitable<void> reload_loop();
   void evict_for_room();
+  bool evict_body_hog(const std::string& requester);
   // Whether a client waits in the listen backlog (the listening socket is readable).
   bool connection_pending() {
     pollfd waiting{acceptor_.native_handle(), POLLIN, 0};
@@ -428,6 +438,35 @@ void Server::Impl::evict_for_room() {
   chosen->cancel();
 }
 
+// When bodies in flight fill the budget: closes the connection reading the largest body of
+// the peer holding the most body bytes, if that peer holds more than `requester` does. False
+// when there is nobody to cut.
+bool Server::Impl::evict_body_hog(const std::string& requester) {
+  std::lock_guard lock(connections_mutex_);
+  std::unordered_map<std::string_view, std::size_t> per_peer;
+  for (const auto& [id, control] : open_)
+    if (control->reading && !control->evicted) per_peer[control->peer] += control->body_bytes.load();
+  const std::size_t own = per_peer[requester];
+  ConnectionControl* chosen = nullptr;
+  std::size_t chosen_peer_bytes = own;
+  for (const auto& [id, control] : open_) {
+    if (control->evicted || !control->reading || control->body_bytes.load() == 0 || control->peer == requester)
+      continue;
+    const std::size_t held = per_peer[control->peer];
+    if (held > chosen_peer_bytes || (chosen != nullptr && held == chosen_peer_bytes &&
+                                     control->body_bytes.load() > chosen->body_bytes.load())) {
+      chosen = control.get();
+      chosen_peer_bytes = held;
+    }
+  }
+  if (chosen == nullptr) return false;
+  chosen->evicted = true;
+  evicting_.fetch_add(1);
+  evicted_.fetch_add(1);
+  chosen->cancel();
+  return true;
+}
+
 asio::awaitable<void> Server::Impl::reload_loop() {
   TaskGuard task(tasks_);
   while (!stopping_) {
@@ -547,7 +586,7 @@ asio::awaitable<void> Server::Impl::serve(Stream& stream, ConnectionControl& con
 
     std::optional<Response> refusal;
     std::optional<Request> head;
-    BodyReservation reservation(budget_, control.peer);
+    BodyReservation reservation(budget_, control.peer, control.body_bytes);
     if (ec == http::error::header_limit) {
       refusal = Response::text(431, "request header fields too large\n");
     } else if (ec) {
@@ -564,8 +603,20 @@ asio::awaitable<void> Server::Impl::serve(Stream& stream, ConnectionControl& con
       }
       // Unknown until read, a chunked body is budgeted at the route's limit.
       const std::size_t expected = length ? static_cast<std::size_t>(*length) : parser.chunked() ? limit : 0;
-      if (!refusal && !reservation.take(expected))
-        refusal = Response::text(503, "server busy: too many request bodies in flight; retry\n");
+      if (!refusal && !reservation.take(expected)) {
+        // Bodies of clients holding more than this one are cut to make room, briefly awaited.
+        bool taken = false;
+        if (evict_body_hog(control.peer)) {
+          asio::steady_timer wait(co_await asio::this_coro::executor);
+          for (int attempt = 0; attempt < 20 && !taken; ++attempt) {
+            wait.expires_after(5ms);
+            co_await wait.async_wait(awaitable_ec(ec));
+            taken = reservation.take(expected);
+          }
+          ec = {};
+        }
+        if (!taken) refusal = Response::text(503, "server busy: too many request bodies in flight; retry\n");
+      }
       if (!refusal) {
         parser.body_limit(limit);
         if (beast::iequals(parser.get()[http::field::expect], "100-continue")) {

@@ -223,20 +223,35 @@ TEST(ClientLimits, BodiesInFlightStayWithinTheBudget) {
   RawConnection holder(server.port(), "127.0.0.2");
   ASSERT_TRUE(holder.send_all("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 800\r\n\r\nabc"));
   std::this_thread::sleep_for(100ms);
-  // Its next body does not fit its own share; another peer's 800 would not fit the total.
+  // Its next body does not fit its own share.
   RawConnection again(server.port(), "127.0.0.2");
   ASSERT_TRUE(again.send_all("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 800\r\n\r\n"));
   EXPECT_NE(again.receive(1s, "\r\n\r\n").find("HTTP/1.1 503"), std::string::npos);
-  RawConnection other(server.port(), "127.0.0.3");
-  ASSERT_TRUE(other.send_all("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 800\r\n\r\n"));
-  EXPECT_NE(other.receive(1s, "\r\n\r\n").find("HTTP/1.1 503"), std::string::npos);
-  // Small bodies still pass, and the budget comes back when the holder goes.
+  // Small bodies of others still fit.
   HttpClient client;
   EXPECT_EQ(client.request("POST", url(server, "/echo"), std::string(100, 'x')).status, 200);
-  holder.close();
-  EXPECT_TRUE(eventually([&] {
-    return HttpClient().request("POST", url(server, "/echo"), std::string(800, 'x')).status == 200;
-  }));
+}
+
+TEST(ClientLimits, WhenBodiesFillTheBudgetTheClientHoldingMostLosesOne) {
+  auto options = options_for_test();
+  options.max_body_bytes_in_flight_per_peer = 1000;
+  options.max_body_bytes_in_flight = 1500;
+  Server server(options, router_with(10));
+  server.start();
+  RawConnection hog(server.port(), "127.0.0.2");
+  ASSERT_TRUE(hog.send_all("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 900\r\n\r\nabc"));
+  RawConnection small(server.port(), "127.0.0.3");
+  ASSERT_TRUE(small.send_all("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n\r\nabc"));
+  std::this_thread::sleep_for(100ms);
+  // 900 + 500 + 200 is over the total: the hog's body is cut, the newcomer served.
+  HttpClient client;
+  const auto r = client.request("POST", url(server, "/echo"), std::string(200, 'x'));
+  EXPECT_EQ(r.status, 200) << r.error << r.body;
+  EXPECT_TRUE(hog.closed_within(1s));
+  EXPECT_GE(server.evicted_connections(), 1u);
+  // The peer holding less kept its upload.
+  ASSERT_TRUE(small.send_all(std::string(497, 'y')));
+  EXPECT_NE(small.receive(1s, "yyy").find("200 OK"), std::string::npos);
 }
 
 } // namespace

@@ -11,7 +11,9 @@
 //    `max_connections_per_peer` connections (more are closed at once), and when all
 //    `max_connections` are open the peer holding the most loses its oldest connection that is
 //    still waiting for or reading a request; bodies are buffered only within a budget per
-//    peer and in total (503 beyond it), and the authorizer runs before a body is read;
+//    peer and in total: when the total is spent, the body being read for the peer holding the
+//    most (if more than the newcomer) is cut, else 503; the authorizer runs before a body is
+//    read;
 //  - tls.crt / tls.key re-read from `cert_dir` when they change on disk (cert-manager
 //    rotation): new connections get the new pair, open ones keep theirs, nothing is dropped;
 //    a half-written or mismatched pair is ignored until a valid one appears;
