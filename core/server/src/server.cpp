@@ -531,6 +531,11 @@ asio::awaitable<void> Server::Impl::run_connection(tcp::socket socket, std::stri
     co_return;
   }
 
+  // No TLS state until the client has sent something: OpenSSL allocates its record buffers
+  // for a handshake in progress, and silent connections would hold them.
+  connection->expires_at(accepted + std::min(options_.handshake_timeout, options_.header_timeout));
+  co_await connection->readable(ec);
+  if (ec) co_return;
   auto tls = current_tls(); // held for the connection's life: rotation never affects it
   std::optional<detail::TlsStream> stream;
   try {
@@ -539,7 +544,6 @@ asio::awaitable<void> Server::Impl::run_connection(tcp::socket socket, std::stri
     spdlog::warn("{}: cannot set up TLS for {}: {}", options_.name, remote, e.what());
     co_return;
   }
-  connection->expires_at(accepted + std::min(options_.handshake_timeout, options_.header_timeout));
   co_await stream->handshake(ec);
   if (ec) co_return;
   co_await serve(*stream, *control, std::move(remote), true, accepted);

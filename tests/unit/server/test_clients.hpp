@@ -50,6 +50,7 @@ public:
   // True if the peer closed the connection within `timeout`.
   bool closed_within(std::chrono::milliseconds timeout);
   void close();
+  int native_handle() const { return fd_; }
 
 private:
   int fd_ = -1;

@@ -6,6 +6,7 @@
 #include <dha/server/server.hpp>
 
 #include <gtest/gtest.h>
+#include <csignal>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -241,6 +242,41 @@ TEST(TlsServer, StartFailsClearlyWithAMismatchedKey) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("does not match"), std::string::npos) << e.what();
   }
+}
+
+} // namespace
+} // namespace dha::server
+
+namespace dha::server {
+namespace {
+
+// The header deadline counts from accept over TLS as well: a client that handshakes and then
+// sends its header one byte at a time is cut when it runs out.
+TEST(TlsServer, ASlowHeaderIsCutAtTheHeaderDeadline) {
+  ServerOptions options;
+  options.header_timeout = 400ms;
+  TlsServer s(50ms, options);
+  std::signal(SIGPIPE, SIG_IGN); // the write after the cut must fail, not end the test
+  SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
+  testing_clients::RawConnection raw(s.server->port());
+  SSL* ssl = SSL_new(ctx);
+  SSL_set_fd(ssl, raw.native_handle());
+  ASSERT_EQ(SSL_connect(ssl), 1);
+  const auto started = std::chrono::steady_clock::now();
+  const std::string header = "GET /ping HTTP/1.1\r\nHost: x\r\nX-Pad: " + std::string(200, 'a');
+  bool cut = false;
+  for (char c : header) {
+    if (SSL_write(ssl, &c, 1) <= 0) {
+      cut = true;
+      break;
+    }
+    std::this_thread::sleep_for(20ms);
+  }
+  const auto took = std::chrono::steady_clock::now() - started;
+  SSL_free(ssl);
+  SSL_CTX_free(ctx);
+  EXPECT_TRUE(cut || raw.closed_within(1s));
+  EXPECT_LT(took, 2s) << "the slow header was not cut";
 }
 
 } // namespace
