@@ -21,6 +21,7 @@ class OperatorProcess {
   bool running();
   std::string log() const;
   const std::string& log_path() const { return log_path_; }
+  pid_t pid() const { return pid_; }
 
  private:
   pid_t pid_ = -1;
