@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "dha/kube/json.hpp"
@@ -13,6 +14,8 @@
 
 namespace dha::pipeline {
 namespace {
+
+constexpr double kLargestPlausibleReading = 1e12;
 
 std::string query_result_label(dha_status status) {
   switch (status) {
@@ -190,7 +193,18 @@ std::optional<double> Observe::query(const std::string& query_template, const Ob
       return std::nullopt;
     }
     double value = take_max ? -INFINITY : 0;
-    for (const auto& s : samples.samples) value = take_max ? std::max(value, s.value) : value + s.value;
+    for (const auto& s : samples.samples) {
+      // Connections, CPU and lag are never negative, and no database has 10^12 of them: such
+      // a reading is a broken exporter or query, and taken as real it would push toward a
+      // scale-down.
+      if (std::isfinite(s.value) && (s.value < 0 || s.value > kLargestPlausibleReading)) {
+        metrics_.count_metric_query("out_of_range");
+        problems.push_back(what + " query returned " + fmt::format("{}", s.value) +
+                           (s.value < 0 ? ", a negative value" : ", beyond any plausible reading"));
+        return std::nullopt;
+      }
+      value = take_max ? std::max(value, s.value) : value + s.value;
+    }
     if (!std::isfinite(value)) {
       // A non-finite reading is an outage, never a number to scale on.
       metrics_.count_metric_query("non_finite");
