@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "dha/kube/errors.hpp"
+#include "dha/kube/json.hpp"
 #include "operator/api_calls.hpp"
 #include "pipeline/own_write.hpp"
 
@@ -16,6 +18,34 @@ sdk::ActuatorRequest request_for(const Target& target, const std::string& replic
   return request;
 }
 
+// The step's body with the precondition "still at `version`": a JSON patch gets a test of
+// /metadata/resourceVersion first; a merge patch (of the object, its scale or its status) gets
+// metadata.resourceVersion, which the API server compares with the stored one.
+std::string with_version_precondition(const sdk::PlannedRequest& step, const std::string& version) {
+  sdk::json::Document body;
+  body.CopyFrom(step.body, body.GetAllocator());
+  auto& a = body.GetAllocator();
+  rapidjson::Value value(version.c_str(), static_cast<rapidjson::SizeType>(version.size()), a);
+  if (step.patch_type == "json" && body.IsArray()) {
+    rapidjson::Value test(rapidjson::kObjectType);
+    test.AddMember("op", "test", a);
+    test.AddMember("path", "/metadata/resourceVersion", a);
+    test.AddMember("value", value, a);
+    rapidjson::Value ops(rapidjson::kArrayType);
+    ops.PushBack(test, a);
+    for (auto& op : body.GetArray()) ops.PushBack(op, a);
+    static_cast<rapidjson::Value&>(body).Swap(ops);
+  } else if (body.IsObject()) {
+    if (!body.HasMember("metadata") || !body["metadata"].IsObject()) {
+      body.RemoveMember("metadata");
+      body.AddMember("metadata", rapidjson::Value(rapidjson::kObjectType), a);
+    }
+    body["metadata"].RemoveMember("resourceVersion");
+    body["metadata"].AddMember("resourceVersion", value, a);
+  }
+  return sdk::json::stringify(body);
+}
+
 }  // namespace
 
 sdk::ActuatorPlan Act::plan(const Target& target, sdk::ActuatorRequest request) const {
@@ -27,15 +57,30 @@ sdk::ActuatorPlan Act::plan(const Target& target, sdk::ActuatorRequest request) 
   return sdk::ActuatorPlan::from_json(sdk::json::parse(result.output, "actuator plan"));
 }
 
-void Act::carry_out(const Target& target, const sdk::ActuatorPlan& steps) const {
+void Act::carry_out(const Target& target, const sdk::ActuatorPlan& steps, bool conditional) const {
+  const std::string observed_version = target.object ? kube::string_at(*target.object, {"metadata", "resourceVersion"}) : "";
+  bool first = true;
   for (const auto& step : steps.requests) {
-    const std::string body = sdk::json::stringify(step.body);
-    op::counted_api_call(metrics_, "patch", [&] {
-      if (step.patch_type == "json") return client_.json_patch(target.ref, body, step.subresource);
-      if (step.subresource == "scale") return client_.patch_scale(target.ref, body);
-      if (step.subresource == "status") return client_.patch_status(target.ref, body);
-      return client_.merge_patch(target.ref, body);
-    });
+    // The first write carries the version it was decided on: a change made since is refused
+    // (409, or 422 for a failed JSON-patch test) instead of silently overwritten.
+    const bool guarded = conditional && first && !observed_version.empty();
+    const std::string body = guarded ? with_version_precondition(step, observed_version) : sdk::json::stringify(step.body);
+    first = false;
+    try {
+      op::counted_api_call(metrics_, "patch", [&] {
+        if (step.patch_type == "json") return client_.json_patch(target.ref, body, step.subresource);
+        if (step.subresource == "scale") return client_.patch_scale(target.ref, body);
+        if (step.subresource == "status") return client_.patch_status(target.ref, body);
+        return client_.merge_patch(target.ref, body);
+      });
+    } catch (const kube::ApiError& e) {
+      const bool refused_precondition = e.reason() == kube::Reason::Conflict ||
+                                        (step.patch_type == "json" && e.reason() == kube::Reason::Invalid);
+      if (guarded && refused_precondition)
+        throw TargetChanged("the target changed since it was read (resourceVersion " + observed_version +
+                            "): " + e.message());
+      throw;
+    }
   }
 }
 
@@ -44,14 +89,14 @@ void Act::scale(const Target& target, const std::string& replicas_path, const sd
   auto request = request_for(target, replicas_path, dha);
   request.current_replicas = current;
   request.desired_replicas = desired;
-  carry_out(target, plan(target, std::move(request)));
+  carry_out(target, plan(target, std::move(request)), true);
 }
 
 void Act::release(const Target& target, const std::string& replicas_path, const sdk::DhaRef& dha) const {
   auto request = request_for(target, replicas_path, dha);
   request.action = sdk::ActuatorRequest::Action::kRelease;
   request.current_replicas = 0;
-  carry_out(target, plan(target, std::move(request)));
+  carry_out(target, plan(target, std::move(request)), false);
 }
 
 bool Act::adopt_unrecorded_patch(model::DecisionState& state, const Target& target, const std::string& replicas_path,

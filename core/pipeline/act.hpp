@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 
 #include "dha/kube/client.hpp"
@@ -14,12 +15,21 @@
 // the API requests; this carries them out with the operator's client, in order.
 namespace dha::pipeline {
 
+// The target changed after it was read (its resourceVersion moved): the write was refused and
+// the decision must be made again from a fresh read, where a replica count someone else wrote
+// shows as the ownership conflict it is.
+class TargetChanged : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 class Act {
  public:
   Act(kube::Client& client, const op::PluginSet& plugins, op::SelfMetrics& metrics)
       : client_(client), plugins_(plugins), metrics_(metrics) {}
 
-  // Scales the target from `current` to `desired` replicas; throws on failure.
+  // Scales the target from `current` to `desired` replicas, on condition that it is still the
+  // version read (its resourceVersion); throws TargetChanged when it is not, and on failure.
   void scale(const Target& target, const std::string& replicas_path, const sdk::DhaRef& dha, std::int32_t current,
              std::int32_t desired) const;
   // The DHA is going away: the actuator undoes what marks the target as ours; throws on failure.
@@ -34,7 +44,8 @@ class Act {
 
  private:
   sdk::ActuatorPlan plan(const Target& target, sdk::ActuatorRequest request) const;
-  void carry_out(const Target& target, const sdk::ActuatorPlan& steps) const;
+  // `conditional`: the first write is refused (TargetChanged) if the target moved on since read.
+  void carry_out(const Target& target, const sdk::ActuatorPlan& steps, bool conditional) const;
 
   kube::Client& client_;
   const op::PluginSet& plugins_;

@@ -130,6 +130,12 @@ kube::ReconcileResult Reconciler::reconcile_dha(const std::string& ns, const std
   if (d.apply) {
     try {
       act_.scale(target, topology.replicas_path, dha_ref, d.current_replicas, d.desired_replicas);
+    } catch (const TargetChanged& e) {
+      // Decided on a version that is gone: nothing was written. Decide again on a fresh read
+      // soon (the cache follows within moments); a count someone else wrote then shows as an
+      // ownership conflict.
+      spdlog::info("{}/{}: {}; deciding again", ns, name, e.what());
+      return kube::RequeueAfter{std::chrono::seconds(1)};
     } catch (const std::exception& e) {
       status_.patch_failed(report, d, e.what());
       return again;

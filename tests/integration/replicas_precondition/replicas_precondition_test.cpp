@@ -1,0 +1,101 @@
+// A replica write is made on condition that the target is still the version the decision was
+// made on. Without it, a write by someone else between our read (the watch cache) and our
+// patch was silently overwritten instead of being seen as the ownership conflict it is.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "dha/testing/pipeline_world.hpp"
+
+namespace {
+
+using dha::testing::ObjectRef;
+using Kind = dha::testing::ReconcileOutcome::Kind;
+
+const ObjectRef kDb{"apps.cozystack.io", "v1alpha1", "postgreses", "tenant-a", "db"};
+const ObjectRef kMonitor{"cozystack.io", "v1alpha1", "workloadmonitors", "tenant-a", "postgres-db"};
+const ObjectRef kDha{"autoscaling.cozystack.io", "v1alpha1", "databasehorizontalautoscalers", "tenant-a", "db-dha"};
+
+std::string resource_version_in(const std::string& object_json) {
+  const auto at = object_json.find("\"resourceVersion\":\"");
+  if (at == std::string::npos) return "";
+  const auto start = at + 19;
+  return object_json.substr(start, object_json.find('"', start) - start);
+}
+
+class ReplicasPrecondition : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dha::testing::PipelineWorldOptions options;
+    options.crd_dirs = {DHA_SOURCE_DIR "/charts/db-autoscaler/crds"};
+    options.plugin_dirs = {POSTGRES_PLUGIN_DIR};
+    options.plugins = {"postgres"};
+    world_ = std::make_unique<dha::testing::PipelineWorld>(options);
+    pipeline_ = &world_->pipeline();
+    // 3 replicas (2 read), 500 active connections: the DHA wants more.
+    pipeline_->create({kDb.group, kDb.version, kDb.plural, "tenant-a", ""},
+                      R"({"apiVersion": "apps.cozystack.io/v1alpha1", "kind": "Postgres",
+                          "metadata": {"name": "db", "namespace": "tenant-a"}, "spec": {"replicas": 3}})");
+    pipeline_->create({kMonitor.group, kMonitor.version, kMonitor.plural, "tenant-a", ""},
+                      R"({"apiVersion": "cozystack.io/v1alpha1", "kind": "WorkloadMonitor",
+                          "metadata": {"name": "postgres-db", "namespace": "tenant-a"}, "spec": {"kind": "postgres"}})");
+    pipeline_->patch_status(kMonitor, R"({"status": {"operational": true, "availableReplicas": 3}})");
+    const std::string t = std::to_string(dha::testing::unix_millis_now());
+    world_->vm().import_prometheus(
+        R"(cnpg_backends_total{namespace="tenant-a",pod="db-2",state="active"} 500 )" + t + "\n" +
+        R"(kube_pod_labels{namespace="tenant-a",pod="db-2",label_apps_cozystack_io_application_name="db",)"
+        R"(label_apps_cozystack_io_application_kind="Postgres",label_cnpg_io_instance_role="replica"} 1 )" + t + "\n");
+    pipeline_->create({kDha.group, kDha.version, kDha.plural, "tenant-a", ""},
+                      R"({"apiVersion": "autoscaling.cozystack.io/v1alpha1", "kind": "DatabaseHorizontalAutoscaler",
+                          "metadata": {"name": "db-dha", "namespace": "tenant-a"},
+                          "spec": {"targetRef": {"apiGroup": "apps.cozystack.io", "kind": "Postgres", "name": "db"},
+                                   "minReplicas": 2, "maxReplicas": 6,
+                                   "metrics": [{"type": "ReadConnections", "target": {"averageValue": "100"}}]}})");
+  }
+
+  std::vector<dha::testing::AuditEntry> target_patches() {
+    std::vector<dha::testing::AuditEntry> out;
+    for (const auto& e : world_->api().audit())
+      if (e.method == "PATCH" && e.path.find("/postgreses/db") != std::string::npos) out.push_back(e);
+    return out;
+  }
+
+  std::unique_ptr<dha::testing::PipelineWorld> world_;
+  dha::testing::Pipeline* pipeline_ = nullptr;
+};
+
+TEST_F(ReplicasPrecondition, TheWriteNamesTheVersionItWasDecidedOn) {
+  const std::string version = resource_version_in(pipeline_->get(kDb));
+  ASSERT_FALSE(version.empty());
+  const auto outcome = pipeline_->reconcile("tenant-a", "db-dha");
+  ASSERT_NE(outcome.kind, Kind::kError) << outcome.error;
+  ASSERT_EQ(pipeline_->read_int(kDb, "spec.replicas"), 4);
+  const auto patches = target_patches();
+  ASSERT_EQ(patches.size(), 1u);
+  EXPECT_NE(patches[0].body.find("\"resourceVersion\":\"" + version + "\""), std::string::npos) << patches[0].body;
+}
+
+TEST_F(ReplicasPrecondition, ARefusedWriteIsDecidedAgainAndACompetingCountIsAConflict) {
+  // The API server refuses the write as a stale version; meanwhile someone sets 5.
+  world_->api().inject_fault("PATCH", "/postgreses/db$", 409, 1);
+  const auto refused = pipeline_->reconcile("tenant-a", "db-dha");
+  ASSERT_EQ(refused.kind, Kind::kRequeueAfter) << refused.error;
+  EXPECT_LE(refused.requeue_after, std::chrono::milliseconds(1000)) << "decided again soon, not at the next sync";
+  EXPECT_TRUE(pipeline_->events("tenant-a", "PatchFailed").empty()) << "a stale version is not a failure";
+  EXPECT_EQ(pipeline_->read_int(kDb, "spec.replicas"), 3);
+
+  // Decided again: it scales, and records what it applied.
+  const auto again = pipeline_->reconcile("tenant-a", "db-dha");
+  ASSERT_NE(again.kind, Kind::kError) << again.error;
+  EXPECT_EQ(pipeline_->read_int(kDb, "spec.replicas"), 4);
+  // A count written by someone else after that is a conflict, not overwritten.
+  pipeline_->merge_patch(kDb, R"({"spec": {"replicas": 6}})");
+  pipeline_->clock().advance(std::chrono::seconds(60));
+  const auto conflict = pipeline_->reconcile("tenant-a", "db-dha");
+  ASSERT_NE(conflict.kind, Kind::kError) << conflict.error;
+  EXPECT_EQ(pipeline_->condition("tenant-a", "db-dha", "ScalingLimited"), "OwnershipConflict");
+  EXPECT_EQ(pipeline_->read_int(kDb, "spec.replicas"), 6);
+}
+
+}  // namespace
