@@ -26,11 +26,16 @@
 #include "operator/cached_reader.hpp"
 #include "operator/metrics_auth.hpp"
 #include "operator/plugin_set.hpp"
+#include "plugin_host/calls_in_flight.hpp"
 #include "pipeline/reconciler.hpp"
 #include "operator/self_metrics.hpp"
 
 namespace dha::op {
 namespace {
+
+// No plugin call takes this long (metric queries have a 10 s deadline of their own): one that
+// does is hung, and only a restart gets its worker back.
+constexpr std::chrono::seconds kPluginCallLimit{120};
 
 // Status-only updates (our own status writes) must not trigger a reconcile, or every write
 // would immediately cause the next one (controller-runtime's GenerationChangedPredicate, plus
@@ -201,7 +206,9 @@ void Operator::start() {
   // Servers: probes (plain HTTP), metrics (TLS + TokenReview/SAR with --metrics-secure), webhook.
   if (auto bind = server::parse_bind_address(options_.health_probe_bind_address)) {
     server::Router router;
-    server::mount_health_probes(router, [&p] { return p.dha_informer && p.dha_informer->has_synced(); });
+    server::mount_health_probes(
+        router, [&p] { return p.dha_informer && p.dha_informer->has_synced(); },
+        [] { return plugin_host::CallsInFlight::instance().overdue(kPluginCallLimit); });
     p.probes = make_server("probes", *bind, std::nullopt, std::move(router));
   }
   if (auto bind = server::parse_bind_address(options_.metrics_bind_address)) {

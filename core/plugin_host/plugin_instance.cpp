@@ -1,5 +1,7 @@
 #include "plugin_host/plugin_instance.hpp"
 
+#include "plugin_host/calls_in_flight.hpp"
+
 #include <cstddef>
 
 #include <spdlog/spdlog.h>
@@ -68,11 +70,13 @@ PluginInstance::~PluginInstance() {
 CallResult PluginInstance::call(dha_status (*fn)(const dha_plugin*, dha_str, dha_sink, dha_sink),
                                 const std::string& input) const {
   if (fn == nullptr) return CallResult{DHA_UNIMPLEMENTED, {}, "capability function is NULL"};
+  const CallInFlight counted(info_.id);
   return guarded([&](dha_sink out, dha_sink err) { return fn(plugin_, as_dha_str(input), out, err); });
 }
 
 CallResult PluginInstance::call(dha_status (*fn)(const dha_plugin*, dha_sink, dha_sink)) const {
   if (fn == nullptr) return CallResult{DHA_UNIMPLEMENTED, {}, "capability function is NULL"};
+  const CallInFlight counted(info_.id);
   return guarded([&](dha_sink out, dha_sink err) { return fn(plugin_, out, err); });
 }
 

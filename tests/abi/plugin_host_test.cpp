@@ -1,9 +1,13 @@
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <memory>
 #include <ostream>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "plugin_host/calls_in_flight.hpp"
 #include "plugin_host/load_error.hpp"
 #include "plugin_host/plugin_registry.hpp"
 
@@ -137,6 +141,31 @@ TEST(PluginRegistry, NamesUnknownPluginsAndMissingFiles) {
   }
   registry.load_named({"/nonexistent", DHA_ABI_FIXTURE_DIR}, {"good"});
   EXPECT_NE(registry.find("fixture-good"), nullptr);
+}
+
+}  // namespace
+}  // namespace dha::plugin_host
+
+namespace dha::plugin_host {
+namespace {
+
+// A call that never returns cannot be interrupted in-process; it is noticed (the operator's
+// /healthz reports it) once it has run longer than the limit. Calls that return leave nothing.
+TEST(CallsInFlight, AHungCallIsReportedOnceOverdue) {
+  PluginRegistry registry;
+  registry.load_file(fixture("topology_hangs"));
+  std::shared_ptr<PluginInstance> instance = registry.create(registry.plugins().front().id);
+  // The registry goes at the end of the test; the hung call keeps its instance and library.
+  ASSERT_NE(instance->engine(), nullptr);
+  EXPECT_EQ(CallsInFlight::instance().overdue(std::chrono::milliseconds(0)), "");
+  (void)instance->call(instance->engine()->targets);
+  EXPECT_EQ(CallsInFlight::instance().overdue(std::chrono::milliseconds(0)), "") << "a returned call stays counted";
+
+  std::thread([instance] { (void)instance->call(instance->engine()->topology, "{}"); }).detach();  // never returns
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(CallsInFlight::instance().overdue(std::chrono::seconds(60)), "");
+  const std::string overdue = CallsInFlight::instance().overdue(std::chrono::milliseconds(100));
+  EXPECT_NE(overdue.find("plugin " + instance->info().id + " has not returned"), std::string::npos) << overdue;
 }
 
 }  // namespace

@@ -3,9 +3,14 @@
 
 namespace dha::server {
 
-void mount_health_probes(Router& router, std::function<bool()> ready) {
+void mount_health_probes(Router& router, std::function<bool()> ready, std::function<std::string()> unhealthy) {
   // Probes and metrics take no body: nothing a client sends them is ever buffered.
-  router.handle("/healthz", [](const Request&) { return Response::text(200, "ok"); }, 0);
+  router.handle("/healthz", [unhealthy = std::move(unhealthy)](const Request&) {
+    if (unhealthy) {
+      if (std::string why = unhealthy(); !why.empty()) return Response::text(500, "unhealthy: " + why + "\n");
+    }
+    return Response::text(200, "ok");
+  }, 0);
   router.handle("/readyz", [ready = std::move(ready)](const Request&) {
     if (!ready || ready()) return Response::text(200, "ok");
     return Response::text(503, "not ready");

@@ -254,5 +254,20 @@ TEST(ClientLimits, WhenBodiesFillTheBudgetTheClientHoldingMostLosesOne) {
   EXPECT_NE(small.receive(1s, "yyy").find("200 OK"), std::string::npos);
 }
 
+TEST(HealthProbes, HealthzFailsWithTheReasonWhileSomethingIsUnhealthy) {
+  std::string reason;
+  Router router;
+  mount_health_probes(router, {}, [&reason] { return reason; });
+  Server server(options_for_test(), std::move(router));
+  server.start();
+  HttpClient client;
+  EXPECT_EQ(client.request("GET", url(server, "/healthz")).status, 200);
+  reason = "a call into plugin x has not returned for 130 s";
+  const auto r = client.request("GET", url(server, "/healthz"));
+  EXPECT_EQ(r.status, 500);
+  EXPECT_NE(r.body.find("plugin x has not returned"), std::string::npos) << r.body;
+  EXPECT_EQ(client.request("GET", url(server, "/readyz")).status, 200);
+}
+
 } // namespace
 } // namespace dha::server
