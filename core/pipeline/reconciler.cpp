@@ -86,6 +86,13 @@ kube::ReconcileResult Reconciler::reconcile_dha(const std::string& ns, const std
   if (!has_finalizer(*dha)) dha = add_finalizer(client_, metrics_, ref);
 
   status::Report report = status_.open(*dha, options_.now());
+  if (!report.unreadable.empty()) {
+    std::string fields;
+    for (const auto& f : report.unreadable) fields += (fields.empty() ? "" : "; ") + f.error;
+    status_.stopped(report, kStatusUnreadable,
+                    "status unreadable (" + fields + "); not scaling until it is fixed or removed", std::nullopt);
+    return again;
+  }
   model::DhaSpec spec;
   try {
     spec = parse_spec_of(*dha);

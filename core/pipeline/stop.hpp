@@ -9,6 +9,9 @@
 namespace dha::pipeline {
 
 inline constexpr const char* kInvalidSpec = "InvalidSpec";
+// A status field the operator cannot read: scaling waits until it is fixed or removed, since
+// the decision state it holds (history, last applied count, backoff) may be what stops one.
+inline constexpr const char* kStatusUnreadable = "StatusUnreadable";
 inline constexpr const char* kNoAdapter = "NoAdapter";
 inline constexpr const char* kNotScalable = "NotScalable";
 

@@ -75,47 +75,74 @@ std::vector<TraceEntry> parse_trace(const Value& v, const std::string& path) {
 
 }  // namespace
 
-DhaStatus parse_status(const Value& v, const std::string& path) {
+namespace {
+
+// Reads the status one top-level field at a time. Strict: the first unreadable field throws.
+// Tolerant: an unreadable field is recorded with its error and left at its default, and the
+// others are read all the same.
+DhaStatus read_fields(const Value& v, const std::string& path, std::vector<UnreadableField>* unreadable) {
   json::require_object(v, path);
   DhaStatus s;
-  s.observed_generation = json::optional_int64(v, "observedGeneration", path).value_or(0);
-  s.current_replicas = json::optional_int32(v, "currentReplicas", path).value_or(0);
-  s.desired_replicas = json::optional_int32(v, "desiredReplicas", path).value_or(0);
-  s.state.last_converged_replicas = json::optional_int32(v, "lastConvergedReplicas", path, 0);
-  s.state.last_applied_replicas = json::optional_int32(v, "lastAppliedReplicas", path, 0);
-  s.state.last_scale_time = optional_time(v, "lastScaleTime", path);
-  s.state.in_flight_since = optional_time(v, "inFlightSince", path);
-  if (const Value* recs = json::find(v, "recommendations")) {
+  auto field = [&](const char* name, auto&& read) {
+    if (unreadable == nullptr) return read();
+    try {
+      read();
+    } catch (const std::exception& e) {
+      unreadable->push_back({name, e.what()});
+    }
+  };
+  field("observedGeneration",
+        [&] { s.observed_generation = json::optional_int64(v, "observedGeneration", path).value_or(0); });
+  field("currentReplicas", [&] { s.current_replicas = json::optional_int32(v, "currentReplicas", path).value_or(0); });
+  field("desiredReplicas", [&] { s.desired_replicas = json::optional_int32(v, "desiredReplicas", path).value_or(0); });
+  field("lastConvergedReplicas",
+        [&] { s.state.last_converged_replicas = json::optional_int32(v, "lastConvergedReplicas", path, 0); });
+  field("lastAppliedReplicas",
+        [&] { s.state.last_applied_replicas = json::optional_int32(v, "lastAppliedReplicas", path, 0); });
+  field("lastScaleTime", [&] { s.state.last_scale_time = optional_time(v, "lastScaleTime", path); });
+  field("inFlightSince", [&] { s.state.in_flight_since = optional_time(v, "inFlightSince", path); });
+  field("recommendations", [&] {
+    const Value* recs = json::find(v, "recommendations");
+    if (recs == nullptr) return;
     const std::string rp = child(path, "recommendations");
     json::require_array(*recs, rp);
+    std::vector<Recommendation> read;
     for (rapidjson::SizeType i = 0; i < recs->Size(); ++i) {
       const std::string ip = json::index(rp, i);
       json::require_object((*recs)[i], ip);
       const auto replicas = json::optional_int32((*recs)[i], "replicas", ip, 0);
       if (!replicas) throw InputError(child(ip, "replicas"), "required");
-      s.state.recommendations.push_back({required_time((*recs)[i], "time", ip), *replicas});
+      read.push_back({required_time((*recs)[i], "time", ip), *replicas});
     }
-  }
-  if (const Value* b = json::find(v, "backoff")) {
+    s.state.recommendations = std::move(read);
+  });
+  field("backoff", [&] {
+    const Value* b = json::find(v, "backoff");
+    if (b == nullptr) return;
     const std::string bp = child(path, "backoff");
     json::require_object(*b, bp);
     const auto replicas = json::optional_int32(*b, "replicas", bp, 0);
     if (!replicas) throw InputError(child(bp, "replicas"), "required");
     s.state.backoff = Backoff{*replicas, required_time(*b, "until", bp),
                               json::optional_int32(*b, "count", bp, 1).value_or(1)};
-  }
-  if (const Value* d = json::find(v, "lastDemand")) {
+  });
+  field("lastDemand", [&] {
+    const Value* d = json::find(v, "lastDemand");
+    if (d == nullptr) return;
     const std::string dp = child(path, "lastDemand");
     json::require_object(*d, dp);
     const auto reads = json::optional_number(*d, "readReplicas", dp);
     if (!reads || !std::isfinite(*reads) || *reads < 0)
       throw InputError(child(dp, "readReplicas"), "required, a number >= 0");
     s.state.last_demand = Demand{required_time(*d, "time", dp), *reads};
-  }
-  s.state.ready_seconds = json::optional_int64(v, "readySeconds", path);
-  if (const Value* cms = json::find(v, "currentMetrics")) {
+  });
+  field("readySeconds", [&] { s.state.ready_seconds = json::optional_int64(v, "readySeconds", path); });
+  field("currentMetrics", [&] {
+    const Value* cms = json::find(v, "currentMetrics");
+    if (cms == nullptr) return;
     const std::string cp = child(path, "currentMetrics");
     json::require_array(*cms, cp);
+    std::vector<CurrentMetric> read;
     for (rapidjson::SizeType i = 0; i < cms->Size(); ++i) {
       const std::string ip = json::index(cp, i);
       json::require_object((*cms)[i], ip);
@@ -124,10 +151,13 @@ DhaStatus parse_status(const Value& v, const std::string& path) {
       if (const Value* avg = json::find((*cms)[i], "averageValue"))
         m.average_value = avg->IsInt64() ? std::to_string(avg->GetInt64())
                                          : json::to_string(*avg, child(ip, "averageValue"));
-      s.current_metrics.push_back(std::move(m));
+      read.push_back(std::move(m));
     }
-  }
-  if (const Value* ld = json::find(v, "lastDecision")) {
+    s.current_metrics = std::move(read);
+  });
+  field("lastDecision", [&] {
+    const Value* ld = json::find(v, "lastDecision");
+    if (ld == nullptr) return;
     const std::string lp = child(path, "lastDecision");
     json::require_object(*ld, lp);
     LastDecision d;
@@ -142,13 +172,16 @@ DhaStatus parse_status(const Value& v, const std::string& path) {
     d.message = optional_string(*ld, "message", lp);
     if (const Value* t = json::find(*ld, "trace")) d.trace = parse_trace(*t, child(lp, "trace"));
     s.last_decision = std::move(d);
-  }
-  s.target_display = optional_string(v, "targetDisplay", path);
-  s.metrics_display = optional_string(v, "metricsDisplay", path);
-  s.summary = optional_string(v, "summary", path);
-  if (const Value* conds = json::find(v, "conditions")) {
+  });
+  field("targetDisplay", [&] { s.target_display = optional_string(v, "targetDisplay", path); });
+  field("metricsDisplay", [&] { s.metrics_display = optional_string(v, "metricsDisplay", path); });
+  field("summary", [&] { s.summary = optional_string(v, "summary", path); });
+  field("conditions", [&] {
+    const Value* conds = json::find(v, "conditions");
+    if (conds == nullptr) return;
     const std::string cp = child(path, "conditions");
     json::require_array(*conds, cp);
+    std::vector<Condition> read;
     for (rapidjson::SizeType i = 0; i < conds->Size(); ++i) {
       const std::string ip = json::index(cp, i);
       json::require_object((*conds)[i], ip);
@@ -159,10 +192,21 @@ DhaStatus parse_status(const Value& v, const std::string& path) {
       c.message = optional_string((*conds)[i], "message", ip);
       c.last_transition_time = optional_time((*conds)[i], "lastTransitionTime", ip).value_or(0);
       c.observed_generation = json::optional_int64((*conds)[i], "observedGeneration", ip).value_or(0);
-      s.conditions.push_back(std::move(c));
+      read.push_back(std::move(c));
     }
-  }
+    s.conditions = std::move(read);
+  });
   return s;
+}
+
+}  // namespace
+
+DhaStatus parse_status(const Value& v, const std::string& path) { return read_fields(v, path, nullptr); }
+
+StatusReading read_status(const Value& v, const std::string& path) {
+  StatusReading r;
+  r.status = read_fields(v, path, &r.unreadable);
+  return r;
 }
 
 Value trace_to_json(const std::vector<TraceEntry>& trace, rapidjson::Document::AllocatorType& a) {

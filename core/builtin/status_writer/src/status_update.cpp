@@ -6,15 +6,25 @@
 namespace dha::status {
 
 bool update_status(kube::Client& client, op::SelfMetrics& metrics, const rapidjson::Value& dha,
-                   const model::DhaStatus& previous, const model::DhaStatus& next) {
+                   const model::DhaStatus& previous, const model::DhaStatus& next,
+                   const std::vector<model::UnreadableField>& keep_as_stored) {
   if (previous == next) return false;
   const kube::ResourceRef ref = kube::resources::dhas(kube::namespace_of(dha)).named(kube::name_of(dha));
   rapidjson::Document object = kube::copy_json(dha);
   constexpr int kAttempts = 4;
   for (int attempt = 1;; ++attempt) {
     auto& a = object.GetAllocator();
+    rapidjson::Value status = model::status_to_json(next, a);
+    if (const auto* stored = kube::find_path(object, {"status"}); stored != nullptr && stored->IsObject()) {
+      for (const auto& field : keep_as_stored) {
+        const auto it = stored->FindMember(field.name.c_str());
+        if (it == stored->MemberEnd()) continue;
+        status.RemoveMember(field.name.c_str());
+        status.AddMember(rapidjson::Value(field.name.c_str(), a), rapidjson::Value(it->value, a), a);
+      }
+    }
     object.RemoveMember("status");
-    object.AddMember("status", model::status_to_json(next, a), a);
+    object.AddMember("status", status, a);
     try {
       op::counted_api_call(metrics, "update", [&] { return client.update_status(ref, object); });
       return true;

@@ -69,9 +69,13 @@ Report StatusWriter::open(const rapidjson::Value& dha, std::int64_t now) {
   r.generation = generation_of(dha);
   if (const auto* status = kube::find_path(dha, {"status"}); status != nullptr && status->IsObject()) {
     try {
-      r.previous = model::parse_status(*status);
+      auto reading = model::read_status(*status);
+      r.previous = std::move(reading.status);
+      r.unreadable = std::move(reading.unreadable);
+      for (const auto& field : r.unreadable) spdlog::warn("status field {} unreadable: {}", field.name, field.error);
     } catch (const std::exception& e) {
-      spdlog::warn("status unreadable, starting from an empty one: {}", e.what());
+      r.unreadable.push_back({"status", e.what()});
+      spdlog::warn("status unreadable: {}", e.what());
     }
   }
   r.stored = r.previous;
@@ -97,7 +101,7 @@ void StatusWriter::stopped(Report& r, const std::string& reason, const std::stri
   model::set_condition(s.conditions, condition(kAbleToScale, false, reason, message, r.generation), r.now);
   for (auto& c : s.conditions) c.observed_generation = r.generation;
   set_display(s, spec, "not scaling: " + reason + ": " + message);
-  update_status(client_, metrics_, *r.dha, r.stored, s);
+  update_status(client_, metrics_, *r.dha, r.stored, s, r.unreadable);
   metrics_.set_dha(r.ns, r.name, op::DhaGauges{s.current_replicas, s.desired_replicas, false, true});
   metrics_.clear_metrics(r.ns, r.name);
 }
@@ -172,7 +176,7 @@ void StatusWriter::decided(Report& r, const model::DhaSpec& spec, const decide::
   // Until the status write lands, this state exists only here; a write that throws leaves it
   // remembered for the next cycle.
   unpersisted_.remember(key_of(r), s.state);
-  update_status(client_, metrics_, *r.dha, r.stored, s);
+  update_status(client_, metrics_, *r.dha, r.stored, s, r.unreadable);
   unpersisted_.forget(key_of(r));
 
   metrics_.set_dha(r.ns, r.name,

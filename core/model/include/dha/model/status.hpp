@@ -75,6 +75,18 @@ struct DhaStatus {
 // Parses a DHA `status` object (absent fields take their zero values); throws InputError naming
 // the field, e.g. "status.backoff.until: not an RFC3339 time".
 DhaStatus parse_status(const rapidjson::Value& v, const std::string& path = "status");
+
+// A top-level status field that could not be read, and why.
+struct UnreadableField {
+  std::string name;   // "backoff"
+  std::string error;  // "status.backoff.until: not an RFC3339 time"
+};
+struct StatusReading {
+  DhaStatus status;                        // every field that could be read
+  std::vector<UnreadableField> unreadable;  // the others, left at their zero values
+};
+// Like parse_status, field by field: one unreadable field does not lose the others.
+StatusReading read_status(const rapidjson::Value& v, const std::string& path = "status");
 rapidjson::Value status_to_json(const DhaStatus& status, rapidjson::Document::AllocatorType& alloc);
 
 rapidjson::Value trace_to_json(const std::vector<TraceEntry>& trace,

@@ -2,6 +2,8 @@
 
 #include <rapidjson/document.h>
 
+#include <vector>
+
 #include "dha/kube/client.hpp"
 #include "dha/model/status.hpp"
 #include "operator/self_metrics.hpp"
@@ -14,7 +16,10 @@ namespace dha::status {
 // Writes `next` onto `dha` (as last read) unless it equals `previous`. Returns whether a write
 // happened. Throws kube::ApiError when the write fails for another reason than a conflict, or
 // when conflicts persist over several re-reads; NotFound (the DHA is gone) returns false.
+// `keep_as_stored`: top-level status fields that could not be read; their stored JSON is
+// written back as it was, not replaced by the empty value they were read as.
 bool update_status(kube::Client& client, op::SelfMetrics& metrics, const rapidjson::Value& dha,
-                   const model::DhaStatus& previous, const model::DhaStatus& next);
+                   const model::DhaStatus& previous, const model::DhaStatus& next,
+                   const std::vector<model::UnreadableField>& keep_as_stored = {});
 
 }  // namespace dha::status

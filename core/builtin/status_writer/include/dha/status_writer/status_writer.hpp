@@ -38,6 +38,8 @@ struct Report {
   model::DhaStatus stored;    // status as read: what a status write compares against
   model::DhaStatus previous;  // stored, plus the decision state a failed status write lost
   model::DhaStatus next;      // what this reconcile will write
+  // Status fields that could not be read: written back as stored, and the DHA does not scale.
+  std::vector<model::UnreadableField> unreadable;
 };
 
 class StatusWriter {
@@ -45,8 +47,8 @@ class StatusWriter {
   StatusWriter(kube::Client& client, kube::EventRecorder& events, op::SelfMetrics& metrics)
       : client_(client), events_(events), metrics_(metrics) {}
 
-  // Reads the DHA's status (an unreadable one starts empty rather than wedging the DHA) and puts
-  // back what an earlier failed write lost.
+  // Reads the DHA's status field by field (an unreadable field is listed in the report; the
+  // others are kept) and puts back what an earlier failed write lost.
   Report open(const rapidjson::Value& dha, std::int64_t now);
 
   // The reconcile stopped before deciding: ScalingActive and AbleToScale False with the reason
