@@ -240,6 +240,15 @@ void Operator::start() {
                             server::TlsOptions{options_.cert_dir}, std::move(router));
   }
 
+  if (options_.leader_elect) {
+    // Fencing: every write of the reconcilers (replicas, status, events, finalizers) first
+    // checks that this replica still holds the lease, as of now. One that lost it writes
+    // nothing more, whatever its in-flight reconciles were about to do.
+    p.client->set_write_fence([&p] {
+      if (!p.elector || !p.elector->holds_lease())
+        throw kube::WriteFenced("not writing: this replica does not hold the leader lease");
+    });
+  }
   p.dha_informer->start();
   // Every reconcile reads its namespace (monitoring label) and the namespace's quotas: cached.
   ensure_watch(kube::resources::namespaces(), false);

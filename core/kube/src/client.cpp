@@ -36,6 +36,7 @@ Client::Client(Config config) : transport_(std::move(config)) {}
 
 rapidjson::Document Client::send(const std::string& method, const std::string& path, std::string body,
                                  std::string content_type) {
+  if (write_fence_ && method != "GET") write_fence_();
   HttpRequest req;
   req.method = method;
   req.path = path;

@@ -167,6 +167,7 @@ void LeaderElector::run() {
   TimePoint last_renew{};
   while (!stop_.load()) {
     bool holding = false;
+    const TimePoint sent = clock_.now();  // the lease counts from the request, not its answer
     try {
       holding = try_acquire_or_renew();
     } catch (const std::exception& e) {
@@ -174,7 +175,8 @@ void LeaderElector::run() {
     }
     const TimePoint now = clock_.now();
     if (holding) {
-      last_renew = now;
+      last_renew = sent;
+      last_renew_ = sent.time_since_epoch().count();
       if (!leading_.exchange(true)) {
         spdlog::info("leader election: {} became the leader", le_.identity);
         if (le_.on_started_leading) le_.on_started_leading();
@@ -193,6 +195,11 @@ void LeaderElector::run() {
     }
     sleep_for(le_.retry_period);
   }
+}
+
+bool LeaderElector::holds_lease() const {
+  if (!leading_.load()) return false;
+  return !renew_deadline_passed(TimePoint(Duration(last_renew_.load())), clock_.now(), le_.renew_deadline);
 }
 
 void LeaderElector::start() {

@@ -2,6 +2,7 @@
 // takes over after the lease duration; a leader cut off from the server stops within its
 // renew deadline.
 #include <atomic>
+#include <thread>
 
 #include "dha/kube/leader_election.hpp"
 #include "kube_fixture.hpp"
@@ -102,6 +103,41 @@ TEST_F(KubeLeaderElection, LeaderThatCannotRenewStopsLeadingWithinTheDeadline) {
   EXPECT_GE(took, milliseconds(1000));
   a->elector->stop();
   EXPECT_EQ(a->stopped.load(), 1) << "on_stopped_leading fires once";
+}
+
+// Fencing: holds_lease() is what writes check. It turns false at the renew deadline, measured
+// from when the last successful renewal was sent, never later than the loop notices.
+TEST_F(KubeLeaderElection, HoldsLeaseEndsAtTheRenewDeadlineNotAtTheLoopsNextTurn) {
+  auto a = candidate("pod-a");
+  a->elector->start();
+  ASSERT_TRUE(eventually([&] { return a->elector->holds_lease(); }, std::chrono::seconds(5)));
+  server_->stop();
+  const auto t0 = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::duration lease_lost{}, leader_lost{};
+  while ((lease_lost == lease_lost.zero() || leader_lost == leader_lost.zero()) &&
+         std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5)) {
+    const auto now = std::chrono::steady_clock::now() - t0;
+    if (lease_lost == lease_lost.zero() && !a->elector->holds_lease()) lease_lost = now;
+    if (leader_lost == leader_lost.zero() && !a->elector->is_leader()) leader_lost = now;
+    std::this_thread::sleep_for(milliseconds(5));
+  }
+  ASSERT_NE(lease_lost, lease_lost.zero());
+  EXPECT_LE(lease_lost, milliseconds(1500)) << "writes allowed past the renew deadline";
+  EXPECT_LE(lease_lost, leader_lost);
+  a->elector->stop();
+}
+
+// A fenced client sends no write at all; reads go on.
+TEST_F(KubeLeaderElection, AFencedClientSendsNoWrite) {
+  Client fenced(config_for(kAdminToken));
+  fenced.set_write_fence([] { throw WriteFenced("not the leader"); });
+  server_->clear_audit();
+  EXPECT_THROW(fenced.create(resources::namespaces(),
+                             parse_json(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"fenced"}})")),
+               WriteFenced);
+  EXPECT_NO_THROW((void)fenced.get_if_exists(resources::namespaces().named("fenced")));
+  for (const auto& e : server_->audit()) EXPECT_EQ(e.method, "GET") << e.path;
+  EXPECT_FALSE(client_->get_if_exists(resources::namespaces().named("fenced")));
 }
 
 }  // namespace

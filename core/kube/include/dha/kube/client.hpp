@@ -100,10 +100,22 @@ class Client {
   const Config& config() const { return transport_.config(); }
   HttpTransport& transport() { return transport_; }
 
+  // Called before every request that writes (any method but GET, watches included in GET);
+  // it throws to refuse the write, which is then never sent. The operator fences its writes
+  // with the leader lease. Set it before the client is shared between threads.
+  void set_write_fence(std::function<void()> fence) { write_fence_ = std::move(fence); }
+
  private:
   rapidjson::Document send(const std::string& method, const std::string& path, std::string body = {},
                            std::string content_type = {});
   HttpTransport transport_;
+  std::function<void()> write_fence_;
+};
+
+// What a write fence throws: this process may no longer write (it lost the leader lease).
+class WriteFenced : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 }  // namespace dha::kube

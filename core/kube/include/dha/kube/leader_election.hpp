@@ -83,6 +83,10 @@ class LeaderElector {
   void stop();
 
   bool is_leader() const { return leading_.load(); }
+  // Stricter than is_leader(), for fencing writes: leading, and the last successful renewal
+  // (counted from when its request was sent) is less than renew_deadline ago, checked now
+  // rather than at the loop's next turn.
+  bool holds_lease() const;
   std::string observed_holder() const;
 
   // One acquire-or-renew attempt; true when this candidate holds the lease afterwards.
@@ -98,6 +102,7 @@ class LeaderElector {
   const Clock& clock_;
   std::unique_ptr<Client> client_;
   std::atomic<bool> leading_{false};
+  std::atomic<Duration::rep> last_renew_{0};  // clock_ time since epoch of the last renewal sent
   std::atomic<bool> stop_{false};
   std::thread thread_;
   mutable std::mutex mu_;
