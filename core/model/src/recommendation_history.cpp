@@ -43,8 +43,14 @@ void prune_recommendations(std::vector<Recommendation>& history, std::int64_t no
   std::erase_if(history, [cutoff](const Recommendation& r) { return r.time < cutoff; });
   if (history.size() <= kMaxRecommendations) return;
   drop_redundant(history);
-  if (history.size() > kMaxRecommendations)
-    history.erase(history.begin(), history.end() - static_cast<std::ptrdiff_t>(kMaxRecommendations));
+  // Still too many (over 32 distinct counts in one window): fold the oldest entry into the next
+  // one, keeping the higher count at the later time. Dropping it instead would lose the highest
+  // count of a falling history and let the scale-down window end early; folded, every window's
+  // maximum stays at least what it was, so scaling down never comes sooner.
+  while (history.size() > kMaxRecommendations) {
+    history[1].replicas = std::max(history[0].replicas, history[1].replicas);
+    history.erase(history.begin());
+  }
 }
 
 void record_recommendation(std::vector<Recommendation>& history, std::int64_t now,

@@ -77,5 +77,25 @@ TEST(History, PathologicalStaircaseKeepsTheNewest) {
   EXPECT_EQ(h.back(), (Recommendation{199, 201}));
 }
 
+// A falling history (load going away) needs every entry for the scale-down window's maximum.
+// Past the bound the oldest, highest counts used to be dropped, so the window's maximum fell
+// early and a scale-down came before the window had passed.
+TEST(History, AFallingHistoryPastTheBoundNeverLowersAWindowsMaximum) {
+  std::vector<Recommendation> full;
+  std::vector<Recommendation> bounded;
+  const std::int64_t longest = 100000;
+  for (int i = 0; i < 200; ++i) {
+    full.push_back({i, 300 - i});
+    record_recommendation(bounded, i, 300 - i, longest);
+    ASSERT_LE(bounded.size(), kMaxRecommendations);
+  }
+  for (std::int64_t w : {std::int64_t{10}, std::int64_t{100}, std::int64_t{199}, std::int64_t{1000}, longest}) {
+    const auto exact = window(full, 199, w);
+    const auto kept = window(bounded, 199, w);
+    EXPECT_GE(kept.second, exact.second) << "window " << w;
+  }
+  EXPECT_EQ(window(bounded, 199, longest).second, 300) << "the highest count in the window was lost";
+}
+
 }  // namespace
 }  // namespace dha::model

@@ -19,7 +19,9 @@ inline constexpr std::size_t kMaxRecommendations = 64;
 // later entry is <= it, and for the scale-down window (a maximum) if a later entry is >= it: every
 // suffix holding it also holds that later entry. Dropping entries redundant for both leaves every
 // future min and max unchanged, exactly. Only if more than kMaxRecommendations entries are still
-// needed (over 32 distinct counts inside one window) are the oldest dropped.
+// needed (over 32 distinct counts inside one window) is the oldest folded into the next, which
+// keeps the higher of the two counts: a window's maximum never drops (scale-down never comes
+// sooner); a window that began between the two may see a higher minimum.
 void record_recommendation(std::vector<Recommendation>& history, std::int64_t now,
                            std::int32_t replicas, std::int64_t longest_window);
 
