@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "dha/testing/pipeline_world.hpp"
 
@@ -73,6 +74,24 @@ TEST_F(StatusFields, AnUnreadableFieldFreezesNamesItAndKeepsTheRest) {
   pipeline_->patch_status(kDha, R"({"status": {"backoff": null}})");
   (void)pipeline_->reconcile("tenant-a", "db-dha");
   EXPECT_NE(pipeline_->condition("tenant-a", "db-dha", "ScalingActive"), "StatusUnreadable");
+}
+
+// After a 409 on the status write the fresh status is looked at: written by someone else in
+// between (another leader, before this one was fenced), it is not overwritten with what this
+// reconcile decided on its older reading.
+TEST_F(StatusFields, AStatusSomeoneElseWroteMeanwhileIsNotOverwritten) {
+  pipeline_->patch_status(kDha, R"({"status": {"currentReplicas": 4, "desiredReplicas": 4, "lastAppliedReplicas": 4,
+                                               "lastConvergedReplicas": 4}})");
+  world_->api().inject_delay("PUT", "/databasehorizontalautoscalers/db-dha/status$", std::chrono::seconds(2), 1);
+  std::thread other_writer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    pipeline_->patch_status(kDha, R"({"status": {"desiredReplicas": 5, "lastAppliedReplicas": 5}})");
+  });
+  const auto outcome = pipeline_->reconcile("tenant-a", "db-dha");
+  other_writer.join();
+  ASSERT_NE(outcome.kind, Kind::kError) << outcome.error;
+  EXPECT_EQ(pipeline_->read_int(kDha, "status.desiredReplicas"), 5) << pipeline_->get(kDha);
+  EXPECT_EQ(pipeline_->read_int(kDha, "status.lastAppliedReplicas"), 5);
 }
 
 }  // namespace

@@ -4,6 +4,16 @@
 #include "operator/api_calls.hpp"
 
 namespace dha::status {
+namespace {
+
+bool same_status(const rapidjson::Value& read, const rapidjson::Value& fresh) {
+  const auto* a = kube::find_path(read, {"status"});
+  const auto* b = kube::find_path(fresh, {"status"});
+  if (a == nullptr || b == nullptr) return a == b;
+  return *a == *b;
+}
+
+}  // namespace
 
 bool update_status(kube::Client& client, op::SelfMetrics& metrics, const rapidjson::Value& dha,
                    const model::DhaStatus& previous, const model::DhaStatus& next,
@@ -34,6 +44,11 @@ bool update_status(kube::Client& client, op::SelfMetrics& metrics, const rapidjs
     }
     auto fresh = op::counted_api_call(metrics, "get", [&] { return client.get_if_exists(ref); });
     if (!fresh) return false;
+    // Someone else wrote the status meanwhile (another leader, before this one was fenced):
+    // what this reconcile decided rests on the status it read, so it is not sent over theirs.
+    // The next reconcile starts from the fresh one. A change of spec or metadata alone leaves
+    // the status ours to write.
+    if (!same_status(dha, *fresh)) return false;
     object = std::move(*fresh);
   }
 }

@@ -9,12 +9,12 @@
 #include "operator/self_metrics.hpp"
 
 // Puts a DHA's status through the /status subresource, only when something changed, and
-// re-reads on a 409 Conflict (the DHA changed under us; status is ours alone, so the fresh
-// object simply gets the same status).
+// re-reads on a 409 Conflict: when only the spec or metadata changed the fresh object gets the
+// same status; when the status itself changed (another writer), nothing is sent over it.
 namespace dha::status {
 
 // Writes `next` onto `dha` (as last read) unless it equals `previous`. Returns whether a write
-// happened. Throws kube::ApiError when the write fails for another reason than a conflict, or
+// happened (false as well when someone else changed the status since `dha` was read). Throws kube::ApiError when the write fails for another reason than a conflict, or
 // when conflicts persist over several re-reads; NotFound (the DHA is gone) returns false.
 // `keep_as_stored`: top-level status fields that could not be read; their stored JSON is
 // written back as it was, not replaced by the empty value they were read as.
