@@ -9,7 +9,7 @@ import (
 
 const webhookConfigName = "db-autoscaler-replicas-ownership"
 
-// BEHAVIOUR §8.4 item 2 and §6.1: what the apiserver sends to the webhook, and where.
+// What the apiserver sends to the webhook, and where.
 func TestWebhookRegistration(t *testing.T) {
 	r := renderChart(t, nil)
 	vwc := only(t, r, "ValidatingWebhookConfiguration", webhookConfigName)
