@@ -51,6 +51,7 @@ class ReplicasPrecondition : public ::testing::Test {
                           "metadata": {"name": "db-dha", "namespace": "tenant-a"},
                           "spec": {"targetRef": {"apiGroup": "apps.cozystack.io", "kind": "Postgres", "name": "db"},
                                    "minReplicas": 2, "maxReplicas": 6,
+                                   "behavior": {"scaleUp": {"stabilizationWindowSeconds": 0}},
                                    "metrics": [{"type": "ReadConnections", "target": {"averageValue": "100"}}]}})");
   }
 
@@ -70,7 +71,7 @@ TEST_F(ReplicasPrecondition, TheWriteNamesTheVersionItWasDecidedOn) {
   ASSERT_FALSE(version.empty());
   const auto outcome = pipeline_->reconcile("tenant-a", "db-dha");
   ASSERT_NE(outcome.kind, Kind::kError) << outcome.error;
-  ASSERT_EQ(pipeline_->read_int(kDb, "spec.replicas"), 4);
+  ASSERT_EQ(pipeline_->read_int(kDb, "spec.replicas"), 4) << pipeline_->get(kDha);
   const auto patches = target_patches();
   ASSERT_EQ(patches.size(), 1u);
   EXPECT_NE(patches[0].body.find("\"resourceVersion\":\"" + version + "\""), std::string::npos) << patches[0].body;
