@@ -81,6 +81,7 @@ dha_fuzz_library(fuzz_kube
 dha_fuzz_library(fuzz_tenancy
   SOURCES ${ROOT}/core/tenancy/promql_lexer.cpp ${ROOT}/core/tenancy/label_escape.cpp
           ${ROOT}/core/tenancy/namespace_scope.cpp ${ROOT}/core/tenancy/query_template.cpp
+          ${ROOT}/core/tenancy/query_functions.cpp
   INCLUDES ${ROOT}/core)
 
 dha_fuzz_library(fuzz_plugin_host

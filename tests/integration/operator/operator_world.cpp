@@ -352,7 +352,8 @@ void OperatorWorld::apply_real_rbac() {
 std::vector<std::string> OperatorWorld::operator_403s() {
   std::vector<std::string> out;
   for (const auto& e : cluster_->audit()) {
-    if ((e.username == kOperatorA || e.username == kOperatorB) && e.status == 403) {
+    if ((e.username == kOperatorA || e.username == kOperatorB) && e.status == 403 &&
+        expected_refusals_.count(e.method + " " + e.path) == 0) {
       const Grant g = grant_of(e);
       out.push_back(g.verb + " " + g.resource + (g.group.empty() ? "" : "." + g.group) + " (" + e.method + " " +
                     e.path + (e.query.empty() ? "" : "?" + e.query) + ")");
