@@ -25,9 +25,9 @@
 #include "dha/telemetry/registry.hpp"
 #include "operator/cached_reader.hpp"
 #include "operator/metrics_auth.hpp"
+#include "operator/pipeline_wiring.hpp"
 #include "operator/plugin_set.hpp"
 #include "plugin_host/calls_in_flight.hpp"
-#include "pipeline/reconciler.hpp"
 #include "operator/self_metrics.hpp"
 
 namespace dha::op {
@@ -86,14 +86,8 @@ std::unique_ptr<server::Server> make_server(const std::string& name, const serve
 }  // namespace
 
 struct Operator::Parts {
-  std::unique_ptr<PluginSet> plugins;
-  std::unique_ptr<kube::Client> client;
   telemetry::Registry registry;
-  std::unique_ptr<SelfMetrics> metrics;
-  std::unique_ptr<CachedReader> reader;
-  std::unique_ptr<kube::EventRecorder> events;
-  kube::OwnerIndex owners;
-  std::unique_ptr<pipeline::Reconciler> reconciler;
+  std::unique_ptr<PipelineWiring> wiring;
   std::unique_ptr<kube::Controller> controller;
   std::unique_ptr<kube::Informer> dha_informer;
   std::mutex watch_mu;
@@ -103,7 +97,6 @@ struct Operator::Parts {
   std::unique_ptr<server::Server> probes;
   std::unique_ptr<server::Server> metrics_server;
   std::unique_ptr<server::Server> webhook;
-  kube::Config config;
 };
 
 Operator::Operator(OperatorOptions options) : options_(std::move(options)), parts_(std::make_unique<Parts>()) {}
@@ -134,14 +127,14 @@ void Operator::ensure_watch(const kube::ResourceRef& collection, bool owned) {
   if (stopping_ || p.secondary.count(id) != 0) return;
   kube::InformerOptions cache;
   cache.transform = kube::drop_managed_fields;
-  auto informer = std::make_unique<kube::Informer>(*p.client, collection, cache);
+  auto informer = std::make_unique<kube::Informer>(*p.wiring->client, collection, cache);
   const kube::ResourceRef resource = collection;
   if (owned) {
-    p.controller->watch_secondary(*informer, [&owners = p.owners, resource](const rapidjson::Value& obj) {
+    p.controller->watch_secondary(*informer, [&owners = p.wiring->owners, resource](const rapidjson::Value& obj) {
       return owners.owners_of(kube::secondary_key(resource, obj));
     });
   }
-  p.reader->add(*informer);
+  p.wiring->reader->add(*informer);
   informer->start();
   spdlog::info("watching {}{}", id, owned ? " for changes to DHA targets" : " (cache)");
   p.secondary[id] = std::move(informer);
@@ -156,46 +149,31 @@ void Operator::start() {
   // per reconcile (bench/scale). Before any thread of ours exists.
   mallopt(M_ARENA_MAX, 2);
 #endif
-  PluginSetOptions plugin_options{options_.plugin_dirs, split_plugin_names(options_.plugins), options_.plugin_config};
-  p.plugins = PluginSet::load(plugin_options);
-  for (const auto& info : p.plugins->listing()) {
-    std::string caps;
-    for (const auto& c : info.capabilities) caps += (caps.empty() ? "" : ",") + c;
-    spdlog::info("plugin {} {} [{}] from {}", info.id, info.version, caps, info.origin);
-  }
-  spdlog::info("engine adapters handle: {}", p.plugins->handled_kinds());
-
-  kube::ConfigFlags flags;
-  flags.kubeconfig = options_.kubeconfig;
-  flags.qps = options_.kube_api_qps;
-  flags.burst = options_.kube_api_burst;
-  p.config = kube::Config::load(flags);
-  p.config.metrics = &p.registry;
-  spdlog::info("API server {} ({})", p.config.server, p.config.source);
-  p.client = std::make_unique<kube::Client>(p.config);
-  p.metrics = std::make_unique<SelfMetrics>(p.registry);
+  PipelineWiringOptions wo;
+  wo.plugins = {options_.plugin_dirs, split_plugin_names(options_.plugins),
+                read_plugin_config_text(options_.plugin_config),
+                "--plugin-config " + options_.plugin_config};
+  wo.kube.kubeconfig = options_.kubeconfig;
+  wo.kube.qps = options_.kube_api_qps;
+  wo.kube.burst = options_.kube_api_burst;
+  wo.sync_period = options_.sync_period;
+  wo.watch = [this](const kube::ResourceRef& c) { ensure_watch(c); };
+  p.wiring = std::make_unique<PipelineWiring>(p.registry, std::move(wo));
   telemetry::register_process_metrics(p.registry);
   telemetry::register_build_info(p.registry, options_.version, std::to_string(DHA_ABI_VERSION_MAJOR) + "." +
                                                                    std::to_string(DHA_ABI_VERSION_MINOR));
-  p.events = std::make_unique<kube::EventRecorder>(*p.client, "db-autoscaler");
-
-  pipeline::ReconcilerOptions ro;
-  ro.sync_period = options_.sync_period;
-  p.reader = std::make_unique<CachedReader>(*p.client, *p.metrics);
-  p.reconciler = std::make_unique<pipeline::Reconciler>(*p.client, *p.reader, *p.plugins, *p.events, *p.metrics, p.owners, ro,
-                                              [this](const kube::ResourceRef& c) { ensure_watch(c); });
   kube::ControllerOptions co;
   co.workers = options_.workers;
   co.metrics = &p.registry;
   p.controller = std::make_unique<kube::Controller>(
-      "dha", [&r = *p.reconciler](const std::string& key) { return r.reconcile(key); }, co);
+      "dha", [&r = *p.wiring->reconciler](const std::string& key) { return r.reconcile(key); }, co);
 
   // The DHA cache only feeds the work queue (keys, generation, deletion, finalizers): each
   // reconcile GETs the DHA it works on, so the cache keeps metadata alone — at 10 000 DHAs
   // their statuses (history, gate trace) were most of the operator's memory.
   kube::InformerOptions dha_cache;
   dha_cache.transform = keep_metadata_only;
-  p.dha_informer = std::make_unique<kube::Informer>(*p.client, kube::resources::dhas(), dha_cache);
+  p.dha_informer = std::make_unique<kube::Informer>(*p.wiring->client, kube::resources::dhas(), dha_cache);
   auto& queue = p.controller->queue();
   p.dha_informer->add_handler({[&queue](const kube::ObjectPtr& o) { queue.add(kube::key_of(*o)); },
                                [&queue](const kube::ObjectPtr& before, const kube::ObjectPtr& after) {
@@ -218,7 +196,7 @@ void Operator::start() {
     server::Authorizer authorizer;
     if (options_.metrics_secure) {
       tls = server::TlsOptions{server::certificate_dir_or_self_signed(options_.cert_dir, "metrics")};
-      p.metrics_auth = std::make_unique<MetricsAuthorizer>(p.config);
+      p.metrics_auth = std::make_unique<MetricsAuthorizer>(p.wiring->config);
       authorizer = [auth = p.metrics_auth.get()](const server::Request& r) { return auth->authorize(r); };
     }
     p.metrics_server = make_server("metrics", *bind, tls, std::move(router), authorizer);
@@ -254,14 +232,14 @@ void Operator::start() {
   ensure_watch(kube::resources::namespaces(), false);
   ensure_watch(kube::resources::resource_quotas(), false);
   if (!options_.leader_elect) {
-    p.metrics->set_leader(true);
+    p.wiring->metrics->set_leader(true);
     p.controller->start();
     spdlog::info("reconciling (leader election off), sync period {}s", options_.sync_period.count());
     return;
   }
   kube::LeaderElectionConfig le;
   le.lease_namespace =
-      options_.leader_election_namespace.empty() ? p.config.default_namespace : options_.leader_election_namespace;
+      options_.leader_election_namespace.empty() ? p.wiring->config.default_namespace : options_.leader_election_namespace;
   le.lease_name = options_.leader_election_id;
   le.lease_duration = options_.lease_duration;
   le.renew_deadline = options_.renew_deadline;
@@ -269,11 +247,11 @@ void Operator::start() {
   le.identity = make_identity();
   le.on_started_leading = [this, &p, id = le.identity] {
     spdlog::info("became leader ({}); reconciling", id);
-    p.metrics->set_leader(true);
+    p.wiring->metrics->set_leader(true);
     p.controller->start();
   };
   le.on_stopped_leading = [this, &p] {
-    p.metrics->set_leader(false);
+    p.wiring->metrics->set_leader(false);
     if (stopping_) return;
     // A controller cannot be resumed safely once another replica may have acted: exit, as
     // controller-runtime does, and let the restart start over as a follower.
@@ -281,7 +259,7 @@ void Operator::start() {
     fail("leader election lost");
   };
   le.on_new_leader = [](const std::string& holder) { spdlog::info("leader is now {}", holder); };
-  p.elector = std::make_unique<kube::LeaderElector>(p.config, le);
+  p.elector = std::make_unique<kube::LeaderElector>(p.wiring->config, le);
   spdlog::info("waiting for the Lease {}/{} as {}", le.lease_namespace, le.lease_name, le.identity);
   p.elector->start();
 }
@@ -300,7 +278,7 @@ void Operator::stop() {
   }
   for (auto* s : {p.webhook.get(), p.metrics_server.get(), p.probes.get()})
     if (s != nullptr) s->stop(std::chrono::seconds(2));
-  if (p.metrics) p.metrics->set_leader(false);
+  if (p.wiring) p.wiring->metrics->set_leader(false);
 }
 
 }  // namespace dha::op

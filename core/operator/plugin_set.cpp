@@ -34,25 +34,22 @@ class PluginGateAdapter final : public gates::ExternalGate {
   const PluginInstance& instance_;
 };
 
-std::map<std::string, std::string> read_config_file(const std::string& path) {
+// {"<plugin id>": {...}} → the configuration text of each plugin.
+std::map<std::string, std::string> split_config(const std::string& text, const std::string& origin) {
   std::map<std::string, std::string> out;
-  if (path.empty()) return out;
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("--plugin-config " + path + ": cannot read the file");
-  std::stringstream text;
-  text << in.rdbuf();
+  if (text.empty()) return out;
   rapidjson::Document doc;
-  doc.Parse(text.str().c_str());
+  doc.Parse(text.c_str());
   if (doc.HasParseError())
-    throw std::runtime_error("--plugin-config " + path + ": not JSON (" +
+    throw std::runtime_error(origin + ": not JSON (" +
                              rapidjson::GetParseError_En(doc.GetParseError()) + " at offset " +
                              std::to_string(doc.GetErrorOffset()) + ")");
   if (!doc.IsObject())
-    throw std::runtime_error("--plugin-config " + path + ": expected an object {\"<plugin>\": {...}}");
+    throw std::runtime_error(origin + ": expected an object {\"<plugin>\": {...}}");
   for (auto it = doc.MemberBegin(); it != doc.MemberEnd(); ++it) {
     const std::string name(it->name.GetString(), it->name.GetStringLength());
     if (!it->value.IsObject())
-      throw std::runtime_error("--plugin-config " + path + ": the configuration of \"" + name + "\" must be an object");
+      throw std::runtime_error(origin + ": the configuration of \"" + name + "\" must be an object");
     rapidjson::StringBuffer buffer;
     rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
     it->value.Accept(w);
@@ -63,7 +60,18 @@ std::map<std::string, std::string> read_config_file(const std::string& path) {
 
 }  // namespace
 
-std::map<std::string, std::string> read_plugin_config_file(const std::string& path) { return read_config_file(path); }
+std::string read_plugin_config_text(const std::string& path) {
+  if (path.empty()) return {};
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("--plugin-config " + path + ": cannot read the file");
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::map<std::string, std::string> read_plugin_config_file(const std::string& path) {
+  return split_config(read_plugin_config_text(path), "--plugin-config " + path);
+}
 
 std::vector<std::string> split_plugin_names(const std::vector<std::string>& values) {
   std::vector<std::string> out;
@@ -88,7 +96,7 @@ std::unique_ptr<PluginSet> PluginSet::load(const PluginSetOptions& options) {
   set->registry_.load_builtin(builtin_components_entry(), "components");
   set->registry_.load_named(options.dirs, options.names);
 
-  auto configs = read_config_file(options.config_file);
+  auto configs = split_config(options.config_json, options.config_origin);
   for (const auto& info : set->registry_.plugins()) {
     auto config = configs.find(info.id);
     const std::string text = config == configs.end() ? std::string() : config->second;
@@ -96,7 +104,7 @@ std::unique_ptr<PluginSet> PluginSet::load(const PluginSetOptions& options) {
     if (config != configs.end()) configs.erase(config);
   }
   for (const auto& [name, unused] : configs)
-    spdlog::warn("--plugin-config has a configuration for \"{}\", which is not loaded; ignored", name);
+    spdlog::warn("{} has a configuration for \"{}\", which is not loaded; ignored", options.config_origin, name);
 
   set->chain_ = gates::GateChain::builtin();
   std::vector<std::string> metric_sources;

@@ -19,8 +19,13 @@ namespace dha::op {
 struct PluginSetOptions {
   std::vector<std::string> dirs;          // --plugin-dir, searched in order
   std::vector<std::string> names;         // --plugins; gate plugins run in this order
-  std::string config_file;                // --plugin-config: {"<plugin id>": {...}, ...}; "" = none
+  std::string config_json;                // {"<plugin id>": {...}, ...}; "" = none
+  std::string config_origin = "plugin configuration";  // where config_json came from, for errors
 };
+
+// The text of a --plugin-config file ("" for no path), for PluginSetOptions::config_json; throws
+// std::runtime_error naming the file when it cannot be read.
+std::string read_plugin_config_text(const std::string& path);
 
 // An engine adapter and the target kind it handles.
 struct EngineBinding {

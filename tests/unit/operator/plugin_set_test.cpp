@@ -44,18 +44,29 @@ TEST(PluginSet, AMissingPluginFileIsNamed) {
   EXPECT_NE(msg.find("/nonexistent"), std::string::npos) << msg;
 }
 
-TEST(PluginSet, ABadConfigFileIsNamed) {
+TEST(PluginSet, ABadConfigIsNamedWithWhereItCameFrom) {
+  const PluginSetOptions not_objects{{}, {}, "{\"builtin.merge-patch\": [1]}", "--plugin-config x.json"};
+  EXPECT_NE(error_of(not_objects).find("--plugin-config x.json: the configuration of \"builtin.merge-patch\" must be an object"),
+            std::string::npos);
+  EXPECT_NE(error_of({{}, {}, "{not json", "--plugin-config x.json"}).find("--plugin-config x.json: not JSON"),
+            std::string::npos);
+  // Configuration for a plugin that takes none is refused by the host's validator.
+  EXPECT_NE(error_of({{}, {}, "{\"builtin.merge-patch\": {\"x\": 1}}"}).find("builtin.merge-patch"), std::string::npos);
+}
+
+TEST(PluginSet, TheConfigFileIsReadOrNamed) {
   const auto dir = std::filesystem::temp_directory_path() / ("plugin-set-test-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const auto file = (dir / "config.json").string();
-  std::ofstream(file) << "{\"builtin.merge-patch\": [1]}";
-  EXPECT_NE(error_of({{}, {}, file}).find("must be an object"), std::string::npos);
-  std::ofstream(file) << "{not json";
-  EXPECT_NE(error_of({{}, {}, file}).find("not JSON"), std::string::npos);
-  EXPECT_NE(error_of({{}, {}, (dir / "missing.json").string()}).find("cannot read"), std::string::npos);
-  // Configuration for a plugin that takes none is refused by the host's validator.
-  std::ofstream(file) << "{\"builtin.merge-patch\": {\"x\": 1}}";
-  EXPECT_NE(error_of({{}, {}, file}).find("builtin.merge-patch"), std::string::npos);
+  std::ofstream(file) << "{\"builtin.merge-patch\": {}}";
+  EXPECT_EQ(read_plugin_config_text(file), "{\"builtin.merge-patch\": {}}");
+  EXPECT_EQ(read_plugin_config_text(""), "");
+  try {
+    read_plugin_config_text((dir / "missing.json").string());
+    ADD_FAILURE() << "a missing file must be refused";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("missing.json: cannot read"), std::string::npos) << e.what();
+  }
   std::filesystem::remove_all(dir);
 }
 

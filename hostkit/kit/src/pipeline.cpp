@@ -2,28 +2,20 @@
 
 #include <dlfcn.h>
 #include <spdlog/spdlog.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <stdexcept>
 #include <type_traits>
 #include <variant>
 
 #include "dha/kube/client.hpp"
 #include "dha/kube/clock.hpp"
-#include "dha/kube/config.hpp"
 #include "dha/kube/controller.hpp"
-#include "dha/kube/event_recorder.hpp"
 #include "dha/kube/json.hpp"
 #include "dha/sdk/json.hpp"
 #include "dha/telemetry/registry.hpp"
-#include "operator/cached_reader.hpp"
-#include "operator/plugin_set.hpp"
-
-#include "pipeline/reconciler.hpp"
-#include "operator/self_metrics.hpp"
+#include "operator/pipeline_wiring.hpp"
 
 namespace dha::testing {
 namespace {
@@ -44,24 +36,6 @@ class ManualKubeClock final : public kube::Clock {
 
 kube::ResourceRef to_ref(const ObjectRef& o) { return {o.group, o.version, o.plural, o.namespace_name, o.name}; }
 
-// A scratch file for the --plugin-config JSON (PluginSet reads a file, as the operator does).
-class TempFile {
- public:
-  explicit TempFile(const std::string& text) {
-    char name[] = "/tmp/dha-pipeline-config-XXXXXX";
-    const int fd = mkstemp(name);
-    if (fd < 0) throw std::runtime_error("Pipeline: cannot create a temporary plugin config file");
-    close(fd);
-    path_ = name;
-    std::ofstream(path_) << text;
-  }
-  ~TempFile() { std::filesystem::remove(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
 }  // namespace
 
 struct Pipeline::Parts {
@@ -69,15 +43,10 @@ struct Pipeline::Parts {
 
   ManualClock clock;
   ManualKubeClock kube_clock;
-  std::unique_ptr<op::PluginSet> plugins;
-  std::unique_ptr<kube::Client> client;
   telemetry::Registry registry;
-  std::unique_ptr<op::SelfMetrics> metrics;
-  std::unique_ptr<kube::EventRecorder> events;
-  kube::OwnerIndex owners;
-  // No informers are added: every read is a GET, deterministic for one reconcile at a time.
-  std::unique_ptr<op::CachedReader> reader;
-  std::unique_ptr<pipeline::Reconciler> reconciler;
+  // The operator's own wiring; no informers are added, so every read is a GET, deterministic
+  // for one reconcile at a time.
+  std::unique_ptr<op::PipelineWiring> wiring;
 };
 
 Pipeline::Pipeline(PipelineOptions options) {
@@ -87,21 +56,17 @@ Pipeline::Pipeline(PipelineOptions options) {
   parts_ = std::make_unique<Parts>(options);
   Parts& p = *parts_;
 
-  auto dirs = options.plugin_dirs;
-  dirs.push_back(kit_plugin_dir());
-  const TempFile config(options.plugin_config_json.empty() ? "{}" : options.plugin_config_json);
-  p.plugins = op::PluginSet::load({dirs, op::split_plugin_names(options.plugins), config.path()});
-
-  kube::ConfigFlags flags;
-  flags.kubeconfig = options.kubeconfig;
-  p.client = std::make_unique<kube::Client>(kube::Config::load(flags));
-  p.metrics = std::make_unique<op::SelfMetrics>(p.registry);
-  p.events = std::make_unique<kube::EventRecorder>(*p.client, "db-autoscaler", "", p.kube_clock);
-  pipeline::ReconcilerOptions ro;
-  ro.sync_period = options.sync_period;
-  ro.now = [&clock = p.clock] { return clock.now(); };
-  p.reader = std::make_unique<op::CachedReader>(*p.client, *p.metrics);
-  p.reconciler = std::make_unique<pipeline::Reconciler>(*p.client, *p.reader, *p.plugins, *p.events, *p.metrics, p.owners, ro);
+  op::PipelineWiringOptions wo;
+  wo.plugins.dirs = options.plugin_dirs;
+  wo.plugins.dirs.push_back(kit_plugin_dir());
+  wo.plugins.names = op::split_plugin_names(options.plugins);
+  wo.plugins.config_json = options.plugin_config_json;
+  wo.plugins.config_origin = "PipelineOptions::plugin_config_json";
+  wo.kube.kubeconfig = options.kubeconfig;
+  wo.sync_period = options.sync_period;
+  wo.now = [&clock = p.clock] { return clock.now(); };
+  wo.kube_clock = &p.kube_clock;
+  p.wiring = std::make_unique<op::PipelineWiring>(p.registry, std::move(wo));
 }
 
 Pipeline::~Pipeline() = default;
@@ -111,7 +76,7 @@ ManualClock& Pipeline::clock() { return parts_->clock; }
 ReconcileOutcome Pipeline::reconcile(const std::string& ns, const std::string& dha_name) {
   kube::ReconcileResult result;
   try {
-    result = parts_->reconciler->reconcile(ns + "/" + dha_name);
+    result = parts_->wiring->reconciler->reconcile(ns + "/" + dha_name);
   } catch (const std::exception& e) {
     result = kube::Error{e.what()};  // the controller treats a throwing reconcile the same way
   }
@@ -133,21 +98,21 @@ ReconcileOutcome Pipeline::reconcile(const std::string& ns, const std::string& d
 }
 
 std::string Pipeline::create(const ObjectRef& collection, std::string_view object_json) {
-  return kube::to_json(parts_->client->create(to_ref(collection), kube::parse_json(object_json)));
+  return kube::to_json(parts_->wiring->client->create(to_ref(collection), kube::parse_json(object_json)));
 }
 
-std::string Pipeline::get(const ObjectRef& object) { return kube::to_json(parts_->client->get(to_ref(object))); }
+std::string Pipeline::get(const ObjectRef& object) { return kube::to_json(parts_->wiring->client->get(to_ref(object))); }
 
 std::string Pipeline::merge_patch(const ObjectRef& object, std::string_view patch_json) {
-  return kube::to_json(parts_->client->merge_patch(to_ref(object), patch_json));
+  return kube::to_json(parts_->wiring->client->merge_patch(to_ref(object), patch_json));
 }
 
 std::string Pipeline::patch_status(const ObjectRef& object, std::string_view patch_json) {
-  return kube::to_json(parts_->client->patch_status(to_ref(object), patch_json));
+  return kube::to_json(parts_->wiring->client->patch_status(to_ref(object), patch_json));
 }
 
 std::optional<std::int64_t> Pipeline::read_int(const ObjectRef& object, std::string_view dotted_path) {
-  const auto doc = parts_->client->get(to_ref(object));
+  const auto doc = parts_->wiring->client->get(to_ref(object));
   const auto* at = sdk::json::find_path(doc, dotted_path);
   if (at == nullptr || !at->IsInt64()) return std::nullopt;
   return at->GetInt64();
@@ -155,7 +120,7 @@ std::optional<std::int64_t> Pipeline::read_int(const ObjectRef& object, std::str
 
 std::string Pipeline::condition(const std::string& ns, const std::string& dha_name, const std::string& type,
                                 const std::string& field) {
-  const auto dha = parts_->client->get(kube::resources::dhas(ns).named(dha_name));
+  const auto dha = parts_->wiring->client->get(kube::resources::dhas(ns).named(dha_name));
   const auto* conditions = kube::find_path(dha, {"status", "conditions"});
   if (conditions == nullptr || !conditions->IsArray()) return "";
   for (const auto& c : conditions->GetArray()) {
@@ -167,7 +132,7 @@ std::string Pipeline::condition(const std::string& ns, const std::string& dha_na
 }
 
 std::vector<std::string> Pipeline::events(const std::string& ns, const std::string& reason) {
-  const auto page = parts_->client->list_all(kube::resources::events(ns));
+  const auto page = parts_->wiring->client->list_all(kube::resources::events(ns));
   std::vector<std::string> out;
   const auto* items = kube::find_path(page.list, {"items"});
   if (items == nullptr || !items->IsArray()) return out;

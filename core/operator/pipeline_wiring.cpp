@@ -1,0 +1,30 @@
+#include "operator/pipeline_wiring.hpp"
+
+#include <spdlog/spdlog.h>
+
+namespace dha::op {
+
+PipelineWiring::PipelineWiring(telemetry::Registry& registry, PipelineWiringOptions o) {
+  plugins = PluginSet::load(o.plugins);
+  for (const auto& info : plugins->listing()) {
+    std::string caps;
+    for (const auto& c : info.capabilities) caps += (caps.empty() ? "" : ",") + c;
+    spdlog::info("plugin {} {} [{}] from {}", info.id, info.version, caps, info.origin);
+  }
+  spdlog::info("engine adapters handle: {}", plugins->handled_kinds());
+  config = kube::Config::load(o.kube);
+  config.metrics = &registry;  // the client's request metrics, next to ours
+  spdlog::info("API server {} ({})", config.server, config.source);
+  client = std::make_unique<kube::Client>(config);
+  metrics = std::make_unique<SelfMetrics>(registry);
+  events = o.kube_clock != nullptr ? std::make_unique<kube::EventRecorder>(*client, "db-autoscaler", "", *o.kube_clock)
+                                   : std::make_unique<kube::EventRecorder>(*client, "db-autoscaler");
+  reader = std::make_unique<CachedReader>(*client, *metrics);
+  pipeline::ReconcilerOptions ro;
+  ro.sync_period = o.sync_period;
+  ro.now = std::move(o.now);
+  reconciler = std::make_unique<pipeline::Reconciler>(*client, *reader, *plugins, *events, *metrics, owners, ro,
+                                                      std::move(o.watch));
+}
+
+}  // namespace dha::op

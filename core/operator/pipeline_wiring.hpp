@@ -1,0 +1,47 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "dha/kube/client.hpp"
+#include "dha/kube/clock.hpp"
+#include "dha/kube/config.hpp"
+#include "dha/kube/controller.hpp"
+#include "dha/kube/event_recorder.hpp"
+#include "dha/telemetry/registry.hpp"
+#include "operator/cached_reader.hpp"
+#include "operator/plugin_set.hpp"
+#include "operator/self_metrics.hpp"
+#include "pipeline/reconciler.hpp"
+
+// The reconcile pipeline and the host services it runs on, composed in one place: `db-autoscaler
+// run` adds informers, leader election and servers around it, the SDK's pipeline harness drives
+// it on a manual clock. Both get the same parts wired the same way.
+namespace dha::op {
+
+struct PipelineWiringOptions {
+  PluginSetOptions plugins;
+  kube::ConfigFlags kube;                        // loaded after the plugins, whose errors come first
+  std::chrono::seconds sync_period{60};
+  std::function<std::int64_t()> now;             // seconds since the epoch; empty: the system clock
+  const kube::Clock* kube_clock = nullptr;       // Event timestamps; nullptr: the system clock
+  pipeline::Reconciler::WatchRequest watch;      // may be empty (no informers)
+};
+
+struct PipelineWiring {
+  // `registry` receives the operator's own series and outlives the wiring.
+  PipelineWiring(telemetry::Registry& registry, PipelineWiringOptions options);
+
+  std::unique_ptr<PluginSet> plugins;
+  kube::Config config;
+  std::unique_ptr<kube::Client> client;
+  std::unique_ptr<SelfMetrics> metrics;
+  std::unique_ptr<kube::EventRecorder> events;
+  kube::OwnerIndex owners;
+  std::unique_ptr<CachedReader> reader;
+  std::unique_ptr<pipeline::Reconciler> reconciler;
+};
+
+}  // namespace dha::op
