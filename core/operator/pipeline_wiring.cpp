@@ -17,12 +17,12 @@ PipelineWiring::PipelineWiring(telemetry::Registry& registry, PipelineWiringOpti
   spdlog::info("API server {} ({})", config.server, config.source);
   client = std::make_unique<kube::Client>(config);
   metrics = std::make_unique<SelfMetrics>(registry);
-  events = o.kube_clock != nullptr ? std::make_unique<kube::EventRecorder>(*client, "db-autoscaler", "", *o.kube_clock)
-                                   : std::make_unique<kube::EventRecorder>(*client, "db-autoscaler");
+  const kube::Clock& clock = o.clock != nullptr ? *o.clock : kube::SystemClock::instance();
+  events = std::make_unique<kube::EventRecorder>(*client, "db-autoscaler", "", clock);
   reader = std::make_unique<CachedReader>(*client, *metrics);
   pipeline::ReconcilerOptions ro;
   ro.sync_period = o.sync_period;
-  ro.now = std::move(o.now);
+  ro.clock = &clock;
   reconciler = std::make_unique<pipeline::Reconciler>(*client, *reader, *plugins, *events, *metrics, owners, ro,
                                                       std::move(o.watch));
 }

@@ -25,8 +25,9 @@ struct PipelineWiringOptions {
   PluginSetOptions plugins;
   kube::ConfigFlags kube;                        // loaded after the plugins, whose errors come first
   std::chrono::seconds sync_period{60};
-  std::function<std::int64_t()> now;             // seconds since the epoch; empty: the system clock
-  const kube::Clock* kube_clock = nullptr;       // Event timestamps; nullptr: the system clock
+  // The one clock of the pipeline: decision time (its wall time, in seconds) and Event
+  // timestamps. nullptr: the system clock. Outlives the wiring.
+  const kube::Clock* clock = nullptr;
   pipeline::Reconciler::WatchRequest watch;      // may be empty (no informers)
 };
 

@@ -98,14 +98,8 @@ std::set<std::string> texts_of(const sdk::ActuatorPlan& plan) {
 // "spec.replicas" → "/spec/replicas".
 std::string pointer_of_dot_path(const std::string& dot_path) {
   Pointer p;
-  std::size_t start = 0;
-  while (start <= dot_path.size()) {
-    const std::size_t dot = dot_path.find('.', start);
-    const std::string part = dot_path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-    p = p.Append(part.c_str(), static_cast<rapidjson::SizeType>(part.size()));
-    if (dot == std::string::npos) break;
-    start = dot + 1;
-  }
+  for (const auto step : sdk::json::path_steps(dot_path))
+    p = p.Append(step.data(), static_cast<rapidjson::SizeType>(step.size()));
   return text_of(p);
 }
 

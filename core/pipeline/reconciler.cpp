@@ -19,10 +19,6 @@
 namespace dha::pipeline {
 namespace {
 
-std::int64_t system_now() {
-  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
 model::DhaSpec parse_spec_of(const rapidjson::Value& dha) {
   const auto* spec = kube::find_path(dha, {"spec"});
   if (spec == nullptr) throw model::InputError("spec", "required");
@@ -43,7 +39,11 @@ Reconciler::Reconciler(kube::Client& client, const op::CachedReader& reader, con
       act_(client, plugins, metrics),
       finalize_(client, plugins, metrics, act_),
       status_(client, events, metrics) {
-  if (!options_.now) options_.now = &system_now;
+  if (options_.clock == nullptr) options_.clock = &kube::SystemClock::instance();
+}
+
+std::int64_t Reconciler::now() const {
+  return std::chrono::duration_cast<std::chrono::seconds>(options_.clock->wall_now().time_since_epoch()).count();
 }
 
 kube::ReconcileResult Reconciler::reconcile(const std::string& key) {
@@ -85,7 +85,7 @@ kube::ReconcileResult Reconciler::reconcile_dha(const std::string& ns, const std
   }
   if (!has_finalizer(*dha)) dha = add_finalizer(client_, metrics_, ref);
 
-  status::Report report = status_.open(*dha, options_.now());
+  status::Report report = status_.open(*dha, now());
   if (!report.unreadable.empty()) {
     std::string fields;
     for (const auto& f : report.unreadable) fields += (fields.empty() ? "" : "; ") + f.error;

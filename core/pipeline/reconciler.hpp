@@ -6,6 +6,7 @@
 #include <string>
 
 #include "dha/kube/client.hpp"
+#include "dha/kube/clock.hpp"
 #include "dha/kube/controller.hpp"
 #include "dha/kube/event_recorder.hpp"
 #include "dha/kube/reconcile.hpp"
@@ -27,8 +28,9 @@ namespace dha::pipeline {
 
 struct ReconcilerOptions {
   std::chrono::seconds sync_period{60};
-  // Seconds since the epoch; the decision core never reads a clock itself.
-  std::function<std::int64_t()> now;
+  // Decision time is this clock's wall time in seconds (the decision core never reads a clock
+  // itself); nullptr: the system clock. Outlives the reconciler.
+  const kube::Clock* clock = nullptr;
   ObserveOptions observe;
 };
 
@@ -46,6 +48,7 @@ class Reconciler {
  private:
   kube::ReconcileResult reconcile_dha(const std::string& ns, const std::string& name);
   void forget(const std::string& ns, const std::string& name);
+  std::int64_t now() const;
 
   kube::Client& client_;
   const op::PluginSet& plugins_;

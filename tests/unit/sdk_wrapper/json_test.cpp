@@ -54,6 +54,21 @@ TEST(SdkJson, FindPathFollowsObjectsOnly) {
   EXPECT_EQ(find_path(doc, ""), &static_cast<const Value&>(doc));
 }
 
+TEST(SdkJson, PathStepsSplitADotPath) {
+  EXPECT_EQ(path_steps("spec.quorum.max"), (std::vector<std::string_view>{"spec", "quorum", "max"}));
+  EXPECT_EQ(path_steps("replicas"), (std::vector<std::string_view>{"replicas"}));
+  EXPECT_TRUE(path_steps("").empty());
+}
+
+TEST(SdkJson, AnnotationReadsKeysWithDotsAndSlashes) {
+  const Document doc = parse(R"({"metadata": {"annotations": {"autoscaling.cozystack.io/managed-by": "db",
+      "count": 4}}})", "in");
+  EXPECT_EQ(annotation(doc, "autoscaling.cozystack.io/managed-by"), "db");
+  EXPECT_EQ(annotation(doc, "count"), "");  // not a string
+  EXPECT_EQ(annotation(doc, "missing"), "");
+  EXPECT_EQ(annotation(parse(R"({"metadata": {}})", "in"), "x"), "");
+}
+
 TEST(SdkJson, TypedReadersNameTheField) {
   const Document doc = parse(R"({"n": "x", "i": 2.5, "j": 3.0, "b": 1})", "in");
   try {

@@ -37,14 +37,7 @@ std::string marker_patch(const std::string* marker_value, const std::string& rep
   w.EndObject();
   w.EndObject();
   if (replicas != nullptr) {
-    std::vector<std::string> parts;
-    std::size_t start = 0;
-    while (true) {
-      const std::size_t dot = replicas_path.find('.', start);
-      parts.push_back(replicas_path.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
-      if (dot == std::string::npos) break;
-      start = dot + 1;
-    }
+    const auto parts = json::path_steps(replicas_path);
     for (std::size_t i = 0; i < parts.size(); ++i) {
       json::write_key(w, parts[i]);
       if (i + 1 < parts.size()) w.StartObject();
@@ -78,11 +71,7 @@ sdk::ActuatorPlan release_plan(const sdk::ActuatorRequest& r) {
 }  // namespace
 
 std::string managed_by(const json::Value& target) {
-  // The key itself contains dots, so find_path can only reach the annotations object.
-  const json::Value* annotations = json::find_path(target, "metadata.annotations");
-  if (annotations == nullptr || !annotations->IsObject()) return {};
-  const json::Value* marker = json::find(*annotations, kManagedByAnnotation);
-  return marker != nullptr && marker->IsString() ? std::string(json::view(*marker)) : std::string();
+  return std::string(json::annotation(target, kManagedByAnnotation));
 }
 
 sdk::ActuatorPlan MergePatchActuator::plan(const sdk::ActuatorRequest& r) const {

@@ -2,6 +2,7 @@
 
 #include <dha/admission/go_float_format.hpp>
 #include <dha/admission/ownership_policy.hpp>
+#include <dha/sdk/json.hpp>
 
 #include <algorithm>
 #include <iterator>
@@ -21,11 +22,7 @@ const Value* member(const Value* object, std::string_view name) {
   return it == object->MemberEnd() ? nullptr : &it->value;
 }
 
-std::string_view marker_of(const Value& object) {
-  const Value* marker = member(member(member(&object, "metadata"), "annotations"), managed_by_annotation);
-  if (marker == nullptr || !marker->IsString()) return {};
-  return {marker->GetString(), marker->GetStringLength()};
-}
+std::string_view marker_of(const Value& object) { return sdk::json::annotation(object, managed_by_annotation); }
 
 const Value* replicas_of(const Value& object) { return member(member(member(&object, "spec"), "values"), "replicas"); }
 

@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "dha/sdk/error.hpp"
 
@@ -108,6 +109,18 @@ inline const Value* find(const Value& object, std::string_view key) noexcept {
   return nullptr;
 }
 
+// The steps of a dot path: "spec.quorum.maxSyncReplicas" → {"spec", "quorum", "maxSyncReplicas"};
+// an empty path has none. The views point into `path`.
+inline std::vector<std::string_view> path_steps(std::string_view path) {
+  std::vector<std::string_view> steps;
+  while (!path.empty()) {
+    const size_t dot = path.find('.');
+    steps.push_back(path.substr(0, dot));
+    path = dot == std::string_view::npos ? std::string_view{} : path.substr(dot + 1);
+  }
+  return steps;
+}
+
 // Follows a dot path ("spec.quorum.maxSyncReplicas") through nested objects; nullptr when any
 // step is missing or not an object. An empty path is the value itself.
 inline const Value* find_path(const Value& root, std::string_view path) noexcept {
@@ -120,6 +133,14 @@ inline const Value* find_path(const Value& root, std::string_view path) noexcept
     path = dot == std::string_view::npos ? std::string_view{} : path.substr(dot + 1);
   }
   return current;
+}
+
+// The value of annotation `key` on a Kubernetes object; "" when absent or not a string. (An
+// annotation key has dots and slashes in it, so a dot path reaches only the annotations object.)
+inline std::string_view annotation(const Value& object, std::string_view key) noexcept {
+  const Value* annotations = find_path(object, "metadata.annotations");
+  const Value* value = annotations == nullptr ? nullptr : find(*annotations, key);
+  return value != nullptr && value->IsString() ? view(*value) : std::string_view{};
 }
 
 // Saturating conversion of a JSON number to int64, truncating toward zero.
