@@ -239,7 +239,8 @@ void Operator::start() {
   }
   kube::LeaderElectionConfig le;
   le.lease_namespace =
-      options_.leader_election_namespace.empty() ? p.wiring->config.default_namespace : options_.leader_election_namespace;
+      options_.leader_election_namespace.empty() ? p.wiring->config.default_namespace
+                                                 : options_.leader_election_namespace;
   le.lease_name = options_.leader_election_id;
   le.lease_duration = options_.lease_duration;
   le.renew_deadline = options_.renew_deadline;

@@ -37,7 +37,12 @@ std::int32_t saturate_int32(std::int64_t v) {
 
 Observe::Observe(const op::CachedReader& reader, const op::PluginSet& plugins, op::SelfMetrics& metrics,
                  kube::OwnerIndex& owners, ObserveOptions options, WatchRequest watch)
-    : reader_(reader), plugins_(plugins), metrics_(metrics), owners_(owners), options_(options), watch_(std::move(watch)) {}
+    : reader_(reader),
+      plugins_(plugins),
+      metrics_(metrics),
+      owners_(owners),
+      options_(options),
+      watch_(std::move(watch)) {}
 
 std::variant<Observed, Stop> Observe::run(const std::string& ns, const std::string& dha_name,
                                           const model::DhaSpec& spec, const PredictiveContext* predictive) const {

@@ -100,7 +100,9 @@ std::string Pipeline::create(const ObjectRef& collection, std::string_view objec
   return kube::to_json(parts_->wiring->client->create(to_ref(collection), kube::parse_json(object_json)));
 }
 
-std::string Pipeline::get(const ObjectRef& object) { return kube::to_json(parts_->wiring->client->get(to_ref(object))); }
+std::string Pipeline::get(const ObjectRef& object) {
+  return kube::to_json(parts_->wiring->client->get(to_ref(object)));
+}
 
 std::string Pipeline::merge_patch(const ObjectRef& object, std::string_view patch_json) {
   return kube::to_json(parts_->wiring->client->merge_patch(to_ref(object), patch_json));

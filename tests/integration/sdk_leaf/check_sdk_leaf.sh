@@ -8,7 +8,8 @@ source_dir=$1
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 
 # Every include directory core/ offers: the component folders and the dha/<component>/ headers.
-host_paths='operator|pipeline|plugin_host|tenancy|dha/(actuators|admission|decide|gates|kube|model|server|status_writer|telemetry)'
+components='actuators|admission|decide|gates|kube|model|server|status_writer|telemetry'
+host_paths="operator|pipeline|plugin_host|tenancy|dha/($components)"
 if found=$(grep -rEn "#include [<\"]($host_paths)/" "$source_dir/sdk"); then
   echo "sdk/ includes host headers:"; echo "$found"; exit 1
 fi

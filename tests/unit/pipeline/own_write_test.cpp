@@ -36,7 +36,8 @@ class OwnWrite : public ::testing::Test {
   }
 
   static bool shows(const plugin_host::PluginInstance& actuator, const rapidjson::Value& target, std::int64_t current) {
-    return target_shows_our_write(plan(actuator, target, "db-dha", current), plan(actuator, target, "db-dha-another", current),
+    return target_shows_our_write(plan(actuator, target, "db-dha", current),
+                                  plan(actuator, target, "db-dha-another", current),
                                   plan(actuator, target, "db-dha", current + 1), target, "spec.replicas");
   }
 
@@ -107,7 +108,8 @@ TEST(OwnWriteThirdParty, APlanWithoutIdentityNeverShowsOurWrite) {
   target.Parse(R"({"spec":{"replicas":4}})");
   const auto count_only = [](int n) {
     const std::string v = std::to_string(n);
-    return plan_of((R"({"requests":[{"subresource":"","patchType":"json","body":[{"op":"test","path":"/spec/replicas","value":)" +
+    return plan_of((R"({"requests":[{"subresource":"","patchType":"json","body":[)"
+                    R"({"op":"test","path":"/spec/replicas","value":)" +
                     v + R"(},{"op":"replace","path":"/spec/replicas","value":)" + v + "}]}]}")
                        .c_str());
   };
@@ -120,12 +122,13 @@ TEST(OwnWriteThirdParty, AMarkerWithoutACountIsNotEnough) {
   rapidjson::Document target;
   target.Parse(R"({"metadata":{"labels":{"owner":"db-dha"}},"spec":{"replicas":4}})");
   const auto marker_and_count = [](const char* owner, int n) {
-    return plan_of((std::string(R"({"requests":[{"subresource":"","patchType":"merge","body":{"metadata":{"labels":{"owner":")") +
+    return plan_of((std::string(R"({"requests":[{"subresource":"","patchType":"merge",)"
+                                R"("body":{"metadata":{"labels":{"owner":")") +
                     owner + R"("}},"spec":{"replicas":)" + std::to_string(n) + "}}}]}")
                        .c_str());
   };
-  EXPECT_FALSE(target_shows_our_write(marker_and_count("db-dha", 4), marker_and_count("x", 4), marker_and_count("db-dha", 5),
-                                      target, "spec.replicas"));
+  EXPECT_FALSE(target_shows_our_write(marker_and_count("db-dha", 4), marker_and_count("x", 4),
+                                      marker_and_count("db-dha", 5), target, "spec.replicas"));
 }
 
 // A third-party actuator that records who and how many gets the same adoption as ours.
