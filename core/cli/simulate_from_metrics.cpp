@@ -20,32 +20,6 @@
 namespace dha::cli {
 namespace {
 
-// The plugin set reads configuration from a file, as the operator's --plugin-config: this one
-// gives the metric source the URL and lives only while the set loads.
-class TemporaryConfig {
- public:
-  explicit TemporaryConfig(const std::string& json) {
-    std::string pattern = (std::filesystem::temp_directory_path() / "db-autoscaler-plugins-XXXXXX").string();
-    const int fd = ::mkstemp(pattern.data());
-    if (fd < 0) throw Exit(kExitFailure, "cannot create a temporary plugin configuration file");
-    ::close(fd);
-    path_ = pattern;
-    std::ofstream out(path_, std::ios::trunc);
-    out << json;
-    if (!out) throw Exit(kExitFailure, "cannot write " + path_);
-  }
-  ~TemporaryConfig() {
-    std::error_code ec;
-    std::filesystem::remove(path_, ec);
-  }
-  TemporaryConfig(const TemporaryConfig&) = delete;
-  TemporaryConfig& operator=(const TemporaryConfig&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
 // Every metric source takes "url"; metrics-vm also gets a longer timeout and a larger response cap
 // than the operator's instant reads need. Other sources are given only the URL, since the host
 // refuses configuration keys a plugin does not declare.
@@ -133,13 +107,11 @@ std::int64_t parse_duration_seconds(const std::string& text, const std::string& 
 History read_history(const HistoryRequest& r) {
   if (r.metric_types.empty()) throw Exit(kExitBadInput, "the DHA names no metrics to read");
   std::unique_ptr<op::PluginSet> set;
-  {
-    const TemporaryConfig config(plugin_config(r));
-    try {
-      set = op::PluginSet::load({r.plugin_dirs, r.plugins, config.path()});
-    } catch (const std::exception& e) {
-      throw Exit(kExitBadInput, std::string("--plugins: ") + e.what());
-    }
+  try {
+    // The metric source's URL, as configuration text (as the operator's --plugin-config file holds).
+    set = op::PluginSet::load({r.plugin_dirs, r.plugins, plugin_config(r), "the metric source's configuration"});
+  } catch (const std::exception& e) {
+    throw Exit(kExitBadInput, std::string("--plugins: ") + e.what());
   }
   const plugin_host::PluginInstance* source = set->metric_source();
   if (source == nullptr || source->info().id != r.metrics_plugin)

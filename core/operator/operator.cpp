@@ -208,7 +208,7 @@ void Operator::start() {
     admission::mount_replicas_ownership_webhook(router, wo, &p.registry);
     admission::mount_one_dha_per_target_webhook(
         router, {},
-        [&client = *p.client](const std::string& ns) {
+        [&client = *p.wiring->client](const std::string& ns) {
           return admission::claims_of_list(client.list_all(kube::resources::dhas(ns)).list);
         },
         &p.registry);
