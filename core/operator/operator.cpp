@@ -222,7 +222,7 @@ void Operator::start() {
     // Fencing: every write of the reconcilers (replicas, status, events, finalizers) first
     // checks that this replica still holds the lease, as of now. One that lost it writes
     // nothing more, whatever its in-flight reconciles were about to do.
-    p.client->set_write_fence([&p] {
+    p.wiring->client->set_write_fence([&p] {
       if (!p.elector || !p.elector->holds_lease())
         throw kube::WriteFenced("not writing: this replica does not hold the leader lease");
     });
