@@ -14,7 +14,7 @@
 // namespace, the namespace's ResourceQuotas — answered from the operator's watch-fed informer
 // caches once the informer for that resource has synced, and by a GET/LIST (counted in
 // db_autoscaler_api_requests_total) before that or when no informer is registered.
-// At 10 000 DHAs that is ~4 fewer API requests per reconcile (issue 11); the cache is as fresh
+// At 10 000 DHAs that is ~4 fewer API requests per reconcile (bench/scale); the cache is as fresh
 // as the watch, which is what controller-runtime's cached client gives too. The DHA itself is
 // still read with a GET: its status carries the decision state, and a status write must start
 // from the latest one.

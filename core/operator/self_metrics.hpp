@@ -8,7 +8,7 @@
 
 #include "dha/telemetry/registry.hpp"
 
-// The operator's own series (BEHAVIOUR §7.1 with Part A 6, and the chart's metrics contract in
+// The operator's own series (docs/behaviour.md#self-metrics, and the chart's metrics contract in
 // charts/db-autoscaler/README.md). Per-DHA gauges are refreshed on EVERY reconcile outcome and
 // deleted when the DHA goes away. Thread-safe.
 namespace dha::op {

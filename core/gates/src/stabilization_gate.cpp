@@ -5,9 +5,9 @@
 
 namespace dha::gates {
 
-// HPA semantics (BEHAVIOUR §3.8): a rise must hold for the whole up-window (the minimum of the
-// window's recommendations) and a fall for the whole down-window (their maximum). An entry whose
-// age equals the window is still inside it.
+// HPA semantics (docs/behaviour.md#guardrail-stabilization): a rise must hold for the whole
+// up-window (the minimum of the window's recommendations) and a fall for the whole down-window
+// (their maximum). An entry whose age equals the window is still inside it.
 GateNote StabilizationGate::apply(Proposal& p, const GateContext& ctx) const {
   const std::int32_t current = ctx.current();
   const std::int32_t raw = p.replicas;

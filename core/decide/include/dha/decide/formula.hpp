@@ -7,7 +7,7 @@
 #include "dha/model/observation.hpp"
 #include "dha/model/spec.hpp"
 
-// The proportional formula (BEHAVIOUR §3.5, Part A 3 and 14).
+// The proportional formula, saturating, with the tolerance band (docs/behaviour.md#formula).
 namespace dha::decide {
 
 // Read-serving replicas: max(current - primaries, 1).

@@ -15,8 +15,8 @@ enum class ProposalKind { Open, Freeze, Rollback };
 struct Proposal {
   ProposalKind kind = ProposalKind::Open;
   std::int32_t replicas = 0;
-  // Stabilized and bounded, before the step limit (set by the Bounds gate). Part A 8: only a
-  // natural target below a failed size clears the backoff.
+  // Stabilized and bounded, before the step limit (set by the Bounds gate). Only a natural
+  // target below a failed size clears the backoff (docs/behaviour.md#backoff-clearing).
   std::optional<std::int32_t> natural;
   std::string able_reason;      // AbleToScale False reason/message for Freeze and Rollback
   std::string able_message;

@@ -1,7 +1,7 @@
 #pragma once
 
-// Condition reasons (BEHAVIOUR §2.1 plus Part A's HealthUnknown and NotConverged) and the trace
-// reasons gates use when they pass or reshape a proposal without a condition of their own.
+// Condition reasons (docs/behaviour.md#conditions) and the trace reasons gates use when they
+// pass or reshape a proposal without a condition of their own.
 namespace dha::gates::reasons {
 
 // AbleToScale

@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-// What the decision needs across cycles (BEHAVIOUR Part A 1). Times are seconds since the epoch;
+// What the decision needs across cycles, persisted in status so a restart or failover loses
+// none of it (docs/behaviour.md#status-persisted-state). Times are seconds since the epoch;
 // in DHA status they are RFC3339 (see status.hpp), in the `decide` command plain numbers.
 namespace dha::model {
 

@@ -28,7 +28,7 @@ struct Observation {
   std::int32_t current_replicas = 0;  // total instances in the target's replicas field
   std::int32_t primary_count = 1;
   std::int32_t quorum_floor = 1;      // the adapter's floor; respectQuorum=false makes it 1
-  bool health_known = true;           // false: health object missing or unreadable (Part A 2)
+  bool health_known = true;           // false: health object missing or unreadable (freeze)
   bool operational = true;
   std::int32_t available_replicas = 0;
   std::vector<MetricReading> metrics;

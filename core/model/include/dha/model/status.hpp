@@ -19,7 +19,7 @@ enum class DecisionKind { Scale, NoChange, Freeze, Rollback };
 std::string_view to_string(DecisionKind kind);
 std::optional<DecisionKind> parse_decision_kind(std::string_view text);
 
-// One gate's effect on the proposal: "why this count" (Part A 13).
+// One gate's effect on the proposal: "why this count" (docs/behaviour.md#status-last-decision).
 struct TraceEntry {
   std::string gate;
   std::int32_t in = 0;
