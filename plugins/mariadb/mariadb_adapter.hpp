@@ -5,9 +5,9 @@
 
 namespace dha::plugins {
 
-// Engine adapter for cozystack MariaDB (mariadb-operator, asynchronous replication),
-// BEHAVIOUR §4.3. Reported not scalable with the reference reason: the cozystack chart does not
-// set replication.replica.bootstrapFrom, so the operator rejects a scale-out. The queries are
+// Engine adapter for cozystack MariaDB (mariadb-operator, asynchronous replication); its queries
+// are in plugins/README.md. Reported not scalable with the reference reason: the cozystack chart
+// does not set replication.replica.bootstrapFrom, so the operator rejects a scale-out. The queries are
 // complete, so `db-autoscaler metrics` shows the load, and the configuration switch
 // `allowScaling` (off by default) turns scaling on once the platform supports it.
 class MariadbAdapter final : public sdk::EngineAdapter {

@@ -7,9 +7,9 @@ namespace dha::plugins {
 
 // Engine adapter for PostgreSQL run by CloudNativePG, reached two ways:
 //   - apps.cozystack.io/v1alpha1 Postgres (the cozystack Application): count in spec.replicas,
-//     health from the WorkloadMonitor postgres-<name>, actuated by merge patch (BEHAVIOUR §4.1);
+//     health from the WorkloadMonitor postgres-<name>, actuated by merge patch;
 //   - postgresql.cnpg.io/v1 Cluster directly: count in spec.instances, health from the
-//     Cluster's own status, actuated through its /scale subresource (Part A 15).
+//     Cluster's own status, actuated through its /scale subresource.
 class PostgresAdapter final : public sdk::EngineAdapter {
  public:
   static constexpr sdk::PluginInfo info{

@@ -5,9 +5,9 @@
 
 namespace dha::plugins {
 
-// Engine adapter for cozystack Redis (spotahome RedisFailover with Sentinel), BEHAVIOUR §4.2:
-// one master and replicas-1 read-serving slaves; the three Sentinels do not count. Health comes
-// from the WorkloadMonitor the chart really renders, redis-<name>-redis (Part A 2; the
+// Engine adapter for cozystack Redis (spotahome RedisFailover with Sentinel; queries in
+// plugins/README.md): one master and replicas-1 read-serving slaves; the three Sentinels do not
+// count. Health comes from the WorkloadMonitor the chart really renders, redis-<name>-redis (the
 // reference looked for redis-<name> and failed open). No lag signal: Redis reports byte offsets
 // only, which a seconds threshold cannot use, so the lag brake is off for Redis.
 class RedisAdapter final : public sdk::EngineAdapter {

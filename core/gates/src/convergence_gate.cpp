@@ -13,7 +13,8 @@ GateNote ConvergenceGate::apply(Proposal& p, const GateContext& ctx) const {
 
   const std::string progress =
       std::to_string(obs.available_replicas) + " of " + std::to_string(current) + " available";
-  // Part A 10: only a patch of ours anchors a deadline; anything else (a crash, a drain) waits.
+  // Only a patch of ours anchors a deadline; anything else (a crash, a drain) waits
+  // (docs/behaviour.md#guardrail-not-converged).
   if (!ctx.state.in_flight_since) {
     std::string msg = "target not converged (" + progress + ") and no scale of ours in flight; freezing";
     freeze(p, ctx, reasons::kNotConverged, msg);
@@ -30,7 +31,7 @@ GateNote ConvergenceGate::apply(Proposal& p, const GateContext& ctx) const {
   }
 
   const auto& last = ctx.state.last_converged_replicas;
-  // Part A 9: a stuck scale-down is never "rolled back" upward.
+  // A stuck scale-down is never "rolled back" upward (docs/behaviour.md#guardrail-rollback).
   if (last && current < *last) {
     std::string msg = "scale did not converge and no safe rollback target";
     freeze(p, ctx, reasons::kStuckScaling, msg);

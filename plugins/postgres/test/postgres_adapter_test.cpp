@@ -29,7 +29,8 @@ std::string cluster(const std::string& spec) {
          spec + "}";
 }
 
-// Fills placeholders the way the host does for plain values, to compare with BEHAVIOUR §4.1.
+// Fills placeholders the way the host does for plain values, to compare with the queries the
+// reference operator ran (plugins/README.md).
 std::string render(std::string q) {
   for (const auto& [from, to] : {std::pair<std::string, std::string>{"${namespace}", "N"}, {"${name}", "A"}}) {
     for (size_t at = q.find(from); at != std::string::npos; at = q.find(from)) q.replace(at, from.size(), to);

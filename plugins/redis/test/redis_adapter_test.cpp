@@ -47,7 +47,7 @@ TEST(RedisAdapter, Topology) {
     EXPECT_EQ(t.primary_count, 1);
     EXPECT_EQ(t.quorum_floor, 1);
     EXPECT_EQ(t.release_name, "redis-cache");
-    // Part A 2: the WorkloadMonitor the chart renders, not the release name.
+    // The WorkloadMonitor the chart renders, not the release name (the reference's defect).
     EXPECT_EQ(t.health, sdk::HealthSource::workload_monitor("redis-cache-redis"));
   }
   const json::Document doc = json::parse(app(R"({"replicas": 1})"), "target");

@@ -1,6 +1,6 @@
 #pragma once
 
-// The topology every cozystack Application shares (BEHAVIOUR §4): a managed database of group
+// The topology every cozystack Application shares: a managed database of group
 // apps.cozystack.io whose replica count is `spec.replicas`, released by Helm as
 // "<prefix>-<name>", watched by a WorkloadMonitor of that release name, sized by
 // `spec.resources` or `spec.resourcesPreset` (the chart's default preset when neither is set).

@@ -1,9 +1,9 @@
 #pragma once
 
-// Reading an Application's `spec` values the way BEHAVIOUR §4 fixes it, so that every engine
-// adapter (and the host) agrees: integers are JSON numbers truncated to int32 (saturating, not
-// wrapping); a missing key or a non-number gives the default; booleans count only when the value
-// really is a bool ("true" the string is not).
+// Reading an Application's `spec` values one way, so that every engine adapter (and the host)
+// agrees: integers are JSON numbers truncated to int32 (saturating, not wrapping); a missing key
+// or a non-number gives the default; booleans count only when the value really is a bool
+// ("true" the string is not).
 
 #include <cstdint>
 #include <limits>
@@ -42,8 +42,8 @@ inline std::string_view read_string(const json::Value& spec, std::string_view pa
 }
 
 // The replica count at `replicas_path` (a dot path from the object root, "spec.replicas"):
-// a number, truncated and saturated to int32; nullopt when absent or not a number (Part A 11:
-// a missing count is "not scalable", never 0).
+// a number, truncated and saturated to int32; nullopt when absent or not a number (a missing
+// count is "not scalable", never 0).
 inline std::optional<int32_t> read_replicas(const json::Value& object,
                                             std::string_view replicas_path) noexcept {
   const json::Value* v = json::find_path(object, replicas_path);
@@ -51,8 +51,8 @@ inline std::optional<int32_t> read_replicas(const json::Value& object,
   return saturate_int32(json::truncate_to_int64(*v));
 }
 
-// The per-pod request an Application states explicitly (BEHAVIOUR §3.7): both values non-empty
-// strings. Anything else (a YAML number such as `cpu: 2`, a missing key) is nullopt, and the
+// The per-pod request an Application states explicitly, for the tenant quota ceiling: both
+// values non-empty strings. Anything else (a YAML number such as `cpu: 2`, a missing key) is nullopt, and the
 // host falls back to the resources preset. Whether they parse as quantities is the host's call.
 inline std::optional<Resources> read_resources(const json::Value& spec, std::string_view cpu_path = "resources.cpu",
                                                std::string_view memory_path = "resources.memory") {

@@ -1,6 +1,8 @@
 #pragma once
 
-// Reading health from a cozystack WorkloadMonitor (BEHAVIOUR §4.5, Part A 2). It is the default
+// Reading health from a cozystack WorkloadMonitor (`status.operational`,
+// `status.availableReplicas`; a missing or unreadable one is "health unknown", which the host
+// freezes on). It is the default
 // EngineAdapter::health and the host may call it directly.
 //
 //   status.operational      bool; absent → true (the reference reads a nil *bool as true)

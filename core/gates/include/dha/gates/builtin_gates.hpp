@@ -21,15 +21,16 @@ class QuorumVsQuotaGate final : public Gate {
 };
 
 // 3. Single-flight: wait for our own scale to converge, roll back a stuck scale-up after the
-// deadline (strictly greater), freeze on a stuck scale-down (Part A 9) or on an unconverged
-// target we did not scale (Part A 10).
+// deadline (strictly greater), freeze on a stuck scale-down or on an unconverged target we did
+// not scale (docs/behaviour.md#guardrail-single-flight).
 class ConvergenceGate final : public Gate {
  public:
   std::string_view name() const override { return "Convergence"; }
   GateNote apply(Proposal& p, const GateContext& ctx) const override;
 };
 
-// 4. Health object unknown (Part A 2) or target not operational: freeze.
+// 4. Health object unknown or target not operational: freeze
+// (docs/behaviour.md#guardrail-operational-health).
 class HealthGate final : public Gate {
  public:
   std::string_view name() const override { return "Health"; }

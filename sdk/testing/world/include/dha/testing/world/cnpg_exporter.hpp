@@ -3,7 +3,7 @@
 // The series a CloudNativePG cluster and kube-state-metrics would expose for one simulated
 // Postgres application, in Prometheus exposition format (with millisecond timestamps), ready for
 // VictoriaMetrics' /api/v1/import/prometheus. The label sets are the ones plugins/postgres joins
-// on (BEHAVIOUR §4.1):
+// on (plugins/README.md):
 //
 //   cnpg_backends_total{namespace, pod, datname, usename, application_name, state="active"|"idle"}
 //   kube_pod_labels{namespace, pod, label_cnpg_io_cluster, label_cnpg_io_instance_name,
