@@ -1,8 +1,8 @@
 // Regression for the soak's first finding: the operator patched replicas, then its status write
 // failed, and the applied count was forgotten (state lives in status). The operator then treated
 // the count as nobody's, so when a tenant set the old count back it scaled over them: a write
-// war, which §3.3 step 13 forbids. Deterministic: the fault is aimed at the status write that
-// follows the patch.
+// war, which docs/behaviour.md#guardrail-ownership forbids. Deterministic: the fault is aimed at
+// the status write that follows the patch.
 //
 // DHA_OPERATOR_BINARY overrides the operator under test (to show an older build fails);
 // DHA_SHOW_OPERATOR_LOG=1 prints the operator's log even when the test passes.

@@ -281,8 +281,8 @@ std::vector<Violation> check_status_kept(const std::string& what, const rapidjso
   }
   for (const auto& m : before.GetObject()) {
     const std::string field = m.name.GetString();
-    // Cleared by design, not lost: the in-flight anchor on convergence (Part A 1), the backoff
-    // by a lower metric-backed decision (Part A 8).
+    // Cleared by design, not lost: the in-flight anchor on convergence, the backoff by a lower
+    // metric-backed decision (docs/behaviour.md#status-persisted-state).
     if (field == "inFlightSince" || field == "backoff") continue;
     if (!after.HasMember(m.name)) out.push_back({"status-kept", what, "status." + field + " disappeared"});
   }

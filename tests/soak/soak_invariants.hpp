@@ -66,27 +66,27 @@ struct Report {
   std::size_t checks_passed() const;
 };
 
-// The rules, in BEHAVIOUR.md terms (see tests/soak/README.md):
-//   quorum-floor   a replicas write is never below the adapter's quorum floor (§3.4 step 8.4/10;
-//                  a rollback target is also >= floor, step 5)
-//   max            ... never above maxReplicas, unless the floor itself is above it (8.3/8.4)
+// The rules (tests/soak/README.md lists the part of docs/behaviour.md each one checks):
+//   quorum-floor   a replicas write is never below the adapter's quorum floor (a rollback
+//                  target is also >= floor)
+//   max            ... never above maxReplicas, unless the floor itself is above it
 //   quota          ... never above current + floor(headroom / per-pod cpu) of the tenant quota
-//                  at that moment (§3.7, "quota wins over everything")
+//                  at that moment (the quota wins over everything)
 //   ownership      no replicas write while the target's replicas differ from the operator's own
-//                  last applied value (§3.3 step 13: a competing writer holds it)
+//                  last applied value (a competing writer holds it)
 //   leader         every operator write to a target or DHA comes from the identity holding the
 //                  Lease when the write arrived (never two leaders writing)
 //   fresh-metric   every replicas write has a sample of its target pushed within `freshness`
-//                  before it arrived (§3.4 step 1: no metric, no scale; rollbacks included)
+//                  before it arrived (no metric, no scale; rollbacks included)
 //   down-window    a scale-down (not a rollback) from c only when every recommendation the DHA
-//                  recorded in the down window before it is below c (§3.8, Part A 1)
-//   dry-run        no write at all to a dry-run DHA's target (Part A 5); each Scale/Rollback
+//                  recorded in the down window before it is below c, across restarts too
+//   dry-run        no write at all to a dry-run DHA's target; each Scale/Rollback
 //                  decision such a DHA records in status counts as one check
 Report check(const Rules& rules, const std::vector<testing::AuditEntry>& audit, const std::vector<MetricPush>& pushes);
 
-// Part A 1 across a restart: every status field the DHA had before still exists after, and the
-// recommendations recorded before that are still inside the longest window at `after_time` are
-// still there. `what` names the restart in messages. Returns the violations (empty = held).
+// State survives a restart (docs/behaviour.md#diff-restart-safe-state): every status field the
+// DHA had before still exists after, and the recommendations recorded before that are still
+// inside the longest window at `after_time` are still there. `what` names the restart in messages. Returns the violations (empty = held).
 std::vector<Violation> check_status_kept(const std::string& what, const rapidjson::Value& before,
                                          const rapidjson::Value& after, Time after_time, Seconds window);
 

@@ -1,4 +1,4 @@
-// The chaos soak (issue 11): two `db-autoscaler run` processes with leader election, the
+// The chaos soak: two `db-autoscaler run` processes with leader election, the
 // embedded API server and a real VictoriaMetrics, four DHAs under a looping load trace, and a
 // seeded random fault schedule. Afterwards every write the API server recorded is checked
 // against the safety invariants (soak_invariants.hpp); status is compared across every restart.
@@ -613,7 +613,7 @@ class Soak : public ::testing::Test {
         const int before = replicas_of(p.target, tenant);
         if (before < 0) break;
         // Another identity moves the count (within the DHA's bounds, so only ownership is at
-        // stake), then puts it back, which ends the conflict (§3.3 step 13).
+        // stake), then puts it back, which ends the conflict (docs/behaviour.md#guardrail-ownership).
         const int other = before > t.min ? before - 1 : before + 1;
         const char* field = t.cnpg() ? "instances" : "replicas";
         tenant.merge_patch(t.ref(), fmt::format(R"({{"spec":{{"{}":{}}}}})", field, other));

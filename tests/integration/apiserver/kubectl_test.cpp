@@ -51,7 +51,7 @@ TEST_F(KubectlTest, ApplyCrdAndObjectThenGetShowsPrinterColumns) {
             std::string::npos) << applied.output;
   auto get = kubectl("get dha");
   ASSERT_EQ(get.exit_code, 0) << get.output;
-  // Printer columns from BEHAVIOUR §1.1, in order, then the values of this object.
+  // Printer columns (docs/behaviour.md#printer-columns), in order, then the values of this object.
   auto header = get.output.substr(0, get.output.find('\n'));
   std::vector<std::string> columns = {"NAME", "TARGET", "METRICS", "MIN", "MAX", "CURRENT", "DESIRED", "REASON"};
   std::size_t pos = 0;

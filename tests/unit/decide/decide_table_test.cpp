@@ -118,14 +118,14 @@ std::vector<Row> rows() {
          c.state.last_converged_replicas = 2;
        },
        DecisionKind::Freeze, 3, "StuckScaling", "scale did not converge and no safe rollback target", "Ready"},
-      {"stuck_scale_down_never_rolls_back_up",  // Part A 9
+      {"stuck_scale_down_never_rolls_back_up",  // docs/behaviour.md#diff-no-upward-rollback
        [](DecideCase& c) {
          c.obs.available_replicas = 2;
          c.state.in_flight_since = c.now - 5000;
          c.state.last_converged_replicas = 4;
        },
        DecisionKind::Freeze, 3, "StuckScaling", "scale did not converge and no safe rollback target", "Ready"},
-      {"unconverged_without_our_patch_is_not_converged",  // Part A 10
+      {"unconverged_without_our_patch_is_not_converged",  // docs/behaviour.md#diff-deadline-own-scale
        [](DecideCase& c) {
          c.obs.available_replicas = 2;
          c.state.last_scale_time = c.now - 100000;  // the reference would rebuild a stale anchor here
@@ -142,7 +142,7 @@ std::vector<Row> rows() {
        },
        DecisionKind::Freeze, 3, "MetricUnavailable", nullptr, "Ready"},
       // --- health
-      {"health_unknown_freezes",  // Part A 2
+      {"health_unknown_freezes",  // docs/behaviour.md#diff-health-fails-closed
        [](DecideCase& c) { c.obs.health_known = false; }, DecisionKind::Freeze, 3, "HealthUnknown",
        "health object missing or unreadable; freezing", "Ready"},
       {"health_unknown_never_rolls_back",

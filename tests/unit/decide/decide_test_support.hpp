@@ -1,7 +1,8 @@
 #pragma once
 
-// Builders for decision-core tests: a baseline that scales 3 -> 4 (the BEHAVIOUR §3.5 worked
-// example), tweaked per case. Shared by tests/unit/decide and tests/unit/gates.
+// Builders for decision-core tests: a baseline that scales 3 -> 4 (the worked example of
+// docs/behaviour.md#formula-worked-example), tweaked per case. Shared by tests/unit/decide and
+// tests/unit/gates.
 
 #include <rapidjson/document.h>
 

@@ -1,4 +1,4 @@
-// The proportional formula (BEHAVIOUR §3.5) per metric, and over a spec's metrics.
+// The proportional formula (docs/behaviour.md#formula) per metric, and over a spec's metrics.
 
 #include <gtest/gtest.h>
 
@@ -92,7 +92,7 @@ TEST(FormulaMetrics, ReadReplicasNeverBelowOne) {
   EXPECT_EQ(decide::read_replicas(INT32_MIN, INT32_MAX), 1);
 }
 
-// BEHAVIOUR §3.10: 900, 1800, 3600, 7200, 7200, ...
+// docs/behaviour.md#guardrail-backoff: 900, 1800, 3600, 7200, 7200, ...
 TEST(Backoff, DoublesThenCapsAtEightTimes) {
   const std::int64_t expected[] = {900, 1800, 3600, 7200, 7200, 7200};
   for (int count = 1; count <= 6; ++count) EXPECT_EQ(decide::backoff_seconds(900, count), expected[count - 1]) << count;

@@ -8,7 +8,7 @@
 namespace dha::sdk::values {
 namespace {
 
-// BEHAVIOUR §4 "Values helpers", one row per rule.
+// How every adapter reads Application values (sdk/include/dha/sdk/values.hpp), one row per rule.
 struct IntCase {
   const char* name;
   const char* spec;
@@ -80,8 +80,8 @@ TEST(SdkValues, ReadReplicasIsEmptyWhenMissingNeverZero) {
 
 namespace {
 
-// BEHAVIOUR §3.7: explicit resources count only as two non-empty strings; anything else falls
-// back to the preset (nullopt), so every adapter reads them the same way.
+// For the quota ceiling, explicit resources count only as two non-empty strings; anything else
+// falls back to the preset (nullopt), so every adapter reads them the same way.
 TEST(SdkValues, ReadResourcesOnlyForTwoNonEmptyStrings) {
   struct Case {
     const char* spec;
