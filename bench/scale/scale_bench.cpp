@@ -1,4 +1,4 @@
-// The scale benchmark (issue 11): N Postgres applications with N DHAs in the embedded API
+// The scale benchmark: N Postgres applications with N DHAs in the embedded API
 // server (this process) and a real VictoriaMetrics, reconciled by the real `db-autoscaler run`
 // pinned to one CPU. Prints one markdown table row (see README.md for the columns).
 //

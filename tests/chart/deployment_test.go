@@ -5,7 +5,8 @@ import (
 	"testing"
 )
 
-// BEHAVIOUR §8.4 item 1, adapted: replicas, leader election, identities, cert mount, security.
+// The reference chart's deployment assertions, adapted: replicas, leader election, identities, cert
+// mount, security.
 func TestDeploymentReferenceAssertions(t *testing.T) {
 	r := renderChart(t, nil)
 	d := only(t, r, "Deployment", "db-autoscaler")
@@ -139,7 +140,7 @@ func TestSelectorsMatchThePods(t *testing.T) {
 	matches("PodDisruptionBudget", at(only(t, r, "PodDisruptionBudget", "db-autoscaler"), "spec.selector.matchLabels"))
 }
 
-// The operator's flags (issue 7). An arg the binary does not know would crash-loop the pods.
+// The operator's flags (docs/operator.md). An arg the binary does not know would crash-loop the pods.
 var operatorFlags = map[string]bool{
 	"--kubeconfig": true, "--leader-elect": true, "--leader-election-namespace": true,
 	"--plugin-dir": true, "--plugins": true, "--plugin-config": true,

@@ -11,7 +11,7 @@ import (
 	"dha.local/charttest/helmrender"
 )
 
-// The release the reference chart tests use (BEHAVIOUR §8.4).
+// The release the reference chart's tests use.
 const (
 	releaseName      = "db-autoscaler"
 	releaseNamespace = "cozy-db-autoscaler"

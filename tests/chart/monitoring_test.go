@@ -6,7 +6,8 @@ import (
 	"testing"
 )
 
-// BEHAVIOUR §8.4 item 6: the scrape verifies the serving certificate against the release CA.
+// As the reference chart's test asserted: the scrape verifies the serving certificate against the
+// release CA.
 func TestVMServiceScrapeVerifiesTLS(t *testing.T) {
 	r := renderChart(t, nil)
 	scrape := only(t, r, "VMServiceScrape", "db-autoscaler")
@@ -74,8 +75,8 @@ func alertRules(t *testing.T, sets ...string) map[string]alertRule {
 	return out
 }
 
-// BEHAVIOUR §7.2 plus the leader alert; the metric names are the ones README "Self-metrics"
-// documents for the operator.
+// The reference's two alerts plus the leader alert; the metric names are the ones README
+// "Self-metrics" documents for the operator.
 func TestPrometheusRuleAlerts(t *testing.T) {
 	rules := alertRules(t)
 	cases := []struct {

@@ -14,7 +14,7 @@ const (
 	configFile = "/etc/db-autoscaler/plugin-config.json"
 )
 
-// plugins.enabled/config/extra decide the operator's plugin flags (ARCHITECTURE §7).
+// plugins.enabled/config/extra decide the operator's plugin flags (charts/db-autoscaler/README.md).
 func TestPluginSelectionFlags(t *testing.T) {
 	cases := []struct {
 		name        string

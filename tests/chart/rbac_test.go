@@ -26,7 +26,8 @@ func rulesOf(obj map[string]interface{}) []rule {
 }
 
 // The operator's ClusterRole, exactly: what the reconcile pipeline, the status writer and the
-// event recorder call (BEHAVIOUR §8.3 rbac.yaml minus the unused pods grant, plus events.k8s.io).
+// event recorder call: the reference chart's rules minus its unused pods grant, plus events.k8s.io
+// (docs/behaviour.md#diff-rbac).
 var operatorRules = []rule{
 	{"autoscaling.cozystack.io", "databasehorizontalautoscalers", "get,list,watch,update,patch"},
 	{"autoscaling.cozystack.io", "databasehorizontalautoscalers/status", "get,update,patch"},
@@ -59,7 +60,8 @@ func TestOperatorClusterRoleIsExact(t *testing.T) {
 	}
 }
 
-// BEHAVIOUR §8.4 item 5: the Application rule is third, names its resources, no wildcard.
+// As the reference chart's test asserted: the Application rule is third, names its resources, no
+// wildcard.
 func TestApplicationRuleNamesEveryKind(t *testing.T) {
 	role := only(t, renderChart(t, nil), "ClusterRole", "autoscaling.cozystack.io:db-autoscaler")
 	expectEqual(t, "rules[2].apiGroups[0]", at(role, "rules[2].apiGroups[0]"), "apps.cozystack.io")
@@ -160,7 +162,8 @@ func TestBindingsReferToRenderedRoles(t *testing.T) {
 	}
 }
 
-// BEHAVIOUR §8.4 item 3: tenant roles aggregate into the platform's tenant view and admin.
+// As the reference chart's test asserted: tenant roles aggregate into the platform's tenant view
+// and admin.
 func TestTenantRolesAggregate(t *testing.T) {
 	r := renderChart(t, nil)
 	view := only(t, r, "ClusterRole", "cozy:dbautoscaler:view")
