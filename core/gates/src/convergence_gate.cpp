@@ -13,8 +13,7 @@ GateNote ConvergenceGate::apply(Proposal& p, const GateContext& ctx) const {
 
   const std::string progress =
       std::to_string(obs.available_replicas) + " of " + std::to_string(current) + " available";
-  // Only a patch of ours anchors a deadline; anything else (a crash, a drain) waits
-  // (docs/behaviour.md#guardrail-not-converged).
+  // Only a patch of ours anchors a deadline; a crash or a drain waits (docs/behaviour.md#guardrail-not-converged).
   if (!ctx.state.in_flight_since) {
     std::string msg = "target not converged (" + progress + ") and no scale of ours in flight; freezing";
     freeze(p, ctx, reasons::kNotConverged, msg);

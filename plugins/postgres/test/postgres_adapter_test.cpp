@@ -29,8 +29,7 @@ std::string cluster(const std::string& spec) {
          spec + "}";
 }
 
-// Fills placeholders the way the host does for plain values, to compare with the queries the
-// reference operator ran (plugins/README.md).
+// Fills placeholders the way the host does for plain values, to compare with the reference's queries.
 std::string render(std::string q) {
   for (const auto& [from, to] : {std::pair<std::string, std::string>{"${namespace}", "N"}, {"${name}", "A"}}) {
     for (size_t at = q.find(from); at != std::string::npos; at = q.find(from)) q.replace(at, from.size(), to);

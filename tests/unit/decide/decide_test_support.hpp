@@ -1,8 +1,7 @@
 #pragma once
 
-// Builders for decision-core tests: a baseline that scales 3 -> 4 (the worked example of
-// docs/behaviour.md#formula-worked-example), tweaked per case. Shared by tests/unit/decide and
-// tests/unit/gates.
+// Builders for decision-core tests: a baseline that scales 3 -> 4 (docs/behaviour.md#formula-worked-example),
+// tweaked per case. Shared by tests/unit/decide and tests/unit/gates.
 
 #include <rapidjson/document.h>
 

@@ -1,9 +1,7 @@
 #pragma once
 
-// Reading health from a cozystack WorkloadMonitor (`status.operational`,
-// `status.availableReplicas`; a missing or unreadable one is "health unknown", which the host
-// freezes on). It is the default
-// EngineAdapter::health and the host may call it directly.
+// Reading health from a cozystack WorkloadMonitor (missing or unreadable: "health unknown", and
+// the host freezes). It is the default EngineAdapter::health and the host may call it directly.
 //
 //   status.operational      bool; absent → true (the reference reads a nil *bool as true)
 //   status.availableReplicas int32; absent → 0 (Go's omitempty drops a zero count)

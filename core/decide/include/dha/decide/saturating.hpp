@@ -4,8 +4,7 @@
 #include <cstdint>
 #include <limits>
 
-// Replica arithmetic saturates instead of overflowing: an absurd load asks for the maximum,
-// never wraps into a scale-down (docs/behaviour.md#formula-saturation).
+// Replica arithmetic saturates instead of overflowing (docs/behaviour.md#formula-saturation).
 namespace dha::decide {
 
 inline std::int32_t saturating_add(std::int32_t a, std::int32_t b) {

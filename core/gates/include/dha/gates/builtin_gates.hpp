@@ -29,8 +29,7 @@ class ConvergenceGate final : public Gate {
   GateNote apply(Proposal& p, const GateContext& ctx) const override;
 };
 
-// 4. Health object unknown or target not operational: freeze
-// (docs/behaviour.md#guardrail-operational-health).
+// 4. Health object unknown or target not operational: freeze (docs/behaviour.md#guardrail-operational-health).
 class HealthGate final : public Gate {
  public:
   std::string_view name() const override { return "Health"; }

@@ -7,8 +7,7 @@
 #include <string>
 #include <vector>
 
-// What the decision needs across cycles, persisted in status so a restart or failover loses
-// none of it (docs/behaviour.md#status-persisted-state). Times are seconds since the epoch;
+// What the decision needs across cycles (docs/behaviour.md#status-persisted-state). Times are seconds since the epoch;
 // in DHA status they are RFC3339 (see status.hpp), in the `decide` command plain numbers.
 namespace dha::model {
 
