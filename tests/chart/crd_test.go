@@ -11,7 +11,7 @@ const crdName = "databasehorizontalautoscalers.autoscaling.cozystack.io"
 func theCRD(t *testing.T) map[string]interface{} {
 	t.Helper()
 	r := renderChart(t, nil)
-	// BEHAVIOUR §8.4 item 4: exactly one document, the DHA CRD.
+	// As the reference chart's test asserted: exactly one document, the DHA CRD.
 	if len(r.CRDs) != 1 {
 		t.Fatalf("crds/ holds %d documents, want exactly 1", len(r.CRDs))
 	}
