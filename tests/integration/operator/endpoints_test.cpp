@@ -1,6 +1,6 @@
 // What the operator serves besides reconciling, as a cluster would reach it: /metrics over TLS
-// behind TokenReview + SubjectAccessReview, the probes, the admission webhook. And Part A 7:
-// a fixed target is noticed through its watch, not the next sync.
+// behind TokenReview + SubjectAccessReview, the probes, the admission webhook. And a fixed
+// target is noticed through its watch, not the next sync (docs/behaviour.md#reconcile-requeue).
 #include <arpa/inet.h>
 #include <curl/curl.h>
 #include <netinet/in.h>
