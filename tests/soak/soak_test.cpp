@@ -462,8 +462,9 @@ class Soak : public ::testing::Test {
         if (conditions.find("OwnershipConflict") != std::string::npos) {
           // Liveness, not safety: a conflict whose last replicas write was the operator's own
           // is self-inflicted (its status write after that patch never landed) and never ends.
+          const auto audit = api_->audit();  // a copy: `last` points into it
           const testing::AuditEntry* last = nullptr;
-          for (const auto& e : api_->audit())
+          for (const auto& e : audit)
             if ((e.path == t.path() || e.path == t.path() + "/scale") && e.method == "PATCH" && e.status < 300 &&
                 e.body.find(t.cnpg() && e.path == t.path() ? "\"instances\"" : "\"replicas\"") != std::string::npos)
               last = &e;
