@@ -1,13 +1,14 @@
 // `db-autoscaler dha` — and the kubectl plugin `kubectl dha`, the same program installed as
 // kubectl-dha: what a tenant asks about one DHA. status: one screen (target, replicas, metrics
 // against their targets, the decision and the gate that made it, conditions, recent events);
-// why: the last decision's gate trace in words; history: recent scale actions and reasons.
+// why: the last decision's gate trace in words; history: recent scale actions and reasons;
+// backtest: what the DHA's spec would have done over its target's own history.
 #include <chrono>
 #include <iostream>
 
 #include "commands.hpp"
+#include "dha_cluster.hpp"
 #include "dha/kube/client.hpp"
-#include "dha/kube/config.hpp"
 #include "dha/kube/errors.hpp"
 #include "dha/kube/resource.hpp"
 #include "dha_report.hpp"
@@ -16,34 +17,17 @@
 namespace dha::cli {
 namespace {
 
-struct DhaOptions {
-  std::string kubeconfig;
-  std::string context;
-  std::string namespace_name;
-  std::string name;
-};
-
 struct Fetched {
   rapidjson::Document dha;
   rapidjson::Document events;
 };
 
 Fetched fetch(const DhaOptions& o, bool with_events) {
-  kube::ConfigFlags flags;
-  flags.kubeconfig = o.kubeconfig;
-  flags.context = o.context;
-  if (!o.namespace_name.empty()) flags.namespace_ = o.namespace_name;
-  kube::Config config = kube::Config::load(flags);
-  const std::string ns = o.namespace_name.empty() ? config.default_namespace : o.namespace_name;
-  kube::Client client(std::move(config));
+  DhaCluster cluster = connect(o);
+  const std::string& ns = cluster.namespace_name;
+  kube::Client& client = *cluster.client;
   Fetched f;
-  try {
-    f.dha = client.get(kube::resources::dhas(ns).named(o.name));
-  } catch (const kube::ApiError& e) {
-    if (e.http_status() == 404)
-      throw Exit(kExitFailure, "DatabaseHorizontalAutoscaler " + ns + "/" + o.name + " not found");
-    throw Exit(kExitFailure, "cannot read DatabaseHorizontalAutoscaler " + ns + "/" + o.name + ": " + e.what());
-  }
+  f.dha = read_dha(cluster, o.name);
   f.events.SetObject();
   if (with_events) {
     kube::ListOptions lo;
@@ -92,6 +76,7 @@ void add_dha_command(CLI::App& app) {
              [](const Fetched& f, std::int64_t) { return render_why(f.dha); });
   add_screen(*dha, "history", "Recent scale actions and their reasons", options, true,
              [](const Fetched& f, std::int64_t now) { return render_history(f.dha, f.events, now); });
+  add_dha_backtest_command(*dha, options);
 }
 
 }  // namespace dha::cli

@@ -21,44 +21,13 @@
 #include "exit.hpp"
 #include "simulate_compare.hpp"
 #include "simulate_from_metrics.hpp"
+#include "simulate_run.hpp"
 #include "simulate_target.hpp"
 
 // `db-autoscaler simulate`: replays a load trace through decide() over simulated time.
 namespace dha::cli {
 namespace {
 
-struct SimulateFlags {
-  std::vector<std::string> dha;
-  std::string load;
-  std::vector<std::string> profiles;
-  bool compare = false;
-  bool markdown = false;
-  std::string generate;
-  std::uint64_t seed = 1;
-  std::int32_t initial_replicas = -1;  // -1: minReplicas
-  std::int64_t provision_seconds = 120;
-  std::int64_t interval = 60;
-  std::int32_t quorum_floor = -1;  // -1: from --target, else 1
-  std::int32_t quota_max = -1;     // -1: no quota
-  std::optional<std::int64_t> start_at;
-  std::string target;
-  std::vector<std::string> plugin_dirs;
-  std::vector<std::string> plugins;
-  std::string json_out;
-  std::string svg_out;
-  bool summary_only = false;
-  // --from-metrics: the load is the target's own history instead of --load.
-  std::string from_metrics;
-  std::string kind;
-  std::string api_group;
-  std::string namespace_name;
-  std::string name;
-  std::string since = "7d";
-  std::string step = "60s";
-  std::int64_t until = 0;
-  std::string metrics_plugin = "metrics-vm";
-  std::string save_load;
-};
 
 std::string read_file(const std::string& path, const char* what) {
   std::ifstream in(path, std::ios::binary);
@@ -206,6 +175,8 @@ void print_history(const SimulateFlags& f, const History& h) {
   for (const auto& note : h.notes) std::cout << "  " << note << "\n";
 }
 
+}  // namespace
+
 void run_simulate(const SimulateFlags& f) {
   try {
     if (!f.generate.empty()) return run_generate(f);
@@ -253,8 +224,6 @@ void run_simulate(const SimulateFlags& f) {
     throw Exit(kExitBadInput, e.what());
   }
 }
-
-}  // namespace
 
 void add_simulate_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("simulate", "Replay a load trace through the decision core over simulated time");

@@ -1,9 +1,16 @@
 // The kubectl plugin against what the real operator wrote: `kubectl dha status|why|history`,
 // found by kubectl on PATH as kubectl-dha (the link installed next to db-autoscaler).
 #include <array>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 #include <sys/wait.h>
+
+#include <fmt/format.h>
 
 #include "operator_world.hpp"
 
@@ -22,7 +29,14 @@ class Plugin {
   explicit Plugin(const testing::TestCluster& cluster) : kubeconfig_(cluster.kubeconfig("admin")) {}
   CommandResult kubectl(const std::string& args) const {
     const std::string bin_dir = std::filesystem::path(DHA_BINARY).parent_path().string();
-    const std::string command = "PATH=" + bin_dir + ":$PATH KUBECONFIG=" + kubeconfig_ + " kubectl " + args + " 2>&1";
+    return run("PATH=" + bin_dir + ":$PATH KUBECONFIG=" + kubeconfig_ + " kubectl " + args);
+  }
+  // db-autoscaler itself, with no cluster: what `kubectl dha` is compared with.
+  static CommandResult db_autoscaler(const std::string& args) { return run(std::string(DHA_BINARY) + " " + args); }
+
+ private:
+  static CommandResult run(const std::string& line) {
+    const std::string command = line + " 2>&1";
     CommandResult result;
     FILE* pipe = ::popen(command.c_str(), "r");
     if (pipe == nullptr) return result;
@@ -33,7 +47,6 @@ class Plugin {
     return result;
   }
 
- private:
   std::string kubeconfig_;
 };
 
@@ -78,6 +91,75 @@ TEST_F(KubectlDha, StatusWhyAndHistoryTellTheScaleUpInWordsAndNumbers) {
   const auto missing = plugin.kubectl("dha status nothing-here -n tenant-a");
   EXPECT_EQ(missing.exit_code, 1) << missing.output;
   EXPECT_TRUE(has(missing.output, "DatabaseHorizontalAutoscaler tenant-a/nothing-here not found")) << missing.output;
+}
+
+std::string to_json(const rapidjson::Value& v) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  v.Accept(w);
+  return buf.GetString();
+}
+
+// Six hours of a read load that rises above one replica's target and falls back, ending an hour
+// ago, as the exporters would have pushed it (one sample a minute).
+std::int64_t push_six_hours(testing::VictoriaMetrics& vm) {
+  const std::int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+  const std::int64_t until = now / 60 * 60 - 3600;
+  std::string text;
+  for (std::int64_t t = until - 6 * 3600; t <= until; t += 60) {
+    const double load = 150 + 250 * std::sin(M_PI * static_cast<double>(until - t) / (6 * 3600));
+    const std::int64_t ms = t * 1000;
+    text += fmt::format(
+        "cnpg_backends_total{{namespace=\"{0}\",pod=\"db-2\",state=\"active\"}} {1:.1f} {2}\n"
+        "kube_pod_labels{{namespace=\"{0}\",pod=\"db-2\",label_apps_cozystack_io_application_name=\"{3}\","
+        "label_apps_cozystack_io_application_kind=\"Postgres\",label_cnpg_io_instance_role=\"replica\"}} 1 {2}\n"
+        "kube_pod_labels{{namespace=\"{0}\",pod=\"db-1\",label_apps_cozystack_io_application_name=\"{3}\","
+        "label_apps_cozystack_io_application_kind=\"Postgres\",label_cnpg_io_instance_role=\"primary\"}} 1 {2}\n",
+        kNamespace, load, ms, kApp);
+  }
+  vm.import_prometheus(text);
+  return until;
+}
+
+// The backtest reads the DHA and its Postgres from the cluster and prints exactly what
+// `simulate --from-metrics` prints for the same spec and object written to files.
+TEST_F(KubectlDha, BacktestPrintsWhatSimulateFromMetricsPrintsForTheClustersSpec) {
+  create_postgres(3, 1);
+  create_dha({});
+  const std::int64_t until = push_six_hours(*vm_);
+  const std::string range = " --since 6h --step 60s --until " + std::to_string(until);
+  const std::string plugin_dirs = " --plugin-dir " DHA_POSTGRES_PLUGIN_DIR " --plugin-dir " DHA_METRICS_VM_PLUGIN_DIR;
+  std::ofstream(dir_ + "/db-dha.json") << to_json(dha());
+  std::ofstream(dir_ + "/db.json") << to_json(admin_->get(kube::ResourceRef{"apps.cozystack.io", "v1alpha1", "postgreses", kNamespace, kApp}));
+  const std::string simulate = "simulate --from-metrics " + vm_->url() + " --kind Postgres -n tenant-a db" + range +
+                               plugin_dirs + " --plugins postgres,metrics-vm --dha " + dir_ + "/db-dha.json --target " +
+                               dir_ + "/db.json";
+
+  const Plugin plugin(*cluster_);
+  const auto backtest = plugin.kubectl("dha backtest db-dha -n tenant-a --from-metrics " + vm_->url() + range + plugin_dirs);
+  ASSERT_EQ(backtest.exit_code, 0) << backtest.output;
+  const auto expected = Plugin::db_autoscaler(simulate + " --summary-only");
+  ASSERT_EQ(expected.exit_code, 0) << expected.output;
+  EXPECT_EQ(backtest.output, expected.output);
+  EXPECT_TRUE(has(backtest.output, "history: Postgres tenant-a/db from " + vm_->url() + ", 361 steps of 60s"))
+      << backtest.output;
+  EXPECT_FALSE(has(backtest.output, "scale actions:          0 ")) << backtest.output;
+
+  const auto compared = plugin.kubectl("dha backtest db-dha -n tenant-a --from-metrics " + vm_->url() + range +
+                                       plugin_dirs + " --profile default --profile adaptive");
+  ASSERT_EQ(compared.exit_code, 0) << compared.output;
+  const auto expected_table = Plugin::db_autoscaler(simulate + " --compare --profile default --profile adaptive");
+  EXPECT_EQ(compared.output, expected_table.output);
+  EXPECT_TRUE(has(compared.output, "adaptive")) << compared.output;
+
+  const auto missing = plugin.kubectl("dha backtest nothing-here -n tenant-a --from-metrics " + vm_->url());
+  EXPECT_EQ(missing.exit_code, 1) << missing.output;
+  EXPECT_TRUE(has(missing.output, "DatabaseHorizontalAutoscaler tenant-a/nothing-here not found")) << missing.output;
+  const auto no_url = plugin.kubectl("dha backtest db-dha -n tenant-a");
+  EXPECT_EQ(no_url.exit_code, 2) << no_url.output;
+  EXPECT_TRUE(has(no_url.output, "no metrics URL: give --from-metrics URL")) << no_url.output;
 }
 
 }  // namespace

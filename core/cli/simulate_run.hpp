@@ -1,0 +1,48 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+// One `simulate` run as its flags say, for the commands that simulate too: `dha backtest` fills
+// these from the cluster and runs exactly what `simulate --from-metrics` runs.
+namespace dha::cli {
+
+struct SimulateFlags {
+  std::vector<std::string> dha;
+  std::string load;
+  std::vector<std::string> profiles;
+  bool compare = false;
+  bool markdown = false;
+  std::string generate;
+  std::uint64_t seed = 1;
+  std::int32_t initial_replicas = -1;  // -1: minReplicas
+  std::int64_t provision_seconds = 120;
+  std::int64_t interval = 60;
+  std::int32_t quorum_floor = -1;  // -1: from --target, else 1
+  std::int32_t quota_max = -1;     // -1: no quota
+  std::optional<std::int64_t> start_at;
+  std::string target;
+  std::vector<std::string> plugin_dirs;
+  std::vector<std::string> plugins;
+  std::string json_out;
+  std::string svg_out;
+  bool summary_only = false;
+  // --from-metrics: the load is the target's own history instead of --load.
+  std::string from_metrics;
+  std::string kind;
+  std::string api_group;
+  std::string namespace_name;
+  std::string name;
+  std::string since = "7d";
+  std::string step = "60s";
+  std::int64_t until = 0;
+  std::string metrics_plugin = "metrics-vm";
+  std::string save_load;
+};
+
+// Prints the timeline and summary (or the --compare table); throws Exit with the reason.
+void run_simulate(const SimulateFlags& flags);
+
+}  // namespace dha::cli
