@@ -126,7 +126,7 @@ std::int64_t push_six_hours(testing::VictoriaMetrics& vm) {
 // The backtest reads the DHA and its Postgres from the cluster and prints exactly what
 // `simulate --from-metrics` prints for the same spec and object written to files.
 TEST_F(KubectlDha, BacktestPrintsWhatSimulateFromMetricsPrintsForTheClustersSpec) {
-  create_postgres(3, 1);
+  create_postgres(3, 3);  // three synchronous standbys: a quorum floor above minReplicas
   create_dha({});
   const std::int64_t until = push_six_hours(*vm_);
   const std::string range = " --since 6h --step 60s --until " + std::to_string(until);
@@ -157,6 +157,15 @@ TEST_F(KubectlDha, BacktestPrintsWhatSimulateFromMetricsPrintsForTheClustersSpec
   const auto missing = plugin.kubectl("dha backtest nothing-here -n tenant-a --from-metrics " + vm_->url());
   EXPECT_EQ(missing.exit_code, 1) << missing.output;
   EXPECT_TRUE(has(missing.output, "DatabaseHorizontalAutoscaler tenant-a/nothing-here not found")) << missing.output;
+  // The URL the operator's metric source is configured with serves as well as the flag.
+  std::ofstream(dir_ + "/plugins.json") << R"({"metrics-vm":{"url":")" + vm_->url() + R"("}})";
+  const auto configured =
+      plugin.kubectl("dha backtest db-dha -n tenant-a --plugin-config " + dir_ + "/plugins.json" + range + plugin_dirs);
+  EXPECT_EQ(configured.output, expected.output);
+  std::ofstream(dir_ + "/no-url.json") << R"({"metrics-vm":{}})";
+  const auto unconfigured = plugin.kubectl("dha backtest db-dha -n tenant-a --plugin-config " + dir_ + "/no-url.json");
+  EXPECT_EQ(unconfigured.exit_code, 2) << unconfigured.output;
+  EXPECT_TRUE(has(unconfigured.output, "has no metrics-vm.url")) << unconfigured.output;
   const auto no_url = plugin.kubectl("dha backtest db-dha -n tenant-a");
   EXPECT_EQ(no_url.exit_code, 2) << no_url.output;
   EXPECT_TRUE(has(no_url.output, "no metrics URL: give --from-metrics URL")) << no_url.output;
