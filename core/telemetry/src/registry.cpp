@@ -95,15 +95,22 @@ HistogramFamily& Registry::histogram(std::string name, std::string help, std::ve
   return ref;
 }
 
-void Registry::add_collector(std::function<void()> collect) {
+std::uint64_t Registry::add_collector(std::function<void()> collect) {
   std::lock_guard lock(mutex_);
-  collectors_.push_back(std::move(collect));
+  const std::uint64_t id = next_collector_id_++;
+  collectors_.emplace(id, std::move(collect));
+  return id;
+}
+
+void Registry::remove_collector(std::uint64_t id) {
+  std::lock_guard lock(mutex_);
+  collectors_.erase(id);
 }
 
 std::string Registry::expose() const {
   std::string out;
   std::lock_guard lock(mutex_);
-  for (const auto& collect : collectors_) collect();
+  for (const auto& [id, collect] : collectors_) collect();
   for (const auto& [name, family] : families_) family->write_text(out);
   return out;
 }

@@ -150,6 +150,20 @@ TEST(Registry, ConcurrentUpdatesAreNotLost) {
   EXPECT_EQ(hist.with({})->snapshot().count, 40000u);
 }
 
+TEST(Registry, ARemovedCollectorNeverRunsAgain) {
+  Registry r;
+  int kept = 0, removed = 0;
+  r.add_collector([&] { ++kept; });
+  const auto id = r.add_collector([&] { ++removed; });
+  r.expose();
+  r.remove_collector(id);
+  r.remove_collector(id);      // twice: ignored
+  r.remove_collector(id + 99); // unknown: ignored
+  r.expose();
+  EXPECT_EQ(kept, 2);
+  EXPECT_EQ(removed, 1);
+}
+
 TEST(Buckets, ExponentialAndValidation) {
   EXPECT_EQ(exponential_buckets(1, 2, 4), (std::vector<double>{1, 2, 4, 8}));
   EXPECT_THROW(exponential_buckets(0, 2, 3), std::invalid_argument);

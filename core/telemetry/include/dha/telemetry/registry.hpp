@@ -7,6 +7,7 @@
 
 #include <dha/telemetry/metrics.hpp>
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -131,8 +132,12 @@ public:
                              std::vector<double> upper_bounds = default_latency_buckets());
 
   // Runs before every expose(), to refresh values that are read rather than counted (the
-  // process_* families). Collectors must not register families.
-  void add_collector(std::function<void()> collect);
+  // process_* families). Collectors run under the registry's lock, so they must not register
+  // families. Returns an id for remove_collector().
+  std::uint64_t add_collector(std::function<void()> collect);
+  // Once this returns the collector is not running and never runs again, so whatever it reads
+  // may be destroyed. Unknown ids are ignored. Must not be called from a collector.
+  void remove_collector(std::uint64_t id);
 
   // Text exposition format 0.0.4, families sorted by name.
   std::string expose() const;
@@ -144,7 +149,8 @@ private:
 
   mutable std::mutex mutex_;
   std::map<std::string, std::unique_ptr<FamilyBase>> families_;
-  std::vector<std::function<void()>> collectors_;
+  std::map<std::uint64_t, std::function<void()>> collectors_;
+  std::uint64_t next_collector_id_ = 1;
 };
 
 // Name rules of the exposition format, exposed for tests and callers that build names.
