@@ -240,7 +240,14 @@ HttpResponse HttpTransport::perform(const HttpRequest& request) {
 HttpResponse HttpTransport::stream(const HttpRequest& request, const std::function<bool(std::string_view)>& on_data,
                                    const std::atomic<bool>* stop, std::chrono::milliseconds timeout) {
   auto h = borrow();
-  HttpResponse response = run(*h, request, timeout, &on_data, stop);
+  HttpResponse response;
+  try {
+    response = run(*h, request, timeout, &on_data, stop);
+  } catch (...) {
+    if (metrics_) metrics_->stream(request.method, host_, 0);
+    throw;
+  }
+  if (metrics_) metrics_->stream(request.method, host_, response.status);
   // A stream we cut mid-body leaves its connection unusable, curl closes it; the handle is fine.
   give_back(std::move(h));
   return response;

@@ -1,6 +1,7 @@
 #include "dha/kube/work_queue.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace dha::kube {
 
@@ -20,9 +21,31 @@ double seconds_between(TimePoint from, TimePoint to) { return std::chrono::durat
 
 WorkQueue::WorkQueue(const Clock& clock, BackoffPolicy backoff) : clock_(clock), backoff_(backoff) {}
 
+WorkQueue::~WorkQueue() {
+  if (metrics_) metrics_->stop_reading_in_flight();
+}
+
 void WorkQueue::set_metrics(std::shared_ptr<telemetry::WorkQueueMetrics> metrics) {
+  std::shared_ptr<telemetry::WorkQueueMetrics> old;
+  {
+    std::lock_guard lock(mu_);
+    old = std::exchange(metrics_, metrics);
+  }
+  // Outside mu_: a scrape holds the registry's lock while it reads this queue under mu_.
+  if (old) old->stop_reading_in_flight();
+  if (metrics) metrics->read_in_flight([this] { return in_flight(); });
+}
+
+telemetry::WorkQueueMetrics::InFlight WorkQueue::in_flight() const {
   std::lock_guard lock(mu_);
-  metrics_ = std::move(metrics);
+  const TimePoint now = clock_.now();
+  telemetry::WorkQueueMetrics::InFlight result;
+  for (const auto& [key, started] : started_at_) {
+    const double held = seconds_between(started, now);
+    result.unfinished_seconds += held;
+    result.longest_seconds = std::max(result.longest_seconds, held);
+  }
+  return result;
 }
 
 void WorkQueue::add_locked(const std::string& key) {

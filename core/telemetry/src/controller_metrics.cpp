@@ -5,7 +5,16 @@
 
 namespace dha::telemetry {
 
-WorkQueueMetrics::WorkQueueMetrics(Registry& r, const std::string& queue_name) {
+WorkQueueMetrics::WorkQueueMetrics(Registry& r, const std::string& queue_name)
+    : registry_(r),
+      name_(queue_name),
+      unfinished_(r.gauge("workqueue_unfinished_work_seconds",
+                          "How many seconds of work has done that is in progress and hasn't been observed by "
+                          "work_duration. Large values indicate stuck threads. One can deduce the number of stuck "
+                          "threads by observing the rate at which this increases.",
+                          {"name"})),
+      longest_(r.gauge("workqueue_longest_running_processor_seconds",
+                       "How many seconds has the longest running processor for workqueue been running.", {"name"})) {
   const LabelValues name{queue_name};
   adds_ = r.counter("workqueue_adds_total", "Total number of adds handled by workqueue", {"name"}).with(name);
   depth_ = r.gauge("workqueue_depth", "Current depth of workqueue", {"name"}).with(name);
@@ -18,6 +27,30 @@ WorkQueueMetrics::WorkQueueMetrics(Registry& r, const std::string& queue_name) {
                                exponential_buckets(1e-8, 10, 11))
                        .with(name);
   retries_ = r.counter("workqueue_retries_total", "Total number of retries handled by workqueue", {"name"}).with(name);
+}
+
+WorkQueueMetrics::~WorkQueueMetrics() { stop_reading_in_flight(); }
+
+void WorkQueueMetrics::read_in_flight(std::function<InFlight()> read) {
+  stop_reading_in_flight();
+  auto unfinished = unfinished_.with({name_});
+  auto longest = longest_.with({name_});
+  std::lock_guard lock(reader_mutex_);
+  reader_ = registry_.add_collector([read = std::move(read), unfinished, longest] {
+    const InFlight now = read();
+    unfinished->set(now.unfinished_seconds);
+    longest->set(now.longest_seconds);
+  });
+}
+
+void WorkQueueMetrics::stop_reading_in_flight() {
+  std::lock_guard lock(reader_mutex_);
+  if (!reader_) return;
+  // Under the registry's lock: a scrape either finished reading or will not start.
+  registry_.remove_collector(*reader_);
+  reader_.reset();
+  unfinished_.remove({name_});
+  longest_.remove({name_});
 }
 
 ReconcileMetrics::ReconcileMetrics(Registry& r, const std::string& controller, int max_concurrent) {
@@ -65,8 +98,12 @@ RestClientMetrics::RestClientMetrics(Registry& r)
                             {0.005, 0.025, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0, 60.0})) {}
 
 void RestClientMetrics::request(const std::string& method, const std::string& host, int code, double seconds) {
-  requests_.with({code > 0 ? std::to_string(code) : "<error>", method, host})->inc();
+  stream(method, host, code);
   duration_.with({method, host})->observe(seconds);
+}
+
+void RestClientMetrics::stream(const std::string& method, const std::string& host, int code) {
+  requests_.with({code > 0 ? std::to_string(code) : "<error>", method, host})->inc();
 }
 
 } // namespace dha::telemetry

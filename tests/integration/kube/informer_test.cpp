@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "dha/kube/informer.hpp"
+#include "dha/telemetry/registry.hpp"
 #include "kube_fixture.hpp"
 #include "tcp_proxy.hpp"
 
@@ -175,6 +176,36 @@ TEST_F(KubeInformers, WatchFromAnExpiredVersionIsGone) {
   } catch (const ApiError& e) {
     EXPECT_EQ(e.reason(), Reason::Gone) << e.what();
   }
+}
+
+TEST_F(KubeInformers, WatchStreamsAreCountedAsRequestsButNotAsLatency) {
+  telemetry::Registry registry;
+  Config config = config_for(kAdminToken);
+  config.metrics = &registry;
+  std::string host = config.server.substr(config.server.find("://") + 3);
+  host = host.substr(0, host.find('/'));
+  Client client(config);
+  ensure_namespace("m");
+  const auto first = client.create(configmaps("m"), configmap("first", "m"));
+  for (int i = 0; i < 15; ++i) client.merge_patch(configmaps("m").named("first"), R"({"data":{"k":")" + std::to_string(i) + "\"}}");
+
+  auto& requests = registry.counter("rest_client_requests_total", "", {"code", "method", "host"});
+  // The client's own families (looking them up again returns them).
+  auto& latency = registry.histogram("rest_client_request_duration_seconds", "", {"verb", "host"});
+  const double ok_before = requests.with({"200", "GET", host})->value();
+  const auto timed_before = latency.with({"GET", host})->snapshot().count;
+
+  WatchOptions w;
+  w.timeout_seconds = 5;
+  client.watch(configmaps("m"), w, [](WatchEvent&&) { return false; });  // ends at the first event
+  w.resource_version = resource_version_of(first);  // compacted: the stream opens, then says Gone
+  EXPECT_THROW(client.watch(configmaps("m"), w, [](WatchEvent&&) { return true; }), ApiError);
+  server_->inject_fault("GET", "^/api/v1/namespaces/m/configmaps$", 410, 1);  // refused outright
+  EXPECT_THROW(client.watch(configmaps("m"), w, [](WatchEvent&&) { return true; }), ApiError);
+
+  EXPECT_EQ(requests.with({"200", "GET", host})->value(), ok_before + 2);
+  EXPECT_EQ(requests.with({"410", "GET", host})->value(), 1);
+  EXPECT_EQ(latency.with({"GET", host})->snapshot().count, timed_before) << "a stream's length is not latency";
 }
 
 TEST_F(KubeInformers, GoneDuringWatchTriggersARelistThatCatchesUp) {

@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <map>
+#include <memory>
+#include <thread>
 #include <string>
 
 #include "dha/kube/controller.hpp"
@@ -50,6 +53,82 @@ TEST(ControllerMetrics, ReconcileOutcomesAndQueueTimesAreCountedAsControllerRunt
                            "controller_runtime_active_workers{controller=\"dha\"} 0"}) {
     EXPECT_TRUE(has_line(text, line)) << line << "\n" << text;
   }
+}
+
+TEST(ControllerMetrics, ABusyProcessorShowsGrowingSecondsUntilDone) {
+  FakeClock clock;
+  telemetry::Registry registry;
+  WorkQueue queue(clock);
+  queue.set_metrics(std::make_shared<telemetry::WorkQueueMetrics>(registry, "dha"));
+  std::string text = registry.expose();
+  EXPECT_TRUE(has_line(text, "workqueue_unfinished_work_seconds{name=\"dha\"} 0")) << text;
+  EXPECT_TRUE(has_line(text, "workqueue_longest_running_processor_seconds{name=\"dha\"} 0")) << text;
+
+  queue.add("ns/slow");
+  queue.add("ns/quick");
+  ASSERT_EQ(queue.try_get(), "ns/slow");
+  clock.advance(seconds(3));
+  ASSERT_EQ(queue.try_get(), "ns/quick");
+  clock.advance(seconds(2));
+  // Held 5 s and 2 s: nothing has reported yet, the scrape reads the clock.
+  text = registry.expose();
+  EXPECT_TRUE(has_line(text, "workqueue_unfinished_work_seconds{name=\"dha\"} 7")) << text;
+  EXPECT_TRUE(has_line(text, "workqueue_longest_running_processor_seconds{name=\"dha\"} 5")) << text;
+
+  clock.advance(seconds(10));
+  queue.done("ns/slow");
+  text = registry.expose();
+  EXPECT_TRUE(has_line(text, "workqueue_unfinished_work_seconds{name=\"dha\"} 12")) << text;
+  EXPECT_TRUE(has_line(text, "workqueue_longest_running_processor_seconds{name=\"dha\"} 12")) << text;
+
+  queue.done("ns/quick");
+  text = registry.expose();
+  EXPECT_TRUE(has_line(text, "workqueue_unfinished_work_seconds{name=\"dha\"} 0")) << text;
+  EXPECT_TRUE(has_line(text, "workqueue_longest_running_processor_seconds{name=\"dha\"} 0")) << text;
+}
+
+TEST(ControllerMetrics, ADestroyedQueueLeavesNoSeriesAndScrapesKeepWorking) {
+  telemetry::Registry registry;
+  // Held past the queue, as anything sharing the queue's metrics may: the queue itself must
+  // stop them reading it.
+  auto metrics = std::make_shared<telemetry::WorkQueueMetrics>(registry, "gone");
+  {
+    FakeClock clock;
+    WorkQueue queue(clock);
+    queue.set_metrics(metrics);
+    queue.add("ns/a");
+    ASSERT_TRUE(queue.try_get().has_value());  // destroyed while a key is held
+    ASSERT_NE(registry.expose().find("workqueue_longest_running_processor_seconds{name=\"gone\"}"),
+              std::string::npos);
+  }
+  const std::string text = registry.expose();
+  EXPECT_EQ(text.find("workqueue_unfinished_work_seconds{"), std::string::npos) << text;
+  EXPECT_EQ(text.find("workqueue_longest_running_processor_seconds{"), std::string::npos) << text;
+  EXPECT_NE(text.find("workqueue_adds_total{name=\"gone\"} 1"), std::string::npos) << text;
+}
+
+TEST(ControllerMetrics, QueuesDestroyedWhileBeingScrapedAreNeverRead) {
+  // Bounded: 200 queues created, used and destroyed while another thread scrapes.
+  const Clock& clock = SystemClock::instance();
+  telemetry::Registry registry;
+  std::atomic<bool> stop{false};
+  std::atomic<int> scrapes{0};
+  std::thread scraper([&] {
+    while (!stop) {
+      registry.expose();
+      ++scrapes;
+    }
+  });
+  for (int i = 0; i < 200; ++i) {
+    auto queue = std::make_unique<WorkQueue>(clock);
+    queue->set_metrics(std::make_shared<telemetry::WorkQueueMetrics>(registry, "q" + std::to_string(i % 3)));
+    queue->add("ns/k");
+    queue->try_get();
+  }
+  while (scrapes < 5) std::this_thread::yield();
+  stop = true;
+  scraper.join();
+  EXPECT_EQ(registry.expose().find("workqueue_unfinished_work_seconds{"), std::string::npos);
 }
 
 TEST(ControllerMetrics, WithoutARegistryNothingIsMeasured) {

@@ -48,12 +48,14 @@ class HttpTransport {
 
   // Sends one request (after the client-side rate limit) and returns any HTTP response,
   // including 4xx/5xx. Throws ApiError(Reason::Transport) when no response arrives. Counted in
-  // rest_client_* (watch streams are not: their length is the watch timeout, not latency).
+  // rest_client_*.
   HttpResponse perform(const HttpRequest& request);
 
   // Streams a 2xx response body to `on_data` as it arrives (return false to stop); a non-2xx
   // body is collected into the returned response instead. `timeout` bounds the whole stream
-  // (0 = none). Returns normally when stopped by `stop` or by `on_data`.
+  // (0 = none). Returns normally when stopped by `stop` or by `on_data`. Counted in
+  // rest_client_requests_total when it ends (not in the latency histogram: a stream's length
+  // is its timeout, not latency).
   HttpResponse stream(const HttpRequest& request, const std::function<bool(std::string_view)>& on_data,
                       const std::atomic<bool>* stop, std::chrono::milliseconds timeout);
 

@@ -38,10 +38,18 @@ class WorkQueue {
   static constexpr auto kPollInterval = std::chrono::milliseconds(100);
 
   explicit WorkQueue(const Clock& clock = SystemClock::instance(), BackoffPolicy backoff = {});
+  // Stops the metrics reading this queue before its members go, so a scrape racing the
+  // destruction never reads a dead queue.
+  ~WorkQueue();
+  WorkQueue(const WorkQueue&) = delete;
+  WorkQueue& operator=(const WorkQueue&) = delete;
 
-  // Reports adds, depth, time queued, time worked and retries (client-go's workqueue_*
-  // families). Call before the queue is used.
+  // Reports adds, depth, time queued, time worked, retries and the work in progress
+  // (client-go's workqueue_* families). Call before the queue is used.
   void set_metrics(std::shared_ptr<telemetry::WorkQueueMetrics> metrics);
+  // Keys being processed now: seconds held in total and the longest (zero without metrics,
+  // which is when start times are kept).
+  telemetry::WorkQueueMetrics::InFlight in_flight() const;
 
   void add(const std::string& key);
   void add_after(const std::string& key, Duration delay);
