@@ -101,6 +101,7 @@ TEST_F(EndpointsTest, SecureMetricsProbesAndWebhookAreServed) {
   EXPECT_NE(scraped.body.find("db_autoscaler_leader 1"), std::string::npos) << scraped.body;
   // The families controller-runtime operators export, next to ours.
   for (const char* family : {"\nworkqueue_adds_total{name=\"dha\"} ", "\nworkqueue_depth{name=\"dha\"} ",
+                             "\nworkqueue_longest_running_processor_seconds{name=\"dha\"} ",
                              "\ncontroller_runtime_max_concurrent_reconciles{controller=\"dha\"} 8\n",
                              "\nrest_client_requests_total{code=\"200\",method=\"GET\",host=\"127.0.0.1:",
                              "\nprocess_resident_memory_bytes ", "\nprocess_start_time_seconds ",
