@@ -1,9 +1,14 @@
-// `db-autoscaler metrics`: runs a target's queries the way the operator would and prints what it
-// would see — the "why is my DHA frozen" tool. The target is given by kind and name, or read
+// `db-autoscaler metrics`: runs a target's queries through the operator's own query path (the
+// same scoping, metric source call and combination of series) and prints what it would see — the
+// "why is my DHA frozen" tool. The target is given by kind and name, or read
 // from a DHA (`db-autoscaler metrics -n tenant-a my-dha` with --kubeconfig), with the metrics
 // plugin configured as the operator's --plugin-config configures it. Each query is printed
 // once, as PromQL; the "errors" object says why a value is missing, and the exit code is 1 when
-// any query failed (2 for bad input).
+// any query failed (2 for bad input). With the target's replica count (read from the API server,
+// or --replicas) it also prints the per-read-replica values the gates compare.
+#include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -12,6 +17,7 @@
 #include <rapidjson/prettywriter.h>
 
 #include "commands.hpp"
+#include "dha/decide/formula.hpp"
 #include "dha/kube/client.hpp"
 #include "dha/kube/config.hpp"
 #include "dha/kube/errors.hpp"
@@ -19,13 +25,13 @@
 #include "dha/model/input_error.hpp"
 #include "dha/model/spec.hpp"
 #include "operator/plugin_set.hpp"
-#include "pipeline/query_error_text.hpp"
 #include "dha/sdk/engine_types.hpp"
 #include "dha/sdk/json.hpp"
 #include "dha/sdk/metrics_types.hpp"
 #include "exit.hpp"
 #include "install_paths.hpp"
 #include "plugin_host/load_error.hpp"
+#include "pipeline/metric_query.hpp"
 #include "plugin_host/plugin_registry.hpp"
 #include "tenancy/query_template.hpp"
 
@@ -49,6 +55,7 @@ struct MetricsOptions {
   std::string metrics_plugin = "metrics-vm";
   std::vector<std::string> metric_types{"ReadConnections", "ReadCPUUtilization"};
   double timeout_seconds = 10;
+  std::int32_t replicas = 0;  // the target's instances, primary included; 0: from the target, if read
 };
 
 // Every *.so directly in each directory or one level below (a build tree keeps each plugin in
@@ -113,90 +120,59 @@ Engine find_engine(const plugin_host::PluginRegistry& registry, const MetricsOpt
                                 " (NoAdapter); loaded adapters handle: " + (list.empty() ? "nothing" : list));
 }
 
-// The release name comes from the adapter's topology; without an API server the command reads a
-// minimal object with the target's identity, which is all the release name depends on.
-std::string release_name_of(const Engine& engine, const MetricsOptions& o) {
-  if (!o.target_json.empty()) {
-    const plugin_host::CallResult r = engine.instance->call(engine.instance->engine()->topology, o.target_json);
-    if (!r.ok()) return "";
-    try {
-      return json::string_or(json::parse(r.output, "topology"), "releaseName", "", "topology");
-    } catch (const sdk::Error&) {
-      return "";
-    }
+// The adapter's topology of the target (release name, primaries, replicas). Without the object
+// from an API server the command reads a minimal one with the target's identity, which is all
+// the release name depends on.
+sdk::Topology topology_of(const Engine& engine, const MetricsOptions& o) {
+  std::string object = o.target_json;
+  if (object.empty()) {
+    rapidjson::StringBuffer buffer;
+    json::Writer w(buffer);
+    w.StartObject();
+    w.Key("apiVersion");
+    w.String(engine.target.api_group + "/" + engine.target.version);
+    w.Key("kind");
+    w.String(o.kind);
+    w.Key("metadata");
+    w.StartObject();
+    w.Key("name");
+    w.String(o.name);
+    w.Key("namespace");
+    w.String(o.namespace_name);
+    w.EndObject();
+    w.Key("spec");
+    w.StartObject();
+    w.EndObject();
+    w.EndObject();
+    object = buffer.GetString();
   }
-  rapidjson::StringBuffer buffer;
-  json::Writer w(buffer);
-  w.StartObject();
-  w.Key("apiVersion");
-  w.String(engine.target.api_group + "/" + engine.target.version);
-  w.Key("kind");
-  w.String(o.kind);
-  w.Key("metadata");
-  w.StartObject();
-  w.Key("name");
-  w.String(o.name);
-  w.Key("namespace");
-  w.String(o.namespace_name);
-  w.EndObject();
-  w.Key("spec");
-  w.StartObject();
-  w.EndObject();
-  w.EndObject();
-  const plugin_host::CallResult r = engine.instance->call(engine.instance->engine()->topology, buffer.GetString());
-  if (!r.ok()) return "";
+  const plugin_host::CallResult r = engine.instance->call(engine.instance->engine()->topology, object);
+  if (!r.ok()) return {};
   try {
-    const json::Document doc = json::parse(r.output, "topology");
-    return json::string_or(doc, "releaseName", "", "topology");
+    return sdk::Topology::from_json(json::parse(r.output, "topology"));
   } catch (const sdk::Error&) {
-    return "";
+    return {};
   }
 }
 
 // One value of what the operator would see, or the reason there is none.
 struct Reading {
-  std::string query;  // rendered, or the template when refused
-  std::optional<double> value;
+  pipeline::MetricQueryResult result;
+  pipeline::Aggregation how = pipeline::Aggregation::kSum;
   std::string error;
   bool failed = false;  // the query was run (or refused) and gave no value; "" queries are not failures
 };
 
 Reading run(const plugin_host::PluginInstance& metrics, const std::string& tmpl, const tenancy::TargetLabels& target,
-            double timeout_seconds) {
-  Reading r;
+            double timeout_seconds, pipeline::Aggregation how, const std::string& what) {
+  Reading r{{}, how, "", false};
   if (tmpl.empty()) {
     r.error = "the engine adapter has no query for this signal";
     return r;
   }
-  const tenancy::ScopedQuery scoped = tenancy::render_scoped_query(tmpl, target);
-  if (!scoped.ok()) {
-    r.query = tmpl;
-    r.error = "refused by the host's tenancy check: " + scoped.refusal;
-    r.failed = true;
-    return r;
-  }
-  r.query = scoped.query;
-  const sdk::InstantQuery in{scoped.query, target.namespace_name, std::nullopt, timeout_seconds};
-  const plugin_host::CallResult result = metrics.call(metrics.metrics()->instant_query, in.to_json());
-  if (!result.ok()) {
-    r.error = std::string(sdk::status_name(result.status)) + ": " + pipeline::without_encoded_query(result.error);
-    r.failed = true;
-    return r;
-  }
-  try {
-    const json::Document doc = json::parse(result.output, "samples");
-    const sdk::Samples samples = sdk::Samples::from_json(doc);
-    if (samples.samples.empty()) {
-      r.error = "NOT_FOUND: the query returned an empty vector";
-      r.failed = true;
-    } else {
-      r.value = samples.samples.front().value;
-      if (samples.samples.size() > 1) {
-        r.error = "the query returned " + std::to_string(samples.samples.size()) + " series; the first is used";
-      }
-    }
-  } catch (const sdk::Error& e) {
-    r.error = std::string("the metrics plugin answered badly: ") + e.what();
+  r.result = pipeline::run_metric_query(metrics, tmpl, target, std::nullopt, timeout_seconds, how, what);
+  if (!r.result.value) {
+    r.error = r.result.status + ": " + r.result.detail;
     r.failed = true;
   }
   return r;
@@ -295,7 +271,8 @@ void run_metrics_command(MetricsOptions& o) {
   }
   if (metrics->metrics() == nullptr) throw Exit(kExitBadInput, "plugin " + o.metrics_plugin + " is not a dha.metrics/1 source");
 
-  const tenancy::TargetLabels target{o.namespace_name, o.name, release_name_of(engine, o)};
+  const sdk::Topology topology = topology_of(engine, o);
+  const tenancy::TargetLabels target{o.namespace_name, o.name, topology.release_name};
   const sdk::QueryRequest request{o.namespace_name, o.name, target.release, o.api_group, o.kind, o.metric_types};
   const plugin_host::CallResult qr = engine.instance->call(engine.instance->engine()->queries, request.to_json());
   if (!qr.ok()) {
@@ -313,16 +290,23 @@ void run_metrics_command(MetricsOptions& o) {
   std::map<std::string, Reading> driver;
   for (const auto& type : o.metric_types) {
     const auto it = queries.driver.find(type);
-    driver[type] = it == queries.driver.end()
-                       ? Reading{"", std::nullopt, "the engine adapter does not support metric type " + type}
-                       : run(*metrics, it->second, target, o.timeout_seconds);
+    if (it == queries.driver.end()) {
+      driver[type].error = "the engine adapter does not support metric type " + type;
+    } else {
+      driver[type] = run(*metrics, it->second, target, o.timeout_seconds, pipeline::Aggregation::kSum, type);
+    }
   }
-  Reading lag = run(*metrics, queries.lag_query, target, o.timeout_seconds);
-  if (lag.value && queries.lag_unit != "seconds") {
+  Reading lag = run(*metrics, queries.lag_query, target, o.timeout_seconds, pipeline::Aggregation::kMax, "lag");
+  if (lag.result.value && queries.lag_unit != "seconds") {
     lag.error = "the lag query measures " + queries.lag_unit + ", which the lag brake does not use";
-    lag.value.reset();
+    lag.result.value.reset();
   }
-  const Reading write = run(*metrics, queries.write_activity, target, o.timeout_seconds);
+  const Reading write =
+      run(*metrics, queries.write_activity, target, o.timeout_seconds, pipeline::Aggregation::kSum, "write activity");
+  const std::int32_t replicas =
+      o.replicas > 0 ? o.replicas
+                     : static_cast<std::int32_t>(std::clamp<std::int64_t>(topology.current_replicas.value_or(0), 0,
+                                                                          INT32_MAX));
 
   rapidjson::StringBuffer out;
   rapidjson::PrettyWriter<rapidjson::StringBuffer> w(out);
@@ -346,13 +330,24 @@ void run_metrics_command(MetricsOptions& o) {
   w.StartObject();
   for (const auto& [type, r] : driver) {
     w.Key(type);
-    w.String(r.query);
+    w.String(r.result.query);
   }
   w.EndObject();
   w.Key("lag");
-  w.String(lag.query);
+  w.String(lag.result.query);
   w.Key("writeActivity");
-  w.String(write.query);
+  w.String(write.result.query);
+  w.EndObject();
+  // How the series of each query were combined into its value, and how many there were.
+  w.Key("aggregation");
+  w.StartObject();
+  auto aggregation = [&w](const std::string& key, const Reading& r) {
+    w.Key(key);
+    w.String(std::string(pipeline::to_string(r.how)) + " of " + std::to_string(r.result.series) + " series");
+  };
+  for (const auto& [type, r] : driver) aggregation("driver." + type, r);
+  aggregation("lag", lag);
+  aggregation("writeActivity", write);
   w.EndObject();
   w.Key("values");
   w.StartObject();
@@ -360,14 +355,35 @@ void run_metrics_command(MetricsOptions& o) {
   w.StartObject();
   for (const auto& [type, r] : driver) {
     w.Key(type);
-    write_value(w, r.value);
+    write_value(w, r.result.value);
   }
   w.EndObject();
   w.Key("lagSeconds");
-  write_value(w, lag.value);
+  write_value(w, lag.result.value);
   w.Key("writeRate");
-  write_value(w, write.value);
+  write_value(w, write.result.value);
   w.EndObject();
+  if (replicas > 0) {
+    // What the gates compare with each metric's target: the value per read-serving replica, as
+    // the operator's metric evaluation divides it.
+    const std::int32_t readers =
+        decide::read_replicas(replicas, static_cast<std::int32_t>(std::clamp<std::int64_t>(topology.primary_count, 0,
+                                                                                           INT32_MAX)));
+    w.Key("perReadReplica");
+    w.StartObject();
+    w.Key("replicas");
+    w.Int(replicas);
+    w.Key("readReplicas");
+    w.Int(readers);
+    w.Key("driver");
+    w.StartObject();
+    for (const auto& [type, r] : driver) {
+      w.Key(type);
+      write_value(w, r.result.value ? std::optional<double>(*r.result.value / readers) : std::nullopt);
+    }
+    w.EndObject();
+    w.EndObject();
+  }
   w.Key("errors");
   w.StartObject();
   for (const auto& [type, r] : driver) {
@@ -412,6 +428,10 @@ void add_metrics_command(CLI::App& app) {
       ->default_val(std::vector<std::string>{default_plugin_dir()});
   cmd->add_option("--metrics-plugin", o.metrics_plugin, "Id of the metric source plugin")->capture_default_str();
   cmd->add_option("--metric-type", o.metric_types, "Driver metric types to query (repeatable)")->capture_default_str();
+  cmd->add_option("--replicas", o.replicas,
+                  "The target's instances, primary included (default: read from the target): adds the "
+                  "per-read-replica values the gates compare")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--timeout", o.timeout_seconds, "Per-query timeout in seconds")->capture_default_str()->check(
       CLI::PositiveNumber);
   cmd->callback([] { run_metrics_command(o); });

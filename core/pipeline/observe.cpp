@@ -3,31 +3,16 @@
 #include <algorithm>
 #include <cmath>
 
-#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "dha/kube/json.hpp"
 #include "dha/sdk/metrics_types.hpp"
-#include "pipeline/query_error_text.hpp"
+#include "pipeline/metric_query.hpp"
 #include "pipeline/quota_ceiling.hpp"
 #include "tenancy/query_template.hpp"
 
 namespace dha::pipeline {
 namespace {
-
-constexpr double kLargestPlausibleReading = 1e12;
-
-std::string query_result_label(dha_status status) {
-  switch (status) {
-    case DHA_NOT_FOUND: return "empty";
-    case DHA_UNAVAILABLE: return "unavailable";
-    case DHA_DEADLINE_EXCEEDED: return "timeout";
-    case DHA_DATA_LOSS: return "bad_response";
-    case DHA_OUT_OF_RANGE: return "non_finite";
-    case DHA_RESOURCE_EXHAUSTED: return "too_large";
-    default: return "error";
-  }
-}
 
 std::int32_t saturate_int32(std::int64_t v) {
   return static_cast<std::int32_t>(std::clamp<std::int64_t>(v, INT32_MIN, INT32_MAX));
@@ -170,59 +155,14 @@ std::optional<std::string> Observe::monitoring_namespace(const std::string& ns, 
 }
 
 std::optional<double> Observe::query(const std::string& query_template, const ObserveRequest& r,
-                                      const std::optional<std::string>& monitoring_ns, bool take_max,
-                                      const std::string& what, std::vector<std::string>& problems) const {
+                                     const std::optional<std::string>& monitoring_ns, Aggregation how,
+                                     const std::string& what, std::vector<std::string>& problems) const {
   const tenancy::TargetLabels target{r.namespace_name, kube::name_of(r.target), r.topology.release_name};
-  const auto scoped = tenancy::render_scoped_query(query_template, target);
-  if (!scoped.ok()) {
-    metrics_.count_metric_query("refused");
-    problems.push_back("query for " + what + " refused: " + scoped.refusal);
-    return std::nullopt;
-  }
-  const auto* source = plugins_.metric_source();
-  sdk::InstantQuery request{scoped.query, r.namespace_name, monitoring_ns, options_.query_timeout_seconds};
-  const auto result = source->call(source->metrics()->instant_query, request.to_json());
-  if (!result.ok()) {
-    metrics_.count_metric_query(query_result_label(result.status));
-    if (result.status == DHA_NOT_FOUND) problems.push_back("query for " + what + " returned no series");
-    else
-      problems.push_back("query for " + what + " failed (" + query_result_label(result.status) +
-                         "): " + without_encoded_query(result.error));
-    return std::nullopt;
-  }
-  try {
-    const auto samples = sdk::Samples::from_json(sdk::json::parse(result.output, "samples"));
-    if (samples.samples.empty()) {
-      metrics_.count_metric_query("empty");
-      problems.push_back("query for " + what + " returned no series");
-      return std::nullopt;
-    }
-    double value = take_max ? -INFINITY : 0;
-    for (const auto& s : samples.samples) {
-      // Connections, CPU and lag are never negative, and no database has 10^12 of them: such
-      // a reading is a broken exporter or query, and taken as real it would push toward a
-      // scale-down.
-      if (std::isfinite(s.value) && (s.value < 0 || s.value > kLargestPlausibleReading)) {
-        metrics_.count_metric_query("out_of_range");
-        problems.push_back(what + " query returned " + fmt::format("{}", s.value) +
-                           (s.value < 0 ? ", a negative value" : ", beyond any plausible reading"));
-        return std::nullopt;
-      }
-      value = take_max ? std::max(value, s.value) : value + s.value;
-    }
-    if (!std::isfinite(value)) {
-      // A non-finite reading is an outage, never a number to scale on.
-      metrics_.count_metric_query("non_finite");
-      problems.push_back("query for " + what + " returned a non-finite value");
-      return std::nullopt;
-    }
-    metrics_.count_metric_query("ok");
-    return value;
-  } catch (const std::exception& e) {
-    metrics_.count_metric_query("bad_response");
-    problems.push_back("answer to the query for " + what + " unreadable: " + e.what());
-    return std::nullopt;
-  }
+  const auto result = run_metric_query(*plugins_.metric_source(), query_template, target, monitoring_ns,
+                                       options_.query_timeout_seconds, how, what);
+  metrics_.count_metric_query(result.outcome);
+  if (!result.value) problems.push_back(result.problem);
+  return result.value;
 }
 
 // averageUtilization targets are percentages of the CPU request of a read replica (the HPA's
@@ -282,15 +222,15 @@ void Observe::observe_metrics(const ObserveRequest& r, Signals& out) const {
       out.metric_causes.push_back("the engine adapter has no query for metric " + m.type);
       continue;
     }
-    m.value = query(driver->second, r, monitoring_ns, false, m.type, out.metric_causes);
+    m.value = query(driver->second, r, monitoring_ns, Aggregation::kSum, m.type, out.metric_causes);
     if (m.value) m.value = as_utilization(r, m.type, *m.value, out.metric_causes);
   }
   // The lag brake only understands seconds (a byte lag compared with a seconds threshold was
   // the reference's Redis defect).
   if (!queries.lag_query.empty() && queries.lag_unit == "seconds") {
-    obs.lag_seconds = query(queries.lag_query, r, monitoring_ns, true, "lag", out.notes);
+    obs.lag_seconds = query(queries.lag_query, r, monitoring_ns, Aggregation::kMax, "lag", out.notes);
     if (obs.lag_seconds && !queries.write_activity.empty())
-      obs.write_rate = query(queries.write_activity, r, monitoring_ns, false, "write activity", out.notes);
+      obs.write_rate = query(queries.write_activity, r, monitoring_ns, Aggregation::kSum, "write activity", out.notes);
   }
   if (r.predictive != nullptr && wants_forecast(r.spec)) {
     const tenancy::TargetLabels target{r.namespace_name, kube::name_of(r.target), r.topology.release_name};

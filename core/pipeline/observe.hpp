@@ -17,6 +17,7 @@
 #include "operator/plugin_set.hpp"
 #include "operator/self_metrics.hpp"
 #include "pipeline/history_cache.hpp"
+#include "pipeline/metric_query.hpp"
 #include "pipeline/predictive_forecast.hpp"
 #include "pipeline/stop.hpp"
 #include "pipeline/target.hpp"
@@ -85,9 +86,10 @@ class Observe {
   std::optional<std::string> monitoring_namespace(const std::string& ns, Signals& out) const;
   std::optional<double> as_utilization(const ObserveRequest& r, const std::string& type, double millicores,
                                        std::vector<std::string>& causes) const;
-  // Sum (or max) of the samples of one scoped query; nullopt on any failure (noted in `problems`).
+  // One scoped query's value, its series combined as `how` says; nullopt on any failure (noted in
+  // `problems`).
   std::optional<double> query(const std::string& query_template, const ObserveRequest& r,
-                              const std::optional<std::string>& monitoring_ns, bool take_max,
+                              const std::optional<std::string>& monitoring_ns, Aggregation how,
                               const std::string& what, std::vector<std::string>& problems) const;
 
   const op::CachedReader& reader_;

@@ -10,9 +10,20 @@
 #include <tuple>
 #include <vector>
 
+#include "dha/decide/formula.hpp"
+#include "dha/kube/client.hpp"
+#include "dha/kube/controller.hpp"
+#include "dha/kube/json.hpp"
+#include "dha/model/spec.hpp"
 #include "dha/sdk/json.hpp"
+#include "dha/telemetry/registry.hpp"
 #include "dha/testing/api_server.hpp"
 #include "dha/testing/victoria_metrics.hpp"
+#include "operator/cached_reader.hpp"
+#include "operator/plugin_set.hpp"
+#include "operator/self_metrics.hpp"
+#include "pipeline/observe.hpp"
+#include "pipeline/target.hpp"
 
 #include <filesystem>
 #include <cstdlib>
@@ -198,6 +209,78 @@ TEST(MetricsCommandFaults, UnknownKindIsNoAdapterAndBadInput) {
   ::pclose(pipe);
   EXPECT_NE(err.find("NoAdapter"), std::string::npos) << err;
   EXPECT_NE(err.find("Postgres (apps.cozystack.io)"), std::string::npos) << err;
+}
+
+// The operator's observe stage, in process, for the fixture AcmeDB "db" with 3 instances: what the
+// gates compare for ReadConnections. No API server: the namespace and health reads fail (noted as
+// problems), which leaves the metrics untouched.
+double operator_per_read_replica(const std::string& vm_url) {
+  namespace op = dha::op;
+  namespace pipeline = dha::pipeline;
+  auto plugins = op::PluginSet::load({{DHA_PER_POD_PLUGIN_DIR, DHA_METRICS_VM_DIR},
+                                      {"perpod-acmedb", "metrics-vm"},
+                                      R"({"metrics-vm": {"url": ")" + vm_url + R"("}})"});
+  dha::kube::Config config;
+  config.server = "http://127.0.0.1:1";
+  dha::kube::Client client(config);
+  dha::telemetry::Registry registry;
+  op::SelfMetrics metrics(registry);
+  op::CachedReader reader(client, metrics);
+  dha::kube::OwnerIndex owners;
+  const pipeline::Observe observe(reader, *plugins, metrics, owners);
+
+  const auto spec = dha::model::parse_spec(dha::kube::parse_json(
+      R"({"targetRef": {"apiGroup": "db.example.com", "kind": "AcmeDB", "name": "db"}, "minReplicas": 2,
+          "maxReplicas": 6, "metrics": [{"type": "ReadConnections", "target": {"averageValue": "150"}}]})"));
+  auto located = pipeline::locate_target(*plugins, *spec.target_ref, "tenant-a");
+  if (const auto* stop = std::get_if<pipeline::Stop>(&located)) {
+    ADD_FAILURE() << stop->message;
+    return -1;
+  }
+  auto& target = std::get<pipeline::Target>(located);
+  target.object = std::make_shared<const rapidjson::Document>(dha::kube::parse_json(
+      R"({"apiVersion": "db.example.com/v1", "kind": "AcmeDB",
+          "metadata": {"name": "db", "namespace": "tenant-a"}, "spec": {"replicas": 3}})"));
+  const auto read = pipeline::read_topology(target);
+  if (const auto* stop = std::get_if<pipeline::Stop>(&read)) {
+    ADD_FAILURE() << stop->message;
+    return -1;
+  }
+  const auto topology = std::get<dha::sdk::Topology>(read);
+  const auto signals = observe.signals({"tenant-a", "db-dha", spec, *target.engine, *target.object, topology});
+  const auto evaluated = dha::decide::evaluate_metrics(spec, signals.observation);
+  EXPECT_TRUE(evaluated.available);
+  return evaluated.metrics.empty() ? -1 : evaluated.metrics[0].average;
+}
+
+// Several series per pod (one per database) and several pods: the command combines them as the
+// operator does and prints the per-read-replica value the operator compares, not the first series.
+TEST(MetricsCommandSameValue, SeveralSeriesPerPodAndSeveralPodsGiveTheOperatorsValue) {
+  dha::testing::VictoriaMetrics vm;
+  const int64_t t = now_ms() - 1000;
+  std::string d;
+  for (const auto& [pod, database, value] : std::vector<std::tuple<std::string, std::string, double>>{
+           {"acmedb-db-0", "orders", 10}, {"acmedb-db-0", "users", 20}, {"acmedb-db-1", "orders", 30},
+           {"acmedb-db-1", "users", 5}, {"acmedb-db-2", "orders", 7}, {"acmedb-db-2", "users", 8}}) {
+    d += "acmedb_client_connections{namespace=\"tenant-a\",cluster=\"db\",pod=\"" + pod + "\",database=\"" +
+         database + "\"} " + std::to_string(value) + " " + std::to_string(t) + "\n";
+  }
+  // Another cluster's series in the same namespace: the scoping keeps it out.
+  d += "acmedb_client_connections{namespace=\"tenant-a\",cluster=\"other\",pod=\"acmedb-other-0\",database=\"x\"} 900 " +
+       std::to_string(t) + "\n";
+  vm.import_prometheus(d);
+
+  const CliRun r = run_cli("--api-group db.example.com --kind AcmeDB --namespace tenant-a --name db --metrics-url " +
+                           vm.url() + " --plugin-dir " DHA_PER_POD_PLUGIN_DIR " --plugin-dir " DHA_METRICS_VM_DIR
+                           " --metric-type ReadConnections --replicas 3 --timeout 3");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const json::Document doc = json::parse(r.out, "output");
+  EXPECT_DOUBLE_EQ(doc["values"]["driver"]["ReadConnections"].GetDouble(), 80);  // all six series, not the first
+  EXPECT_EQ(std::string(doc["aggregation"]["driver.ReadConnections"].GetString()), "sum of 6 series");
+  EXPECT_EQ(doc["perReadReplica"]["readReplicas"].GetInt(), 2);  // 3 instances, one of them the primary
+  const double command = doc["perReadReplica"]["driver"]["ReadConnections"].GetDouble();
+  EXPECT_DOUBLE_EQ(command, 40);
+  EXPECT_DOUBLE_EQ(command, operator_per_read_replica(vm.url()));
 }
 
 }  // namespace
