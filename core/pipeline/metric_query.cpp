@@ -64,7 +64,8 @@ MetricQueryResult run_metric_query(const plugin_host::PluginInstance& source, co
     const auto samples = sdk::Samples::from_json(sdk::json::parse(result.output, "samples"));
     r.series = samples.samples.size();
     if (samples.samples.empty())
-      return fail(r, "empty", DHA_NOT_FOUND, "the query returned no series", "query for " + what + " returned no series");
+      return fail(r, "empty", DHA_NOT_FOUND, "the query returned no series",
+                  "query for " + what + " returned no series");
     double value = how == Aggregation::kMax ? -INFINITY : 0;
     for (const auto& s : samples.samples) {
       // Connections, CPU and lag are never negative, and no database has 10^12 of them: such

@@ -266,8 +266,8 @@ TEST(MetricsCommandSameValue, SeveralSeriesPerPodAndSeveralPodsGiveTheOperatorsV
          database + "\"} " + std::to_string(value) + " " + std::to_string(t) + "\n";
   }
   // Another cluster's series in the same namespace: the scoping keeps it out.
-  d += "acmedb_client_connections{namespace=\"tenant-a\",cluster=\"other\",pod=\"acmedb-other-0\",database=\"x\"} 900 " +
-       std::to_string(t) + "\n";
+  d += "acmedb_client_connections{namespace=\"tenant-a\",cluster=\"other\",pod=\"acmedb-other-0\","
+       "database=\"x\"} 900 " + std::to_string(t) + "\n";
   vm.import_prometheus(d);
 
   const CliRun r = run_cli("--api-group db.example.com --kind AcmeDB --namespace tenant-a --name db --metrics-url " +
