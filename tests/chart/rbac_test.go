@@ -26,34 +26,49 @@ func rulesOf(obj map[string]interface{}) []rule {
 }
 
 // The operator's ClusterRole, exactly: what the reconcile pipeline, the status writer and the
-// event recorder call: the reference chart's rules minus its unused pods grant, plus events.k8s.io
-// (docs/behaviour.md#diff-rbac).
-var operatorRules = []rule{
-	{"autoscaling.cozystack.io", "databasehorizontalautoscalers", "get,list,watch,update,patch"},
-	{"autoscaling.cozystack.io", "databasehorizontalautoscalers/status", "get,update,patch"},
-	{"apps.cozystack.io", "postgreses,mariadbs,redises,mongodbs", "get,list,watch,patch"},
-	{"cozystack.io", "workloadmonitors", "get,list,watch"},
-	{"", "resourcequotas,namespaces", "get,list,watch"},
-	{"", "events", "create,patch"},
-	{"events.k8s.io", "events", "create,patch"},
+// event recorder call, and nothing else (docs/behaviour.md#diff-rbac). The Application kinds are
+// those of the enabled bundled adapters (defaults: postgres and redis).
+func operatorRules(kinds string, extra ...rule) []rule {
+	rules := []rule{
+		{"autoscaling.cozystack.io", "databasehorizontalautoscalers", "get,list,watch,update"},
+		{"autoscaling.cozystack.io", "databasehorizontalautoscalers/status", "update"},
+	}
+	if kinds != "" {
+		rules = append(rules, rule{"apps.cozystack.io", kinds, "get,list,watch,patch"})
+	}
+	rules = append(rules, extra...)
+	return append(rules,
+		rule{"cozystack.io", "workloadmonitors", "get,list,watch"},
+		rule{"", "namespaces", "get,list,watch"},
+		rule{"", "resourcequotas", "list,watch"},
+		rule{"", "events", "create,patch"},
+	)
 }
 
 var cnpgRule = rule{"postgresql.cnpg.io", "clusters,clusters/scale", "get,list,watch,patch"}
 
 func TestOperatorClusterRoleIsExact(t *testing.T) {
+	acme := rule{"acme.example.com", "acmedbs,acmedbs/scale", "get,list,watch,patch"}
+	everyAdapter := inlineValues(t, "plugins:\n  enabled: [postgres, mariadb, redis, mongodb, metrics-vm]\n")
+	onlyMetrics := inlineValues(t, "plugins:\n  enabled: [metrics-vm]\n")
 	cases := []struct {
-		name string
-		sets []string
-		want []rule
+		name  string
+		files []string
+		sets  []string
+		want  []rule
 	}{
-		{"defaults", nil, operatorRules},
-		{"cnpg enabled", []string{"cnpg.enabled=true"}, append(append(append([]rule{}, operatorRules[:3]...), cnpgRule), operatorRules[3:]...)},
+		{"defaults", nil, nil, operatorRules("postgreses,redises")},
+		{"cnpg enabled", nil, []string{"cnpg.enabled=true"}, operatorRules("postgreses,redises", cnpgRule)},
+		{"postgres only", []string{"plugins-selection.yaml"}, nil, operatorRules("postgreses")},
+		{"every bundled adapter", []string{everyAdapter}, nil, operatorRules("postgreses,mariadbs,redises,mongodbs")},
+		// A third-party plugin's rules come after the operator's own.
+		{"no bundled adapter, a third-party one with its rules", []string{"plugins-extra.yaml", onlyMetrics}, nil,
+			append(operatorRules(""), acme)},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			role := only(t, renderChart(t, nil, tc.sets...), "ClusterRole", "autoscaling.cozystack.io:db-autoscaler")
-			got := rulesOf(role)
-			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			role := only(t, renderChart(t, tc.files, tc.sets...), "ClusterRole", "autoscaling.cozystack.io:db-autoscaler")
+			if got := rulesOf(role); fmt.Sprint(got) != fmt.Sprint(tc.want) {
 				t.Errorf("ClusterRole rules\n got: %v\nwant: %v", got, tc.want)
 			}
 		})
@@ -63,7 +78,8 @@ func TestOperatorClusterRoleIsExact(t *testing.T) {
 // As the reference chart's test asserted: the Application rule is third, names its resources, no
 // wildcard.
 func TestApplicationRuleNamesEveryKind(t *testing.T) {
-	role := only(t, renderChart(t, nil), "ClusterRole", "autoscaling.cozystack.io:db-autoscaler")
+	every := inlineValues(t, "plugins:\n  enabled: [postgres, mariadb, redis, mongodb, metrics-vm]\n")
+	role := only(t, renderChart(t, []string{every}), "ClusterRole", "autoscaling.cozystack.io:db-autoscaler")
 	expectEqual(t, "rules[2].apiGroups[0]", at(role, "rules[2].apiGroups[0]"), "apps.cozystack.io")
 	resources := strs(at(role, "rules[2].resources"))
 	for _, want := range []string{"postgreses", "mariadbs", "redises", "mongodbs"} {
@@ -73,6 +89,25 @@ func TestApplicationRuleNamesEveryKind(t *testing.T) {
 	}
 	if contains(resources, "*") {
 		t.Error("rules[2].resources contain a wildcard")
+	}
+}
+
+// A third-party plugin's rules cannot ask for a wildcard or an escalation verb: the schema
+// refuses them before anything renders.
+func TestPluginRulesRefuseWildcardsAndEscalation(t *testing.T) {
+	for _, bad := range []string{
+		`{apiGroups: [acme.example.com], resources: ["*"], verbs: [get]}`,
+		`{apiGroups: [acme.example.com], resources: [acmedbs], verbs: [escalate]}`,
+		`{apiGroups: [acme.example.com], resources: [acmedbs], verbs: ["*"]}`,
+		`{apiGroups: [acme.example.com], resources: [acmedbs]}`,
+	} {
+		values := inlineValues(t, "plugins:\n  enabled: [metrics-vm]\n  extra:\n"+
+			"    - {name: acme-engine, image: acme:1, file: /acme.so, rules: ["+bad+"]}\n")
+		if _, err := tryRender(t, []string{values}); err == nil {
+			t.Errorf("a plugin rule %s rendered", bad)
+		} else if !strings.Contains(err.Error(), "rules") {
+			t.Errorf("a plugin rule %s was refused without naming the rules: %v", bad, err)
+		}
 	}
 }
 
@@ -101,7 +136,7 @@ func TestLeaderElectionIsNamespaced(t *testing.T) {
 	r := renderChart(t, nil)
 	role := only(t, r, "Role", "db-autoscaler-leader-election")
 	expectEqual(t, "Role namespace", at(role, "metadata.namespace"), releaseNamespace)
-	want := []rule{{"coordination.k8s.io", "leases", "get,list,watch,create,update,patch"}}
+	want := []rule{{"coordination.k8s.io", "leases", "get,create,update"}}
 	if got := rulesOf(role); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("leader-election rules got %v want %v", got, want)
 	}

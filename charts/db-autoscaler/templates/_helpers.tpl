@@ -51,6 +51,15 @@ system:serviceaccount:{{ .Values.appsApi.namespace }}:{{ .Values.appsApi.service
 {{- join "," $names -}}
 {{- end -}}
 
+{{/* The Application kinds (plurals) of the enabled bundled engine adapters, as a JSON list: the
+operator is granted exactly the kinds it loads an adapter for. */}}
+{{- define "dha.applicationResources" -}}
+{{- $plural := dict "postgres" "postgreses" "mariadb" "mariadbs" "redis" "redises" "mongodb" "mongodbs" -}}
+{{- $kinds := list -}}
+{{- range .Values.plugins.enabled }}{{ with get $plural . }}{{ $kinds = append $kinds . }}{{ end }}{{ end -}}
+{{- toJson $kinds -}}
+{{- end -}}
+
 {{/* Where init containers put the extra plugins; passed as a second --plugin-dir. */}}
 {{- define "dha.extraPluginDir" -}}/var/lib/db-autoscaler/extra-plugins{{- end -}}
 {{- define "dha.pluginConfigDir" -}}/etc/db-autoscaler{{- end -}}

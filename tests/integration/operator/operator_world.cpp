@@ -320,7 +320,10 @@ bool OperatorWorld::holds_for(const std::function<bool()>& ok, std::chrono::mill
 }
 
 void OperatorWorld::apply_real_rbac() {
-  static const std::string rendered = render_chart();  // once per test process: it takes seconds
+  // Rendered for the plugins the operator here loads (postgres, metrics-vm): the chart grants the
+  // Application kinds of the enabled adapters only. Once per test process: it takes seconds.
+  static const std::string rendered =
+      render_chart({"-f", std::string(DHA_SOURCE_DIR) + "/tests/chart/values/plugins-selection.yaml"});
   chart_grants_ = apply_chart_rbac(*cluster_, rendered,
                                    {{kReleaseNamespace, service_account_name(kOperatorA)},
                                     {kReleaseNamespace, service_account_name(kOperatorB)}});

@@ -1,8 +1,12 @@
 // The operator on a real kube-apiserver, authenticated as its ServiceAccount and bound to
-// exactly the RBAC the chart renders: a scale up and down with leader election, events and
-// status. Any 403 fails the test (OperatorWorld's teardown); what the chart grants and this
-// run never used is printed, so a grant nobody needs shows up.
+// exactly the RBAC the chart renders for the plugins it loads: a scale up and down with leader
+// election, events and status. Any 403 fails the test (OperatorWorld's teardown), and so does a
+// grant this run never used unless a code path this scenario cannot reach needs it (below).
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <iostream>
+#include <map>
 
 #include "operator_world.hpp"
 
@@ -10,6 +14,20 @@ namespace dha::optest {
 namespace {
 
 using RbacExactTest = OperatorWorld;
+
+// Grants the chart gives for a path a scale up and down does not take, each with that path.
+const std::map<Grant, std::string>& grants_for_paths_not_taken_here() {
+  static const std::map<Grant, std::string> reasons{
+      {{"", "events", "patch"}, "an identical event repeating bumps its count by patch"},
+      {{"", "namespaces", "get"}, "a namespace is read directly until its informer has synced"},
+      {{"cozystack.io", "workloadmonitors", "get"}, "read directly until the informer has synced"},
+      {{"apps.cozystack.io", "postgreses", "get"}, "read directly until the informer has synced"},
+      {{"", "resourcequotas", "list"}, "listed directly until the informer has synced"},
+  };
+  return reasons;
+}
+
+std::string text_of(const Grant& g) { return g.verb + " " + g.resource + (g.group.empty() ? "" : "." + g.group); }
 
 TEST_F(RbacExactTest, TheChartsRbacIsEnoughForAScaleUpAndDownWithLeaderElection) {
   if (cluster_->backend() != testing::KubeBackend::real) GTEST_SKIP() << "RBAC needs the real kube-apiserver";
@@ -29,17 +47,22 @@ TEST_F(RbacExactTest, TheChartsRbacIsEnoughForAScaleUpAndDownWithLeaderElection)
   std::set<Grant> used;
   for (const auto& e : cluster_->audit())
     if (e.username == kOperatorA && e.status < 400) used.insert(grant_of(e));
-  std::size_t unused = 0;
+  std::vector<std::string> unjustified;
   for (const auto& g : chart_grants_) {
     if (used.count(g) != 0) continue;
-    if (unused++ == 0) std::cout << "granted by the chart, not used in this scenario:\n";
-    std::cout << "  " << g.verb << " " << g.resource << (g.group.empty() ? "" : "." + g.group) << "\n";
+    const auto& reasons = grants_for_paths_not_taken_here();
+    if (auto it = reasons.find(g); it != reasons.end()) {
+      std::cout << "granted, not used here: " << text_of(g) << " (" << it->second << ")\n";
+      continue;
+    }
+    unjustified.push_back(text_of(g));
   }
+  EXPECT_TRUE(unjustified.empty()) << "the chart grants what no code path here used and nothing justifies:\n  "
+                                   << fmt::format("{}", fmt::join(unjustified, "\n  "));
   for (const auto& g : used)
     if (chart_grants_.count(g) == 0 && g.group.rfind("authorization", 0) != 0 &&
         g.group.rfind("authentication", 0) != 0)
-      std::cout << "used without a grant of its own (allowed by a built-in role): " << g.verb << " " << g.resource
-                << (g.group.empty() ? "" : "." + g.group) << "\n";
+      std::cout << "used without a grant of its own (allowed by a built-in role): " << text_of(g) << "\n";
 }
 
 // The check above can fail: without the chart's patch on Postgres the scale-up is refused,
