@@ -10,15 +10,13 @@
 #include <thread>
 #include <tuple>
 
+#include "dha/testing/world/engine_exporter.hpp"
 #include "dha/testing/world/vm_push.hpp"
 
 namespace dha::testing::world {
 namespace {
 
-constexpr const char* kAppsPath = "/apis/apps.cozystack.io/v1alpha1";
 constexpr const char* kMonitorsPath = "/apis/cozystack.io/v1alpha1";
-// The cozystack postgres chart's default when an application leaves spec.replicas out.
-constexpr int kDefaultReplicas = 2;
 // A WorkloadMonitor is re-read this often even when nothing changed, so one deleted or edited by
 // hand is put back.
 constexpr auto kMonitorResync = std::chrono::seconds(5);
@@ -28,10 +26,8 @@ std::string collection_path(const char* group_path, const std::string& namespace
   return std::string(group_path) + "/namespaces/" + namespace_name + "/" + plural;
 }
 
-std::string monitor_name(const std::string& app) { return "postgres-" + app; }
-
-std::string monitor_path(const std::string& namespace_name, const std::string& app) {
-  return collection_path(kMonitorsPath, namespace_name, "workloadmonitors") + "/" + monitor_name(app);
+std::string monitor_path(const std::string& namespace_name, const std::string& monitor) {
+  return collection_path(kMonitorsPath, namespace_name, "workloadmonitors") + "/" + monitor;
 }
 
 std::string short_body(const std::string& body) { return body.size() > 300 ? body.substr(0, 300) + "..." : body; }
@@ -51,27 +47,59 @@ int64_t int_at(const rapidjson::Value& object, const char* key, int64_t fallback
   return it->value.IsInt64() ? it->value.GetInt64() : static_cast<int64_t>(it->value.GetDouble());
 }
 
+// The number at a dotted path ("spec.replicas") of a JSON object; nullopt when it is not there.
+std::optional<int64_t> int_at_path(const rapidjson::Value& object, const std::string& path) {
+  const rapidjson::Value* at = &object;
+  size_t start = 0;
+  while (true) {
+    const auto dot = path.find('.', start);
+    const std::string key = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (!at->IsObject()) return std::nullopt;
+    const auto it = at->FindMember(key.c_str());
+    if (it == at->MemberEnd()) return std::nullopt;
+    at = &it->value;
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  if (!at->IsNumber()) return std::nullopt;
+  return at->IsInt64() ? at->GetInt64() : static_cast<int64_t>(at->GetDouble());
+}
+
+// Writes `value` at a dotted path ("status.availableReplicas") as nested objects.
+template <typename Writer>
+void write_at_path(Writer& w, const std::string& path, int value) {
+  const auto dot = path.find('.');
+  w.Key(path.substr(0, dot).c_str());
+  if (dot == std::string::npos) {
+    w.Int(value);
+    return;
+  }
+  w.StartObject();
+  write_at_path(w, path.substr(dot + 1), value);
+  w.EndObject();
+}
+
 }  // namespace
 
 struct WorldSimulator::App {
-  App(std::string ns, std::string app_name, int replicas, Clock::time_point now)
+  App(const EngineDescription& engine, std::string ns, std::string app_name, int replicas, Clock::time_point now)
       : namespace_name(std::move(ns)),
         name(std::move(app_name)),
-        database("postgres-" + name, replicas, now),
-        exporter(namespace_name, name),
+        database(fill_placeholders(engine.pods, namespace_name, name), replicas, now),
+        exporter(engine, namespace_name, name),
         last_available(replicas) {}
 
   std::string namespace_name;
   std::string name;
   SimulatedDatabase database;
-  CnpgExporter exporter;
+  EngineExporter exporter;
   int last_available;
   bool gone = false;
   std::vector<std::string> removed_pods;  // waiting for the next scrape's zeros
   // The WorkloadMonitor as last written: {replicas, available, operational}.
   std::optional<std::tuple<int, int, bool>> monitor_written;
   Clock::time_point monitor_checked{};
-  std::optional<bool> ready_written;  // the application's Ready condition as last written
+  std::optional<std::pair<bool, int>> status_written;  // the object's {Ready, available} as last written
 };
 
 WorldSimulator::WorldSimulator(KubeEndpoint endpoint, LoadCurve curve, WorldOptions options, std::ostream& log)
@@ -109,8 +137,8 @@ void WorldSimulator::step(Clock::time_point now) {
       app->last_available = available;
     }
     if (!app->gone) {
-      sync_workload_monitor(*app, now);
-      sync_ready_condition(*app, now);
+      if (options_.engine.workload_monitor) sync_workload_monitor(*app, now);
+      if (options_.engine.ready_condition || options_.engine.available_path) sync_object_status(*app, now);
     }
   }
   if (!last_scrape_ || now - *last_scrape_ >= options_.scrape_interval) scrape(now);
@@ -118,21 +146,23 @@ void WorldSimulator::step(Clock::time_point now) {
 }
 
 void WorldSimulator::observe_applications(Clock::time_point now) {
+  const EngineDescription& engine = options_.engine;
   KubeRest::Response list;
   try {
-    list = kube_.get(collection_path(kAppsPath, options_.namespace_name, "postgreses"));
+    list = kube_.get(engine.collection_path(options_.namespace_name));
   } catch (const std::exception& e) {
-    log_ << "world: cannot list Postgres applications: " << e.what() << std::endl;
+    log_ << "world: cannot list " << engine.kind << " applications: " << e.what() << std::endl;
     return;
   }
   if (list.status != 200) {
-    log_ << "world: listing Postgres applications: HTTP " << list.status << " " << short_body(list.body) << std::endl;
+    log_ << "world: listing " << engine.kind << " applications: HTTP " << list.status << " " << short_body(list.body)
+         << std::endl;
     return;
   }
   rapidjson::Document doc;
   doc.Parse(list.body.data(), list.body.size());
   if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("items") || !doc["items"].IsArray()) {
-    log_ << "world: the Postgres list is not a Kubernetes list: " << short_body(list.body) << std::endl;
+    log_ << "world: the " << engine.kind << " list is not a Kubernetes list: " << short_body(list.body) << std::endl;
     return;
   }
   std::map<std::string, bool> seen;
@@ -143,16 +173,15 @@ void WorldSimulator::observe_applications(Clock::time_point now) {
     const std::string name = meta["name"].GetString();
     const std::string ns =
         meta.HasMember("namespace") && meta["namespace"].IsString() ? meta["namespace"].GetString() : "";
-    const auto spec = item.FindMember("spec");
-    const int replicas = static_cast<int>(spec == item.MemberEnd() ? kDefaultReplicas
-                                                                   : int_at(spec->value, "replicas", kDefaultReplicas));
+    const int replicas = static_cast<int>(int_at_path(item, engine.replicas_path).value_or(engine.default_replicas));
     const std::string key = ns + "/" + name;
     seen[key] = true;
     auto it = apps_.find(key);
     if (it == apps_.end() || it->second->gone) {
       if (!curve_start_) curve_start_ = now;
-      apps_[key] = std::make_unique<App>(ns, name, replicas, now);
-      log_ << "world: " << key << ": Postgres with " << replicas << " instances (all available)" << std::endl;
+      apps_[key] = std::make_unique<App>(engine, ns, name, replicas, now);
+      log_ << "world: " << key << ": " << engine.kind << " with " << replicas << " instances (all available)"
+           << std::endl;
       continue;
     }
     App& app = *it->second;
@@ -161,7 +190,7 @@ void WorldSimulator::observe_applications(Clock::time_point now) {
     app.database.set_replicas(replicas, now, options_.provision);
     auto removed = app.database.take_removed_pods();
     app.removed_pods.insert(app.removed_pods.end(), removed.begin(), removed.end());
-    log_ << "world: " << key << ": spec.replicas " << before << " -> " << replicas;
+    log_ << "world: " << key << ": " << engine.replicas_path << " " << before << " -> " << replicas;
     if (replicas > before)
       log_ << " (new instances available in " << std::chrono::duration<double>(options_.provision).count() << " s)";
     else
@@ -182,11 +211,13 @@ void WorldSimulator::sync_workload_monitor(App& app, Clock::time_point now) {
   const int replicas = app.database.replicas();
   const int available = app.database.available(now);
   // Cozystack's charts render minReplicas: 1; operational means at least that many are ready.
-  constexpr int kMinReplicas = 1;
-  const auto wanted = std::make_tuple(replicas, available, available >= kMinReplicas);
+  const WorkloadMonitorDescription& described = *options_.engine.workload_monitor;
+  const int min_replicas = described.min_replicas;
+  const auto wanted = std::make_tuple(replicas, available, available >= min_replicas);
   if (app.monitor_written == wanted && now - app.monitor_checked < kMonitorResync) return;
   app.monitor_checked = now;
-  const std::string path = monitor_path(app.namespace_name, app.name);
+  const std::string name = fill_placeholders(described.name, app.namespace_name, app.name);
+  const std::string path = monitor_path(app.namespace_name, name);
   try {
     auto current = kube_.get(path);
     if (current.status == 404) {
@@ -195,16 +226,16 @@ void WorldSimulator::sync_workload_monitor(App& app, Clock::time_point now) {
         w.Key("apiVersion"), w.String("cozystack.io/v1alpha1");
         w.Key("kind"), w.String("WorkloadMonitor");
         w.Key("metadata"), w.StartObject();
-        w.Key("name"), w.String(monitor_name(app.name));
+        w.Key("name"), w.String(name);
         w.Key("namespace"), w.String(app.namespace_name);
         w.EndObject();
         w.Key("spec"), w.StartObject();
-        w.Key("kind"), w.String("postgres");
-        w.Key("type"), w.String("postgres");
+        w.Key("kind"), w.String(described.kind);
+        w.Key("type"), w.String(described.kind);
         w.Key("replicas"), w.Int(replicas);
-        w.Key("minReplicas"), w.Int(kMinReplicas);
+        w.Key("minReplicas"), w.Int(min_replicas);
         w.Key("selector"), w.StartObject();
-        w.Key("app.kubernetes.io/instance"), w.String(monitor_name(app.name));
+        w.Key("app.kubernetes.io/instance"), w.String(name);
         w.EndObject();
         w.EndObject();
         w.EndObject();
@@ -265,30 +296,34 @@ void WorldSimulator::sync_workload_monitor(App& app, Clock::time_point now) {
   }
 }
 
-void WorldSimulator::sync_ready_condition(App& app, Clock::time_point now) {
+void WorldSimulator::sync_object_status(App& app, Clock::time_point now) {
+  const EngineDescription& engine = options_.engine;
   const int replicas = app.database.replicas();
   const int available = app.database.available(now);
   const bool ready = replicas > 0 && available == replicas;
-  if (app.ready_written == ready) return;
+  if (app.status_written == std::make_pair(ready, available)) return;
   const std::string patch = json_text([&](auto& w) {
     w.StartObject();
     w.Key("status"), w.StartObject();
-    w.Key("conditions"), w.StartArray();
-    w.StartObject();
-    w.Key("type"), w.String("Ready");
-    w.Key("status"), w.String(ready ? "True" : "False");
-    w.Key("reason"), w.String(ready ? "AllInstancesReady" : "InstancesNotReady");
-    w.Key("message"), w.String(std::to_string(available) + " of " + std::to_string(replicas) + " instances ready");
-    w.EndObject();
-    w.EndArray();
+    if (engine.ready_condition) {
+      w.Key("conditions"), w.StartArray();
+      w.StartObject();
+      w.Key("type"), w.String("Ready");
+      w.Key("status"), w.String(ready ? "True" : "False");
+      w.Key("reason"), w.String(ready ? "AllInstancesReady" : "InstancesNotReady");
+      w.Key("message"), w.String(std::to_string(available) + " of " + std::to_string(replicas) + " instances ready");
+      w.EndObject();
+      w.EndArray();
+    }
+    if (engine.available_path) write_at_path(w, engine.available_path->substr(std::string("status.").size()), available);
     w.EndObject();
     w.EndObject();
   });
-  const std::string path = collection_path(kAppsPath, app.namespace_name, "postgreses") + "/" + app.name + "/status";
+  const std::string path = engine.collection_path(app.namespace_name) + "/" + app.name + "/status";
   try {
     const auto r = kube_.merge_patch(path, patch);
     if (r.status == 200)
-      app.ready_written = ready;
+      app.status_written = std::make_pair(ready, available);
     else
       log_ << "world: patching " << path << ": HTTP " << r.status << " " << short_body(r.body) << std::endl;
   } catch (const std::exception& e) {

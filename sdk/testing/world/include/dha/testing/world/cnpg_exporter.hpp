@@ -19,34 +19,29 @@
 // their kube_pod_labels (kube-state-metrics sees pending pods) but no engine series yet.
 
 #include <cstdint>
-#include <map>
 #include <string>
 #include <vector>
 
-#include "dha/testing/world/load_curve.hpp"
-#include "dha/testing/world/simulated_database.hpp"
+#include "dha/testing/world/engine_exporter.hpp"
 
 namespace dha::testing::world {
 
+// The exporters of EngineDescription::postgres(): an EngineExporter with the built-in description.
 class CnpgExporter {
  public:
   CnpgExporter(std::string namespace_name, std::string app_name);
 
   // One scrape: `elapsed_seconds` since the previous scrape advances the counters.
   std::string scrape(const std::vector<SimulatedDatabase::Instance>& instances, const LoadPoint& load,
-                     const std::vector<std::string>& removed_pods, double elapsed_seconds, int64_t timestamp_ms);
+                     const std::vector<std::string>& removed_pods, double elapsed_seconds, int64_t timestamp_ms) {
+    return exporter_.scrape(instances, load, removed_pods, elapsed_seconds, timestamp_ms);
+  }
 
   // Idle backends every available instance reports; only state="active" is load.
   static constexpr double kIdleBackends = 3;
 
  private:
-  std::string namespace_;
-  std::string app_;
-  double write_bytes_total_ = 0;
-  std::map<std::string, double> cpu_seconds_total_;  // per pod
+  EngineExporter exporter_;
 };
-
-// Escapes a label value for the exposition format (backslash, double quote, newline).
-std::string escape_label_value(const std::string& value);
 
 }  // namespace dha::testing::world

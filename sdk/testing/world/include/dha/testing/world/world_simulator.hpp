@@ -3,16 +3,17 @@
 // The world around db-autoscaler, simulated: it plays the engine operator and the exporters so the
 // real operator can be run end to end without a cluster or a database.
 //
-// Engine operator: every poll it lists `apps.cozystack.io/v1alpha1 Postgres` objects. When
-// spec.replicas grows, new instances become available after `provision`; when it shrinks, the
-// newest instances go away at once. It keeps the `cozystack.io/v1alpha1 WorkloadMonitor`
-// "postgres-<name>" in step (created if missing; status.availableReplicas, observedReplicas and
-// operational = available >= spec.minReplicas, as Cozystack's controller computes it), and the
-// application's status condition Ready (True when every instance is available) as the apps API
-// reports it, so `kubectl get postgres` shows it.
+// Engine operator: every poll it lists the objects of the engine's kind (WorldOptions::engine; by
+// default `apps.cozystack.io/v1alpha1 Postgres`, see engine_description.hpp). When the replica
+// count at the described path grows, new instances become available after `provision`; when it
+// shrinks, the newest instances go away at once. It keeps the described health object in step —
+// a `cozystack.io/v1alpha1 WorkloadMonitor` (created if missing; status.availableReplicas,
+// observedReplicas and operational = available >= spec.minReplicas, as Cozystack's controller
+// computes it) — and the object's own status: the available count at the described path and the
+// condition Ready (True when every instance is available), so `kubectl get` shows them.
 //
-// Exporters: every `scrape_interval` it pushes the CNPG-shaped series of every application (see
-// cnpg_exporter.hpp) into VictoriaMetrics through /api/v1/import/prometheus, with the load of the
+// Exporters: every `scrape_interval` it pushes the described series of every application (see
+// engine_exporter.hpp; for Postgres the CNPG-shaped ones of cnpg_exporter.hpp) into VictoriaMetrics through /api/v1/import/prometheus, with the load of the
 // curve at that moment spread over the available read replicas. The curve's clock starts when the
 // first application is seen and runs `time_scale` times faster than real time; provisioning and
 // scraping stay in real time (they are what the operator's windows are measured against).
@@ -29,7 +30,7 @@
 #include <string>
 #include <vector>
 
-#include "dha/testing/world/cnpg_exporter.hpp"
+#include "dha/testing/world/engine_description.hpp"
 #include "dha/testing/world/kube_rest.hpp"
 #include "dha/testing/world/load_curve.hpp"
 #include "dha/testing/world/simulated_database.hpp"
@@ -45,6 +46,8 @@ struct WorldOptions {
   double time_scale = 1;
   // Rewritten (atomically) after every step: one line per application, for scripts to show.
   std::string status_file;
+  // The engine whose operator and exporters are played.
+  EngineDescription engine = EngineDescription::postgres();
 };
 
 // What the simulator currently believes about one application.
@@ -76,7 +79,7 @@ class WorldSimulator {
   struct App;
   void observe_applications(Clock::time_point now);
   void sync_workload_monitor(App& app, Clock::time_point now);
-  void sync_ready_condition(App& app, Clock::time_point now);
+  void sync_object_status(App& app, Clock::time_point now);
   void scrape(Clock::time_point now);
   void write_status_file(Clock::time_point now) const;
 
