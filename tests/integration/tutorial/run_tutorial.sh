@@ -7,7 +7,17 @@
 # since building the whole tree again would only repeat what CI just did.
 set -euo pipefail
 build_dir=$1; tutorial=$2
-home=$(mktemp -d); trap 'rm -rf "$home"' EXIT
+home=$(mktemp -d)
+# A block that fails between `dha-dev-env --detach` and `--stop` leaves its environment running:
+# stop every one under $HOME before removing it.
+cleanup() {
+  local pid_file
+  while IFS= read -r pid_file; do
+    "$home/dha-sdk/bin/dha-dev-env" --stop --dir "$(dirname "$pid_file")" || true
+  done < <(find "$home" -name dev-env.pid 2>/dev/null)
+  rm -rf "$home"
+}
+trap cleanup EXIT
 
 script=$(awk '
   /<!-- tutorial-test -->/ { armed = 1; next }
