@@ -18,36 +18,17 @@
 #include "dha/testing/api_server.hpp"
 #include "dha/testing/victoria_metrics.hpp"
 #include "dha/testing/world/world_simulator.hpp"
+#include "world_servers.hpp"
 
 namespace dha::testing::world {
 namespace {
 
 using namespace std::chrono_literals;
 
-class AcmeDbWorld : public ::testing::Test {
+class AcmeDbWorld : public WorldServers<AcmeDbWorld> {
  protected:
   static void SetUpTestSuite() {
-    ApiServerOptions options;
-    options.crd_dirs = {DHA_SOURCE_DIR "/sdk/testing/crds", DHA_SOURCE_DIR "/sdk/template/crds"};
-    api_ = new ApiServer(options);
-    api_->start();
-    vm_ = new VictoriaMetrics();
-    kubeconfig_ = std::filesystem::temp_directory_path() / ("engine-test-kubeconfig-" + std::to_string(getpid()));
-    api_->write_kubeconfig(kubeconfig_);
-  }
-  static void TearDownTestSuite() {
-    delete vm_;
-    delete api_;
-    std::filesystem::remove(kubeconfig_);
-  }
-
-  void SetUp() override {
-    ns_ = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    for (char& c : ns_) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    kube_ = std::make_unique<KubeRest>(KubeEndpoint::from_kubeconfig(kubeconfig_));
-    const auto r = kube_->create("/api/v1/namespaces",
-                                 R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")" + ns_ + "\"}}");
-    ASSERT_EQ(r.status, 201) << r.body;
+    start_servers({DHA_SOURCE_DIR "/sdk/testing/crds", DHA_SOURCE_DIR "/sdk/template/crds"});
   }
 
   std::string acmedb_path(const std::string& name = "") const {
@@ -106,29 +87,8 @@ class AcmeDbWorld : public ::testing::Test {
     const std::string& tmpl = kind == "lag" ? q.lag_query : kind == "writes" ? q.write_activity : q.driver.at(kind);
     return fill_query_placeholders(tmpl, ns_, "orders", "acmedb-orders");
   }
-  double eventually(const std::string& promql, double expected, double tolerance = 1e-6) {
-    double last = NAN;
-    const auto deadline = std::chrono::steady_clock::now() + 10s;
-    while (std::chrono::steady_clock::now() < deadline) {
-      const auto v = vm_->query_vector(promql);
-      if (v.size() == 1 && std::fabs((last = v[0].value) - expected) <= tolerance) return last;
-      std::this_thread::sleep_for(100ms);
-    }
-    ADD_FAILURE() << promql << " = " << last << ", expected " << expected;
-    return last;
-  }
-
-  static ApiServer* api_;
-  static VictoriaMetrics* vm_;
-  static std::string kubeconfig_;
   const EngineDescription engine_ = EngineDescription::read_file(DHA_SOURCE_DIR "/sdk/template/dev/acmedb.engine.yaml");
-  std::string ns_;
-  std::unique_ptr<KubeRest> kube_;
-  std::ostringstream log_;
 };
-ApiServer* AcmeDbWorld::api_ = nullptr;
-VictoriaMetrics* AcmeDbWorld::vm_ = nullptr;
-std::string AcmeDbWorld::kubeconfig_;
 
 TEST_F(AcmeDbWorld, StatusAndWorkloadMonitorFollowTheReplicasAtTheDescribedPaths) {
   create_acmedb("orders", R"({"replicas": 3, "quorum": 1})");

@@ -16,6 +16,7 @@
 #include "dha/testing/api_server.hpp"
 #include "dha/testing/victoria_metrics.hpp"
 #include "dha/testing/world/world_simulator.hpp"
+#include "world_servers.hpp"
 #include "postgres_adapter.hpp"
 
 namespace dha::testing::world {
@@ -23,32 +24,9 @@ namespace {
 
 using namespace std::chrono_literals;
 
-class WorldOnRealServers : public ::testing::Test {
+class WorldOnRealServers : public WorldServers<WorldOnRealServers> {
  protected:
-  static void SetUpTestSuite() {
-    ApiServerOptions options;
-    options.crd_dirs = {DHA_SOURCE_DIR "/sdk/testing/crds"};
-    api_ = new ApiServer(options);
-    api_->start();
-    vm_ = new VictoriaMetrics();
-    kubeconfig_ = std::filesystem::temp_directory_path() / ("world-test-kubeconfig-" + std::to_string(getpid()));
-    api_->write_kubeconfig(kubeconfig_);
-  }
-  static void TearDownTestSuite() {
-    delete vm_;
-    delete api_;
-    std::filesystem::remove(kubeconfig_);
-  }
-
-  // Each test works in its own namespace so the suite's servers can be shared.
-  void SetUp() override {
-    ns_ = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    for (char& c : ns_) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    kube_ = std::make_unique<KubeRest>(KubeEndpoint::from_kubeconfig(kubeconfig_));
-    const auto r = kube_->create("/api/v1/namespaces",
-                                 R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")" + ns_ + "\"}}");
-    ASSERT_EQ(r.status, 201) << r.body;
-  }
+  static void SetUpTestSuite() { start_servers({DHA_SOURCE_DIR "/sdk/testing/crds"}); }
 
   std::string apps_path(const std::string& name = "") const {
     return "/apis/apps.cozystack.io/v1alpha1/namespaces/" + ns_ + "/postgreses" + (name.empty() ? "" : "/" + name);
@@ -138,23 +116,6 @@ class WorldOnRealServers : public ::testing::Test {
     return fill_query_placeholders(tmpl, ns_, app, "postgres-" + app);
   }
 
-  // Polls until the single value of `promql` is within `tolerance` of `expected` (imports become
-  // searchable a moment after they are flushed); returns the last value seen.
-  double eventually(const std::string& promql, double expected, double tolerance = 1e-6) {
-    double last = NAN;
-    const auto deadline = std::chrono::steady_clock::now() + 10s;
-    while (std::chrono::steady_clock::now() < deadline) {
-      const auto v = vm_->query_vector(promql);
-      if (v.size() == 1) {
-        last = v[0].value;
-        if (std::fabs(last - expected) <= tolerance) return last;
-      }
-      std::this_thread::sleep_for(100ms);
-    }
-    ADD_FAILURE() << promql << " = " << last << ", expected " << expected;
-    return last;
-  }
-
   std::map<std::string, double> active_backends_by_pod() {
     std::map<std::string, double> out;
     for (const auto& s : vm_->query_vector("cnpg_backends_total{namespace=\"" + ns_ + "\",state=\"active\"}"))
@@ -176,16 +137,7 @@ class WorldOnRealServers : public ::testing::Test {
     ADD_FAILURE() << "active backends by pod: " << seen;
   }
 
-  static ApiServer* api_;
-  static VictoriaMetrics* vm_;
-  static std::string kubeconfig_;
-  std::string ns_;
-  std::unique_ptr<KubeRest> kube_;
-  std::ostringstream log_;
 };
-ApiServer* WorldOnRealServers::api_ = nullptr;
-VictoriaMetrics* WorldOnRealServers::vm_ = nullptr;
-std::string WorldOnRealServers::kubeconfig_;
 
 TEST_F(WorldOnRealServers, WorkloadMonitorFollowsReplicasAsTheyBecomeAvailable) {
   create_postgres("db", 2);

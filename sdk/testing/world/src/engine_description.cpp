@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <fstream>
 #include <initializer_list>
 #include <regex>
-#include <sstream>
 #include <stdexcept>
+
+#include "text_file.hpp"
 
 namespace dha::testing::world {
 namespace {
@@ -230,11 +230,7 @@ EngineDescription EngineDescription::parse(std::string_view yaml, const std::str
 }
 
 EngineDescription EngineDescription::read_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::invalid_argument("cannot read engine description " + path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse(text.str(), path);
+  return parse(read_text_file(path, "engine description"), path);
 }
 
 std::string EngineDescription::collection_path(const std::string& namespace_name) const {

@@ -8,6 +8,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "text_file.hpp"
+
 namespace dha::testing::world {
 namespace {
 
@@ -28,14 +30,6 @@ std::string base64_decode(const std::string& in, const std::string& what) {
     }
   }
   return out;
-}
-
-std::string read_text_file(const std::string& path, const std::string& what) {
-  std::ifstream in(path);
-  if (!in) throw std::invalid_argument("cannot read " + what + " " + path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 YAML::Node named_entry(const YAML::Node& list, const std::string& name, const std::string& kind,

@@ -8,6 +8,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "text_file.hpp"
+
 namespace dha::testing::world {
 namespace {
 
@@ -115,11 +117,7 @@ LoadCurve LoadCurve::parse_csv(std::string_view text, const std::string& source)
 }
 
 LoadCurve LoadCurve::read_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::invalid_argument("cannot read load curve " + path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_csv(text.str(), path);
+  return parse_csv(read_text_file(path, "load curve"), path);
 }
 
 std::optional<double> LoadCurve::value_at(Column column, double seconds) const {
