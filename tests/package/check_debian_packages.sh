@@ -58,7 +58,7 @@ extra=$(find "$plugin_dir" -name '*.so' | wc -l)
 ((extra == count)) || fail "the package has $extra plugins, the source tree $count: $(ls "$plugin_dir")"
 echo "plugin check accepts all $count bundled plugins"
 
-for tool in dha-plugin-check dha-apiserver; do
+for tool in dha-plugin-check dha-apiserver dha-world-sim dha-dev-env; do
   [[ -x "$root/usr/bin/$tool" ]] || fail "the SDK package lacks $tool"
   ! dpkg-deb --contents "$operator_deb" | grep -q "/$tool\$" || fail "$tool is in the operator package"
 done
