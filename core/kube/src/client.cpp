@@ -36,8 +36,8 @@ Client::Client(Config config) : transport_(std::move(config)) {}
 
 rapidjson::Document Client::send(const std::string& method, const std::string& path, std::string body,
                                  std::string content_type) {
-  if (write_fence_ && method != "GET") write_fence_();
   HttpRequest req;
+  if (write_fence_ && method != "GET") req.deadline = write_fence_();
   req.method = method;
   req.path = path;
   req.body = std::move(body);

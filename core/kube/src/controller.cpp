@@ -33,7 +33,8 @@ void Controller::watch_secondary(Informer& informer, KeyMapper map) {
 QueueAction Controller::reconcile_key(const std::string& key) {
   ReconcileResult result;
   const auto started = std::chrono::steady_clock::now();
-  if (reconcile_metrics_) reconcile_metrics_->set_active_workers(++active_workers_);
+  const int active = ++active_workers_;
+  if (reconcile_metrics_) reconcile_metrics_->set_active_workers(active);
   try {
     result = reconciler_(key);
   } catch (const std::exception& e) {
@@ -51,8 +52,9 @@ QueueAction Controller::reconcile_key(const std::string& key) {
                                                                           : Result::success;
     reconcile_metrics_->finished(
         outcome, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
-    reconcile_metrics_->set_active_workers(--active_workers_);
   }
+  const int still_active = --active_workers_;
+  if (reconcile_metrics_) reconcile_metrics_->set_active_workers(still_active);
   const QueueAction action = apply_result(queue_, key, result);
   queue_.done(key);
   return action;
@@ -66,11 +68,32 @@ std::optional<QueueAction> Controller::process_one() {
 
 void Controller::worker() {
   while (auto key = queue_.get()) reconcile_key(*key);
+  {
+    std::lock_guard lock(exit_mu_);
+    ++exited_workers_;
+  }
+  exit_cv_.notify_all();
 }
 
 void Controller::start() {
   if (started_.exchange(true)) return;
   for (int i = 0; i < options_.workers; ++i) workers_.emplace_back([this] { worker(); });
+}
+
+bool Controller::stop_within(Duration drain) {
+  queue_.shut_down();
+  bool drained = false;
+  {
+    std::unique_lock lock(exit_mu_);
+    drained = exit_cv_.wait_for(lock, drain, [&] { return exited_workers_ == workers_.size(); });
+  }
+  if (!drained) {
+    for (auto& t : workers_) t.detach();
+    workers_.clear();
+    return false;
+  }
+  stop();
+  return true;
 }
 
 void Controller::stop() {

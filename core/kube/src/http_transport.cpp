@@ -168,6 +168,15 @@ void HttpTransport::give_back(std::unique_ptr<Handle> handle) {
 HttpResponse HttpTransport::run(Handle& h, const HttpRequest& request, std::chrono::milliseconds timeout,
                                 const std::function<bool(std::string_view)>* on_data, const std::atomic<bool>* stop) {
   limiter_.acquire();
+  const auto now = std::chrono::steady_clock::now();
+  if (request.deadline <= now)
+    throw ApiError(Reason::Timeout, 0,
+                   fmt::format("{} {}: not sent, its deadline passed while it waited for the client-side rate limit",
+                               request.method, request.path));
+  if (request.deadline != std::chrono::steady_clock::time_point::max() &&
+      (timeout.count() == 0 || request.deadline - now < timeout))
+    timeout = std::max(std::chrono::milliseconds(1),
+                       std::chrono::duration_cast<std::chrono::milliseconds>(request.deadline - now));
   HttpResponse response;
   h.response = &response;
   h.on_data = on_data;

@@ -198,8 +198,13 @@ void LeaderElector::run() {
 }
 
 bool LeaderElector::holds_lease() const {
-  if (!leading_.load()) return false;
-  return !renew_deadline_passed(TimePoint(Duration(last_renew_.load())), clock_.now(), le_.renew_deadline);
+  const auto until = lease_valid_until();
+  return until.has_value() && clock_.now() < *until;
+}
+
+std::optional<TimePoint> LeaderElector::lease_valid_until() const {
+  if (!leading_.load()) return std::nullopt;
+  return TimePoint(Duration(last_renew_.load())) + le_.renew_deadline;
 }
 
 void LeaderElector::start() {
@@ -224,7 +229,7 @@ void LeaderElector::release() {
   }
 }
 
-void LeaderElector::stop() {
+void LeaderElector::stop(bool may_release) {
   {
     std::lock_guard lock(mu_);
     stop_ = true;
@@ -233,7 +238,7 @@ void LeaderElector::stop() {
   if (thread_.joinable()) thread_.join();
   if (leading_.exchange(false)) {
     if (le_.on_stopped_leading) le_.on_stopped_leading();
-    if (le_.release_on_stop) release();
+    if (le_.release_on_stop && may_release) release();
   }
 }
 

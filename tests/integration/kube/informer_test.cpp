@@ -246,7 +246,7 @@ TEST_F(KubeInformers, BookmarksKeepAQuietWatchFromExpiring) {
 TEST_F(KubeInformers, ResumesFromItsResourceVersionAfterTheServerComesBack) {
   // The informer reaches the server through a relay that can cut every connection and refuse
   // new ones (the server "restarting"); the test's own client talks to the server directly.
-  TcpProxy proxy(server_->port());
+  testsupport::TcpProxy proxy(server_->port());
   Config via_proxy = config_for(kAdminToken);
   via_proxy.server = "https://127.0.0.1:" + std::to_string(proxy.port());
   Client informer_client(via_proxy);

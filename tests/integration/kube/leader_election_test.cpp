@@ -130,7 +130,7 @@ TEST_F(KubeLeaderElection, HoldsLeaseEndsAtTheRenewDeadlineNotAtTheLoopsNextTurn
 // A fenced client sends no write at all; reads go on.
 TEST_F(KubeLeaderElection, AFencedClientSendsNoWrite) {
   Client fenced(config_for(kAdminToken));
-  fenced.set_write_fence([] { throw WriteFenced("not the leader"); });
+  fenced.set_write_fence([]() -> std::chrono::steady_clock::time_point { throw WriteFenced("not the leader"); });
   server_->clear_audit();
   EXPECT_THROW(fenced.create(resources::namespaces(),
                              parse_json(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"fenced"}})")),

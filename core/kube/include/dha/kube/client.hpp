@@ -100,16 +100,19 @@ class Client {
   const Config& config() const { return transport_.config(); }
   HttpTransport& transport() { return transport_; }
 
-  // Called before every request that writes (any method but GET, watches included in GET);
-  // it throws to refuse the write, which is then never sent. The operator fences its writes
-  // with the leader lease. Set it before the client is shared between threads.
-  void set_write_fence(std::function<void()> fence) { write_fence_ = std::move(fence); }
+  // Called before every request that writes (any method but GET, watches included in GET).
+  // It throws to refuse the write, which is then never sent, or returns the time by which the
+  // write must be over: the request is abandoned then, so a write never outlives the right to
+  // send it. The operator fences its writes with the leader lease (the lease's renew deadline).
+  // Set it before the client is shared between threads.
+  using WriteFence = std::function<std::chrono::steady_clock::time_point()>;
+  void set_write_fence(WriteFence fence) { write_fence_ = std::move(fence); }
 
  private:
   rapidjson::Document send(const std::string& method, const std::string& path, std::string body = {},
                            std::string content_type = {});
   HttpTransport transport_;
-  std::function<void()> write_fence_;
+  WriteFence write_fence_;
 };
 
 // What a write fence throws: this process may no longer write (it lost the leader lease).

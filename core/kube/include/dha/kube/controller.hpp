@@ -15,6 +15,7 @@
 // A reconciler that throws is an Error{what()} (retried with backoff).
 
 #include <atomic>
+#include <condition_variable>
 #include <functional>
 #include <map>
 #include <memory>
@@ -56,6 +57,13 @@ class Controller {
 
   void start();
   void stop();
+  // Shuts the queue (queued keys are dropped, no reconcile starts any more) and waits at most
+  // `drain` for the reconciles in flight. False when some are still running: their threads are
+  // left behind (a reconcile blocked in a plugin call cannot be interrupted), so the controller
+  // must not be destroyed; the caller ends the process instead.
+  bool stop_within(Duration drain);
+  // Reconciles running right now.
+  int in_flight() const { return active_workers_.load(); }
   // One step without threads (tests): takes a ready key, reconciles, applies the result.
   // Returns the action, or nullopt when no key was ready.
   std::optional<QueueAction> process_one();
@@ -75,6 +83,9 @@ class Controller {
   std::atomic<bool> started_{false};
   std::unique_ptr<telemetry::ReconcileMetrics> reconcile_metrics_;
   std::atomic<int> active_workers_{0};
+  std::mutex exit_mu_;
+  std::condition_variable exit_cv_;
+  std::size_t exited_workers_ = 0;
 };
 
 // Which primary objects reference which secondary objects (a DHA → its target and health

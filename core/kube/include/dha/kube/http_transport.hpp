@@ -9,6 +9,7 @@
 // least once a second even when no data arrives).
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -29,6 +30,9 @@ struct HttpRequest {
   std::string body;
   std::string content_type;  // for requests with a body
   std::string accept = "application/json";
+  // When the answer must have come: a request still waiting for the rate limiter or the
+  // server then is abandoned (Reason::Timeout), whatever Config::request_timeout says.
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
 };
 
 struct HttpResponse {

@@ -26,6 +26,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -79,14 +80,22 @@ class LeaderElector {
   LeaderElector& operator=(const LeaderElector&) = delete;
 
   void start();
-  // Stops the loop; if leading: on_stopped_leading, then release (if configured). Idempotent.
-  void stop();
+  // Stops the loop; if leading: on_stopped_leading, then release (if configured and `may_release`:
+  // a caller whose writes may still be in flight passes false and lets the lease run out).
+  // Idempotent.
+  void stop(bool may_release = true);
 
   bool is_leader() const { return leading_.load(); }
   // Stricter than is_leader(), for fencing writes: leading, and the last successful renewal
   // (counted from when its request was sent) is less than renew_deadline ago, checked now
   // rather than at the loop's next turn.
   bool holds_lease() const;
+  // While leading: when the lease stops covering this replica's writes (the last successful
+  // renewal's send time + renew_deadline, on the clock's now() scale). nullopt when not leading.
+  // A write must be over by then: followers may take the lease lease_duration after that
+  // renewal, so the margin between the two is lease_duration - renew_deadline.
+  std::optional<TimePoint> lease_valid_until() const;
+  Duration renew_deadline() const { return le_.renew_deadline; }
   std::string observed_holder() const;
 
   // One acquire-or-renew attempt; true when this candidate holds the lease afterwards.
