@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <regex>
 #include <string>
 #include <vector>
@@ -95,6 +96,12 @@ int serve(op::Operator& op) {
     }
   }
   op.stop();
+  if (const int left = op.abandoned_reconciles(); left > 0) {
+    // Their threads still use the operator: end the process here, before any destructor runs.
+    spdlog::error("exiting with {} reconcile(s) still blocked in a plugin call", left);
+    spdlog::default_logger()->flush();
+    std::_Exit(code == kExitOk ? kExitFailure : code);
+  }
   spdlog::info("stopped");
   return code;
 }

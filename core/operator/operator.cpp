@@ -6,6 +6,8 @@
 #include <malloc.h>
 #endif
 
+#include <fmt/format.h>
+
 #include <random>
 
 #include "dha/admission/one_dha_per_target_webhook.hpp"
@@ -57,6 +59,24 @@ void keep_metadata_only(rapidjson::Document& object) {
   object.RemoveMember("spec");
   object.RemoveMember("status");
   kube::drop_managed_fields(object);
+}
+
+// The fence of every reconciler write: the time by which the write must be over (the end of
+// the lease this replica holds), or WriteFenced saying why there is none, with the numbers.
+kube::TimePoint lease_covers_writes_until(const kube::LeaderElector* elector, SelfMetrics& metrics) {
+  const auto until = elector != nullptr ? elector->lease_valid_until() : std::nullopt;
+  const auto now = std::chrono::steady_clock::now();
+  if (until && now < *until) return *until;
+  metrics.count_fenced_write();
+  if (!until) {
+    const std::string holder = elector != nullptr ? elector->observed_holder() : std::string();
+    throw kube::WriteFenced(fmt::format("not writing: this replica does not hold the leader lease (holder: {})",
+                                        holder.empty() ? "none seen" : holder));
+  }
+  const auto seconds = [](kube::Duration d) { return std::chrono::duration<double>(d).count(); };
+  throw kube::WriteFenced(fmt::format(
+      "not writing: the leader lease ran out {:.1f} s ago (last renewal {:.1f} s ago, renew deadline {:.1f} s)",
+      seconds(now - *until), seconds(now - *until + elector->renew_deadline()), seconds(elector->renew_deadline())));
 }
 
 std::string make_identity() {
@@ -115,6 +135,8 @@ void Operator::fail(const std::string& why) {
   }
   failed_ = true;
 }
+
+std::chrono::milliseconds Operator::drain_limit() const { return options_.renew_deadline; }
 
 std::uint16_t Operator::probe_port() const { return parts_->probes ? parts_->probes->port() : 0; }
 std::uint16_t Operator::metrics_port() const { return parts_->metrics_server ? parts_->metrics_server->port() : 0; }
@@ -222,10 +244,10 @@ void Operator::start() {
     // Fencing: every write of the reconcilers (replicas, status, events, finalizers) first
     // checks that this replica still holds the lease, as of now. One that lost it writes
     // nothing more, whatever its in-flight reconciles were about to do.
-    p.wiring->client->set_write_fence([&p] {
-      if (!p.elector || !p.elector->holds_lease())
-        throw kube::WriteFenced("not writing: this replica does not hold the leader lease");
-    });
+    // A write that passes is abandoned when the lease it was sent under ends, so none is still
+    // on its way once another replica may take the lease over (docs/behaviour.md#leader-election).
+    p.wiring->client->set_write_fence(
+        [&p] { return lease_covers_writes_until(p.elector.get(), *p.wiring->metrics); });
   }
   p.dha_informer->start();
   // Every reconcile reads its namespace (monitoring label) and the namespace's quotas: cached.
@@ -254,9 +276,14 @@ void Operator::start() {
   le.on_stopped_leading = [this, &p] {
     p.wiring->metrics->set_leader(false);
     if (stopping_) return;
-    // A controller cannot be resumed safely once another replica may have acted: exit, as
-    // controller-runtime does, and let the restart start over as a follower.
-    spdlog::error("leader election lost; exiting");
+    // Nothing queued starts any more; the reconciles in flight can no longer write (the fence)
+    // and get drain_limit() to finish. A controller cannot be resumed safely once another
+    // replica may have acted: exit, as controller-runtime does, and restart as a follower.
+    const int in_flight = p.controller->in_flight();
+    p.controller->queue().shut_down();
+    spdlog::error("leader election lost: stopped leading; queued reconciles dropped, {} in flight (their writes are "
+                  "refused) get {:.1f} s to finish; then exiting",
+                  in_flight, std::chrono::duration<double>(drain_limit()).count());
     fail("leader election lost");
   };
   le.on_new_leader = [](const std::string& holder) { spdlog::info("leader is now {}", holder); };
@@ -270,8 +297,17 @@ void Operator::stop() {
   Parts& p = *parts_;
   // Drain the in-flight reconciles first, then release the Lease: a follower that takes over
   // at once must never overlap with a reconcile of ours.
-  if (p.controller) p.controller->stop();
-  if (p.elector) p.elector->stop();
+  // A reconcile blocked in a plugin call cannot be interrupted: after drain_limit() it is left
+  // behind and the Lease is not released but runs out, since one of its writes may still be on
+  // its way until then (the fence bounds it by the lease).
+  const bool drained = p.controller == nullptr || p.controller->stop_within(drain_limit());
+  if (!drained) {
+    abandoned_ = p.controller->in_flight();
+    spdlog::error("{} reconcile(s) still running after {:.1f} s (a plugin call that has not returned); not releasing "
+                  "the Lease: it runs out on its own",
+                  abandoned_.load(), std::chrono::duration<double>(drain_limit()).count());
+  }
+  if (p.elector) p.elector->stop(drained);
   if (p.dha_informer) p.dha_informer->stop();
   {
     std::lock_guard lock(p.watch_mu);

@@ -58,8 +58,15 @@ class Operator {
 
   // Throws std::runtime_error (with the flag or file at fault) when something cannot start.
   void start();
-  // Idempotent: releases the Lease, drains the reconcilers, stops watches and servers.
+  // Idempotent: drains the reconcilers (at most drain_limit()), releases the Lease, stops
+  // watches and servers.
   void stop();
+  // How long stop() waits for the reconciles in flight: the renew deadline, so a replica that
+  // lost the lease is gone at most one more renew deadline after it noticed.
+  std::chrono::milliseconds drain_limit() const;
+  // Reconciles stop() left running (blocked in a plugin call past drain_limit()). Non-zero: the
+  // Operator must not be destroyed (their threads use it); end the process with _Exit.
+  int abandoned_reconciles() const { return abandoned_.load(); }
   // A fatal condition after start (leadership lost): the process should exit non-zero.
   bool failed() const { return failed_.load(); }
   std::string failure() const;
@@ -80,6 +87,7 @@ class Operator {
   std::unique_ptr<Parts> parts_;
   std::atomic<bool> stopping_{false};
   std::atomic<bool> failed_{false};
+  std::atomic<int> abandoned_{0};
   mutable std::mutex mu_;
   std::string failure_;
 };

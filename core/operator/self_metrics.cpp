@@ -20,11 +20,14 @@ SelfMetrics::SelfMetrics(telemetry::Registry& r)
       reconciles_(r.counter("db_autoscaler_reconcile_total", "Reconciles finished by this replica.", {"result"})),
       reconcile_duration_(r.histogram("db_autoscaler_reconcile_duration_seconds", "Reconcile latency.", {})),
       leader_(r.gauge("db_autoscaler_leader", "1 on the replica holding the leader Lease, else 0.")),
+      fenced_writes_(r.counter("db_autoscaler_fenced_writes_total",
+                               "Writes refused unsent because this replica no longer held the leader Lease.")),
       metric_queries_(r.counter("db_autoscaler_metric_queries_total", "Metric-source queries by result.",
                                 {"result"})),
       api_requests_(r.counter("db_autoscaler_api_requests_total",
                               "Kubernetes API requests of the reconciler by verb and result.", {"verb", "result"})) {
   leader_.with({})->set(0);
+  fenced_writes_.with({});
 }
 
 void SelfMetrics::set_dha(const std::string& ns, const std::string& name, const DhaGauges& g) {
@@ -80,6 +83,8 @@ void SelfMetrics::reconcile_finished(const std::string& result, double seconds) 
 }
 
 void SelfMetrics::set_leader(bool leader) { leader_.with({})->set(leader ? 1 : 0); }
+
+void SelfMetrics::count_fenced_write() { fenced_writes_.with({})->inc(); }
 
 void SelfMetrics::count_metric_query(const std::string& result) { metric_queries_.with({result})->inc(); }
 

@@ -37,6 +37,8 @@ class SelfMetrics {
   // result: "success" | "requeue" | "error".
   void reconcile_finished(const std::string& result, double seconds);
   void set_leader(bool leader);
+  // A write the leader fence refused (this replica no longer held the Lease): never sent.
+  void count_fenced_write();
   // result: "ok" | "unavailable" | "empty" | "timeout" | "bad_response" | "refused" | "error".
   void count_metric_query(const std::string& result);
   // verb: get | list | patch | update | create; result: "ok" or the error reason.
@@ -53,6 +55,7 @@ class SelfMetrics {
   telemetry::CounterFamily& reconciles_;
   telemetry::HistogramFamily& reconcile_duration_;
   telemetry::GaugeFamily& leader_;
+  telemetry::CounterFamily& fenced_writes_;
   telemetry::CounterFamily& metric_queries_;
   telemetry::CounterFamily& api_requests_;
   std::mutex types_mu_;
