@@ -16,6 +16,7 @@ const char* name(FaultKind kind) {
     case FaultKind::kHealthFlip: return "health-flip";
     case FaultKind::kOwnershipConflict: return "ownership-conflict";
     case FaultKind::kMetricGap: return "metric-gap";
+    case FaultKind::kLeaseLossInPatch: return "lease-loss-in-patch";
     case FaultKind::kCount: break;
   }
   return "?";
@@ -23,8 +24,8 @@ const char* name(FaultKind kind) {
 
 FaultPlan FaultSchedule::next(std::size_t targets, int variants) {
   // Weights: the cheap request-level faults often, the process kills now and then (each costs a
-  // Lease expiry or a restart).
-  static constexpr std::array<int, static_cast<int>(FaultKind::kCount)> kWeights = {2, 1, 1, 1, 3, 3, 2, 3, 1, 1};
+  // Lease expiry or a restart; a lease loss in a patch costs a whole takeover, ~20 s).
+  static constexpr std::array<int, static_cast<int>(FaultKind::kCount)> kWeights = {2, 1, 1, 1, 3, 3, 2, 3, 1, 1, 1};
   int total = 0;
   for (int w : kWeights) total += w;
   int pick = static_cast<int>(below(static_cast<std::uint64_t>(total)));
@@ -45,6 +46,7 @@ FaultPlan FaultSchedule::next(std::size_t targets, int variants) {
     case FaultKind::kHealthFlip: p.length = between(2000, 6000); break;
     case FaultKind::kOwnershipConflict: p.length = between(3000, 6000); break;
     case FaultKind::kMetricGap: p.length = between(16000, 24000); break;
+    case FaultKind::kLeaseLossInPatch: p.length = std::chrono::milliseconds(40000); break;
     default: p.length = std::chrono::milliseconds(0); break;
   }
   p.pause_after = between(1000, 4000);

@@ -20,6 +20,8 @@ enum class FaultKind {
   kHealthFlip,        // target's health object: not operational, or one replica unavailable
   kOwnershipConflict, // a tenant changes the target's replicas, restores them after `length`
   kMetricGap,         // the target's series are not pushed for `length` (longer than staleness)
+  kLeaseLossInPatch,  // the leader's next target PATCH and all after it held on its way until
+                      // the other operator took the Lease over (at most `length`)
   kCount
 };
 

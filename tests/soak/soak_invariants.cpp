@@ -153,14 +153,22 @@ class Checker {
         q.used = used.empty() ? 0 : parse_milli_cpu(used);
         quotas_[t.quota_status_path] = q;
       }
-      if (by_operator && (e.path == t.dha_path || e.path == t.dha_path + "/status") && e.status < 300) {
+      // The leader rule is about what reached the server: a write it refused (a 409 on a stale
+      // resourceVersion) still came from whoever sent it.
+      if (by_operator && (e.path == t.dha_path || e.path == t.dha_path + "/status")) {
         ++report_.writes_checked;
         check_leader(e);
-        if (t.dry_run && body) count_dry_run_decision(t, *body);
+        if (t.dry_run && body && e.status < 300) count_dry_run_decision(t, *body);
       }
       if (!touches(e, t.target_path, body)) continue;
       if (by_operator && t.dry_run) fail("dry-run", e, fmt::format("{} is a dry-run DHA", t.name));
-      if (e.status >= 300) continue;
+      if (e.status >= 300) {
+        if (by_operator) {
+          ++report_.writes_checked;
+          check_leader(e);
+        }
+        continue;
+      }
       auto& state = targets_[t.target_path];
       const bool scale = e.path == t.target_path + "/scale";
       const std::optional<int> next =

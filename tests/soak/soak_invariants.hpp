@@ -74,8 +74,8 @@ struct Report {
 //                  at that moment (the quota wins over everything)
 //   ownership      no replicas write while the target's replicas differ from the operator's own
 //                  last applied value (a competing writer holds it)
-//   leader         every operator write to a target or DHA comes from the identity holding the
-//                  Lease when the write arrived (never two leaders writing)
+//   leader         every operator write to a target or DHA, refused ones too, comes from the
+//                  identity holding the Lease when it arrived (never two leaders writing)
 //   fresh-metric   every replicas write has a sample of its target pushed within `freshness`
 //                  before it arrived (no metric, no scale; rollbacks included)
 //   down-window    a scale-down (not a rollback) from c only when every recommendation the DHA

@@ -32,6 +32,7 @@
 #include "fault_schedule.hpp"
 #include "soak_invariants.hpp"
 #include "soak_world.hpp"
+#include "tcp_proxy.hpp"
 
 namespace dha::soak {
 namespace {
@@ -139,6 +140,7 @@ class Soak : public ::testing::Test {
     o.watch_history = 20000;
     api_ = std::make_unique<testing::ApiServer>(o);
     api_->start();
+    for (auto& hop : hops_) hop = std::make_unique<testsupport::TcpProxy>(api_->port());
     vm_ = std::make_unique<VmServer>(dir_, kStaleness);
     vm_->start();
     admin_ = std::make_unique<kube::Client>(config_for(*api_, dir_, kAdminToken));
@@ -174,6 +176,7 @@ class Soak : public ::testing::Test {
   void TearDown() override {
     stop_helpers();
     for (auto& op : operators_) op.reset();
+    for (auto& hop : hops_) hop.reset();
     vm_.reset();
     api_.reset();
     if (!HasFailure()) std::filesystem::remove_all(dir_);
@@ -358,6 +361,14 @@ class Soak : public ::testing::Test {
     const std::string token = fmt::format("op-{}-{}", name, incarnation);
     const std::string kubeconfig = dir_ + "/kubeconfig-" + token;
     api_->write_kubeconfig(kubeconfig, token);
+    {
+      // Each slot reaches the API server through its own hop (lease-loss-in-patch holds it).
+      std::ifstream in(kubeconfig);
+      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      const std::string direct = api_->url();
+      text.replace(text.find(direct), direct.size(), fmt::format("http://127.0.0.1:{}", hops_[slot]->port()));
+      std::ofstream(kubeconfig) << text;
+    }
     std::vector<std::string> args{DHA_BINARY, "run"};
     std::stringstream dirs(DHA_PLUGIN_DIRS);
     for (std::string d; std::getline(dirs, d, ':');) args.push_back("--plugin-dir=" + d);
@@ -635,8 +646,41 @@ class Soak : public ::testing::Test {
         shared_.gap_until[p.target] = Clock::now() + p.length;
         break;
       }
+      case FaultKind::kLeaseLossInPatch: lose_lease_in_patch(p.length); break;
       case FaultKind::kCount: break;
     }
+  }
+
+  // The leader's next PATCH of a target is held on its way, and so is everything the leader
+  // sends after it (its Lease renewals too): it loses the Lease while that PATCH is in flight
+  // and the other operator takes over. Then the hop forwards again. A held request whose sender
+  // still waits arrives after the takeover (the `leader` rule catches it); one its sender gave
+  // up (at the end of its lease) is dropped unsent.
+  void lose_lease_in_patch(std::chrono::milliseconds limit) {
+    const auto slot = leader_slot();
+    if (!slot) {
+      ++lease_loss_.no_leader;
+      return;
+    }
+    auto& hop = *hops_[*slot];
+    const int dropped = hop.dropped_connections(), forwarded = hop.forwarded_connections();
+    hop.hold_from({"PATCH /apis/apps.cozystack.io/", "PATCH /apis/postgresql.cnpg.io/"});
+    const auto until = Clock::now() + limit;
+    while (!hop.holding() && Clock::now() < until) std::this_thread::sleep_for(50ms);
+    if (!hop.holding()) {
+      hop.release();
+      ++lease_loss_.no_patch;
+      return;
+    }
+    const std::size_t other = 1 - *slot;
+    while (leader_slot() != std::optional<std::size_t>(other) && Clock::now() < until)
+      std::this_thread::sleep_for(200ms);
+    if (leader_slot() == std::optional<std::size_t>(other)) ++lease_loss_.taken_over;
+    hop.release();
+    std::this_thread::sleep_for(1s);  // what the hop forwards lands now
+    lease_loss_.dropped += hop.dropped_connections() - dropped;
+    lease_loss_.forwarded += hop.forwarded_connections() - forwarded;
+    ++lease_loss_.patches_held;
   }
 
   std::string dir_;
@@ -655,6 +699,10 @@ class Soak : public ::testing::Test {
   };
   std::map<std::size_t, EngineSeen> engine_;
   std::array<std::unique_ptr<OperatorRun>, 2> operators_;
+  std::array<std::unique_ptr<testsupport::TcpProxy>, 2> hops_;
+  struct LeaseLossCounts {
+    int patches_held = 0, taken_over = 0, dropped = 0, forwarded = 0, no_patch = 0, no_leader = 0;
+  } lease_loss_;
   std::array<int, 2> incarnations_{0, 0};
   std::map<std::string, int> faults_;
   std::vector<PendingStatusCheck> pending_;
@@ -678,6 +726,14 @@ TEST_F(Soak, SafetyInvariantsHoldUnderChaos) {
   FaultSchedule schedule(g_seed);
   std::this_thread::sleep_for(3s);  // a leader, first cycles, first scale
   const auto end = Clock::now() + std::chrono::seconds(g_seconds);
+  {
+    // Every run loses the Lease in a patch at least once, whatever the seed draws.
+    FaultPlan first;
+    first.kind = FaultKind::kLeaseLossInPatch;
+    first.length = 40s;
+    apply(first);
+    restart_exited_operators();
+  }
   while (Clock::now() < end) {
     const FaultPlan plan = schedule.next(targets_.size(), 5);
     try {
@@ -732,11 +788,15 @@ TEST_F(Soak, SafetyInvariantsHoldUnderChaos) {
       "  operator processes started {} (exited by themselves {}, restarted)\n  API requests recorded {}\n"
       "  writes checked {} (replicas writes {})\n  invariant checks passed {}: {}\n"
       "  status-kept checks {} across restarts\n  self-inflicted ownership conflicts at the end {} (liveness, see README)\n"
+      "  lease lost in a patch: {} PATCHes held, {} taken over by the other operator; held connections dropped "
+      "unsent {}, forwarded {} (no PATCH within the limit {}, no leader {})\n"
       "  violations {}\n",
       g_seed, seconds, g_seconds, faults, by_kind, incarnations_[0] + incarnations_[1], own_exits_,
       audit.size(), report.writes_checked, report.passed.count("max") ? report.passed.at("max") : 0,
       report.checks_passed() + status_checks_ - status_violations_.size(), by_rule, status_checks_,
-      self_inflicted_conflicts_, report.violations.size() + status_violations_.size());
+      self_inflicted_conflicts_, lease_loss_.patches_held, lease_loss_.taken_over, lease_loss_.dropped,
+      lease_loss_.forwarded, lease_loss_.no_patch, lease_loss_.no_leader,
+      report.violations.size() + status_violations_.size());
 
   if (!report.violations.empty() || !status_violations_.empty()) dump_audit(audit);
   for (const auto& v : report.violations)
@@ -746,6 +806,7 @@ TEST_F(Soak, SafetyInvariantsHoldUnderChaos) {
   // A soak that never scaled or never faulted proved nothing.
   EXPECT_GE(report.passed.count("max") ? report.passed.at("max") : 0, 3u) << "fewer than 3 replicas writes";
   EXPECT_GT(faults, 0);
+  EXPECT_GE(lease_loss_.taken_over, 1) << "no lease loss during a patch was completed";
   EXPECT_GT(status_checks_, 0u) << "no restart was followed by a status comparison";
 }
 
