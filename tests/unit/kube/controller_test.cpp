@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <map>
+#include <thread>
 
 #include "dha/kube/controller.hpp"
 
@@ -58,6 +60,48 @@ TEST(KubeController, WorkersStopCleanly) {
   EXPECT_EQ(n.load(), 20);
   EXPECT_THROW(Controller("bad", [](const std::string&) -> ReconcileResult { return Done{}; }, ControllerOptions{0}),
                std::invalid_argument);
+}
+
+// stop_within: what is queued never starts, what is in flight gets the drain and no more.
+TEST(KubeController, StopWithinDropsTheQueueAndLeavesABlockedReconcileBehind) {
+  // Static: a reconcile left behind still uses the controller (and these) after the test's scope.
+  static std::atomic<bool> release{false};
+  static std::atomic<int> started{0};
+  static Controller* c = new Controller("test", [](const std::string&) -> ReconcileResult {
+    ++started;
+    while (!release.load()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    return Done{};
+  }, ControllerOptions{1});
+  c->start();
+  c->queue().add("blocked");
+  for (int i = 0; i < 400 && c->in_flight() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_EQ(c->in_flight(), 1);
+  c->queue().add("queued");
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_FALSE(c->stop_within(std::chrono::milliseconds(200)));
+  const auto waited = std::chrono::steady_clock::now() - t0;
+  EXPECT_GE(waited, std::chrono::milliseconds(200));
+  EXPECT_LT(waited, std::chrono::seconds(2));
+  EXPECT_EQ(c->in_flight(), 1) << "the blocked reconcile is still running, left behind";
+  release = true;
+  for (int i = 0; i < 400 && c->in_flight() == 1; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(started.load(), 1) << "the queued key started after the stop";
+}
+
+TEST(KubeController, StopWithinReturnsOnceTheReconcilesInFlightFinish) {
+  std::atomic<int> n{0};
+  Controller c("test", [&](const std::string&) -> ReconcileResult {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    ++n;
+    return Done{};
+  }, ControllerOptions{2});
+  c.start();
+  c.queue().add("a");
+  for (int i = 0; i < 400 && c.in_flight() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_TRUE(c.stop_within(std::chrono::seconds(5)));
+  EXPECT_EQ(n.load(), 1);
+  EXPECT_EQ(c.in_flight(), 0);
 }
 
 TEST(KubeOwnerIndex, MapsSecondariesToOwnersAndForgetsOldReferences) {
