@@ -8,6 +8,7 @@
 #include "plugin_host/config_validator.hpp"
 #include "plugin_host/load_error.hpp"
 #include "plugin_host/plugin_library.hpp"
+#include "plugin_host/status_text.hpp"
 
 namespace dha::plugin_host {
 
@@ -124,7 +125,7 @@ std::unique_ptr<PluginInstance> PluginRegistry::create(const std::string& id, co
     throw PluginError(fmt::format("plugin \"{}\" ({}): create threw an exception", id, info->origin));
   }
   if (status != DHA_OK) {
-    throw PluginError(fmt::format("plugin \"{}\" ({}): create failed with status {}: {}", id, info->origin, status,
+    throw PluginError(fmt::format("plugin \"{}\" ({}): create failed with {}: {}", id, info->origin, status_text(status),
                                   error.empty() ? "no message" : error));
   }
   if (plugin == nullptr || plugin->destroy == nullptr || plugin->get_extension == nullptr) {

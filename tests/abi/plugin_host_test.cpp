@@ -10,6 +10,7 @@
 #include "plugin_host/calls_in_flight.hpp"
 #include "plugin_host/load_error.hpp"
 #include "plugin_host/plugin_registry.hpp"
+#include "plugin_host/status_text.hpp"
 
 namespace dha::plugin_host {
 namespace {
@@ -112,8 +113,17 @@ TEST(PluginRegistry, ReportsThePluginsOwnRejectionOfItsConfiguration) {
     registry.create("fixture-good", R"({"greeting":"reject"})");
     FAIL() << "rejected configuration was accepted";
   } catch (const PluginError& e) {
-    EXPECT_NE(std::string(e.what()).find("greeting \"reject\" is not acceptable"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("create failed with INVALID_ARGUMENT: greeting \"reject\" is not acceptable"),
+              std::string::npos)
+        << e.what();
   }
+}
+
+TEST(StatusText, NamesEveryAbiStatusAndKeepsTheNumberOfAnyOther) {
+  EXPECT_EQ(status_text(DHA_INVALID_ARGUMENT), "INVALID_ARGUMENT");
+  EXPECT_EQ(status_text(DHA_UNAUTHENTICATED), "UNAUTHENTICATED");
+  for (dha_status s = DHA_OK; s <= DHA_UNAUTHENTICATED; ++s) EXPECT_EQ(status_text(s).find("status"), std::string::npos) << s;
+  EXPECT_EQ(status_text(99), "status 99 (not a dha_status this host knows)");
 }
 
 TEST(PluginRegistry, TurnsAnExceptionFromCreateIntoAnError) {
