@@ -2,10 +2,17 @@
 #include <iostream>
 #include <vector>
 
+#include <spdlog/spdlog.h>
+
 #include "commands.hpp"
 #include "exit.hpp"
+#include "operator/logging.hpp"
 
 int main(int argc, char** argv) {
+  // stdout carries a command's result (JSON for inspect, metrics, simulate --json -): every log
+  // line, the host's and a plugin's through dha_host.log, goes to stderr. spdlog's own default
+  // logger writes to stdout. `run` replaces this with its --log-format and --log-level.
+  dha::op::install_logging(dha::op::LogFormat::Text, spdlog::level::info);
   CLI::App app{"db-autoscaler: scales database read replicas with load, safely", "db-autoscaler"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string(DHA_VERSION));

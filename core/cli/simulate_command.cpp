@@ -169,10 +169,10 @@ HistoryRequest history_request(const SimulateFlags& f, const std::vector<NamedSp
 }
 
 // What was read, before the simulation: the range and every signal left out.
-void print_history(const SimulateFlags& f, const History& h) {
-  std::cout << fmt::format("history: {} {}/{} from {}, {} steps of {} from unix time {} (trace time 0)\n", f.kind,
-                           f.namespace_name, f.name, f.from_metrics, h.rows, f.step, h.start);
-  for (const auto& note : h.notes) std::cout << "  " << note << "\n";
+void print_history(const SimulateFlags& f, const History& h, std::ostream& out) {
+  out << fmt::format("history: {} {}/{} from {}, {} steps of {} from unix time {} (trace time 0)\n", f.kind,
+                     f.namespace_name, f.name, f.from_metrics, h.rows, f.step, h.start);
+  for (const auto& note : h.notes) out << "  " << note << "\n";
 }
 
 }  // namespace
@@ -193,7 +193,8 @@ void run_simulate(const SimulateFlags& f) {
     std::string load_source = f.load;
     if (!f.from_metrics.empty()) {
       const History history = read_history(history_request(f, specs));
-      print_history(f, history);
+      // With `--json -` stdout is the JSON document alone; what was read is said on stderr.
+      print_history(f, history, f.json_out == "-" ? std::cerr : std::cout);
       if (!f.save_load.empty()) write_file(f.save_load, history.csv);
       shape = history.shape;
       load_text = history.csv;
@@ -208,8 +209,11 @@ void run_simulate(const SimulateFlags& f) {
     const decide::SimulationParams params = params_for(f, spec, shape);
     const auto result = decide::simulate(spec, load, params);
 
-    if (!f.summary_only) print_timeline(result);
-    print_summary(result.summary);
+    const bool json_on_stdout = f.json_out == "-";
+    if (!json_on_stdout) {
+      if (!f.summary_only) print_timeline(result);
+      print_summary(result.summary);
+    }
     if (!f.json_out.empty()) {
       rapidjson::Document doc;
       static_cast<rapidjson::Value&>(doc) = decide::simulation_to_json(result, doc.GetAllocator());
@@ -217,7 +221,12 @@ void run_simulate(const SimulateFlags& f) {
       rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buf);
       w.SetIndent(' ', 2);
       doc.Accept(w);
-      write_file(f.json_out, std::string(buf.GetString(), buf.GetSize()) + "\n");
+      const std::string json = std::string(buf.GetString(), buf.GetSize()) + "\n";
+      if (json_on_stdout) {
+        std::cout << json;
+      } else {
+        write_file(f.json_out, json);
+      }
     }
     if (!f.svg_out.empty()) write_file(f.svg_out, decide::render_svg(result, spec, load, params));
   } catch (const model::InputError& e) {
@@ -276,7 +285,7 @@ void add_simulate_command(CLI::App& app) {
                   "decide from this trace time (seconds) on; earlier rows are history for a forecast");
   cmd->add_option("--quota-max", f->quota_max, "tenant quota ceiling in replicas (default: none)")
       ->check(CLI::Range(0, 1000000));
-  cmd->add_option("--json", f->json_out, "write the timeline and summary as JSON to this file");
+  cmd->add_option("--json", f->json_out, "write the timeline and summary as JSON to this file ('-': to stdout, instead of the table)");
   cmd->add_option("--svg", f->svg_out, "draw load, capacity and replicas over time to this SVG file");
   cmd->add_flag("--summary-only", f->summary_only, "print only the summary");
   cmd->callback([f] { run_simulate(*f); });

@@ -9,6 +9,9 @@
 #include "dha/sdk/sdk.hpp"
 #include "plugin_host/load_error.hpp"
 #include "plugin_host/plugin_registry.hpp"
+#include "plugin_calls.hpp"
+#include "plugin_host/status_text.hpp"
+#include "samples.hpp"
 #include "tenancy/query_template.hpp"
 
 namespace dha::plugin_check {
@@ -18,78 +21,6 @@ namespace {
 using plugin_host::CallResult;
 using plugin_host::PluginInstance;
 using plugin_host::PluginRegistry;
-
-// Thrown inside a check to fail it with a message.
-struct Failure : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-template <class... Args>
-[[noreturn]] void fail(fmt::format_string<Args...> format, Args&&... args) {
-  throw Failure(fmt::format(format, std::forward<Args>(args)...));
-}
-
-// A tenant name built to break out of a label matcher if a plugin interpolated it itself.
-constexpr const char* kHostileName = R"(db"} or vector(1) or up{x=")";
-constexpr const char* kNamespace = "tenant-conformance";
-
-struct Loaded {
-  PluginRegistry registry;
-  std::vector<std::unique_ptr<PluginInstance>> instances;
-};
-
-std::unique_ptr<Loaded> load_all(const Options& options) {
-  auto loaded = std::make_unique<Loaded>();
-  loaded->registry.load_file(options.file);
-  for (const auto& info : loaded->registry.plugins()) {
-    loaded->instances.push_back(loaded->registry.create(info.id, options.config));
-  }
-  return loaded;
-}
-
-// Every call goes through here: an exception escaping the plugin is a failure wherever it happens.
-CallResult checked(const PluginInstance& p, const CallResult& result, std::string_view what) {
-  if (result.error.rfind("plugin let an exception escape", 0) == 0) {
-    fail("plugin \"{}\": {}: {}", p.info().id, what, result.error);
-  }
-  return result;
-}
-
-sdk::json::Document parse_or_fail(const PluginInstance& p, const std::string& text, std::string_view what) {
-  sdk::json::Document d;
-  if (d.Parse(text.c_str()).HasParseError()) fail("plugin \"{}\": {} did not return valid JSON: {}", p.info().id, what, text);
-  return d;
-}
-
-std::vector<sdk::TargetKind> targets_of(const PluginInstance& p) {
-  const CallResult r = checked(p, p.call(p.engine()->targets), "targets");
-  if (!r.ok()) fail("plugin \"{}\": targets failed with status {}: {}", p.info().id, r.status, r.error);
-  auto doc = parse_or_fail(p, r.output, "targets");
-  try {
-    return sdk::targets_from_json(doc);
-  } catch (const std::exception& e) {
-    fail("plugin \"{}\": targets: {}", p.info().id, e.what());
-  }
-}
-
-// A target object of the given kind with a replica count wherever adapters usually keep it.
-std::string sample_target(const sdk::TargetKind& kind, bool with_replicas) {
-  const std::string spec = with_replicas ? R"({"replicas": 3, "instances": 3})" : "{}";
-  return fmt::format(R"({{"apiVersion": "{}/{}", "kind": "{}", "metadata": {{"name": "db", "namespace": "{}",
-      "uid": "00000000-0000-0000-0000-000000000001", "resourceVersion": "1", "generation": 1}}, "spec": {}}})",
-                     kind.api_group, kind.version, kind.kind, kNamespace, spec);
-}
-
-sdk::Topology topology_of(const PluginInstance& p, const std::string& target) {
-  const CallResult r = checked(p, p.call(p.engine()->topology, target), "topology");
-  if (!r.ok()) fail("plugin \"{}\": topology failed with status {}: {}", p.info().id, r.status, r.error);
-  auto doc = parse_or_fail(p, r.output, "topology");
-  try {
-    return sdk::Topology::from_json(doc);
-  } catch (const std::exception& e) {
-    fail("plugin \"{}\": topology: {}", p.info().id, e.what());
-  }
-}
 
 template <class Body>
 CheckOutcome for_each_instance(const Options& options, const char* capability, Body&& body) {
@@ -206,10 +137,9 @@ CheckOutcome check_engine_queries(const Options& options) {
   return for_each_instance(options, DHA_EXT_ENGINE, [](const PluginInstance& p) {
     for (const auto& kind : targets_of(p)) {
       const auto topology = topology_of(p, sample_target(kind, true));
-      sdk::QueryRequest request{kNamespace, kHostileName, topology.release_name, kind.api_group, kind.kind,
-                                {"ReadConnections", "ReadCPUUtilization"}};
+      const sdk::QueryRequest request = sample_query_request(kind, kHostileName, topology.release_name);
       const CallResult r = checked(p, p.call(p.engine()->queries, request.to_json()), "queries");
-      if (!r.ok()) fail("plugin \"{}\": queries failed with status {}: {}", p.info().id, r.status, r.error);
+      if (!r.ok()) fail("plugin \"{}\": queries failed with {}: {}", p.info().id, plugin_host::status_text(r.status), r.error);
       auto doc = parse_or_fail(p, r.output, "queries");
       sdk::Queries queries;
       try {
@@ -238,13 +168,7 @@ CheckOutcome check_engine_health(const Options& options) {
       if (!topology.scalable) continue;  // health is never asked for a target the adapter refuses
       // An object with no status does not tell health: the adapter must say so (the host then
       // freezes with HealthUnknown) rather than report "operational".
-      const std::string object = topology.health.source == sdk::HealthSource::Source::kTarget
-                                     ? target
-                                     : fmt::format(R"({{"apiVersion": "{}/{}", "kind": "{}", "metadata": {{"name": "{}", "namespace": "{}"}}}})",
-                                                   topology.health.api_group, topology.health.version, topology.health.kind,
-                                                   topology.health.name, kNamespace);
-      const std::string request = fmt::format(R"({{"target": {}, "object": {}}})", target, object);
-      const CallResult r = checked(p, p.call(p.engine()->health, request), "health");
+      const CallResult r = checked(p, p.call(p.engine()->health, sample_health_request(target, topology)), "health");
       if (r.ok()) fail("plugin \"{}\": {}: reported health from an object without status: {}", p.info().id, kind.kind, r.output);
       if (r.error.empty()) fail("plugin \"{}\": {}: refused a status-less health object without a message", p.info().id, kind.kind);
     }
@@ -254,7 +178,7 @@ CheckOutcome check_engine_health(const Options& options) {
 // Every function that reads a document refuses garbage with a status and a message.
 CheckOutcome check_malformed_input(const Options& options) {
   auto loaded = load_all(options);
-  const std::vector<std::string> garbage{"", "{not json", "[]", "null", "42", R"({"unexpected": true})"};
+  const std::vector<std::string>& garbage = malformed_inputs();
   int calls = 0;
   for (const auto& p : loaded->instances) {
     std::vector<std::pair<const char*, dha_status (*)(const dha_plugin*, dha_str, dha_sink, dha_sink)>> fns;
@@ -284,22 +208,11 @@ std::vector<std::pair<std::string, CallResult>> sample_calls(const PluginInstanc
     for (const auto& kind : targets_of(p)) {
       const std::string target = sample_target(kind, true);
       out.emplace_back("topology", p.call(p.engine()->topology, target));
-      sdk::QueryRequest request{kNamespace, "db", "db", kind.api_group, kind.kind, {"ReadConnections", "ReadCPUUtilization"}};
-      out.emplace_back("queries", p.call(p.engine()->queries, request.to_json()));
+      out.emplace_back("queries", p.call(p.engine()->queries, sample_query_request(kind, "db", "db").to_json()));
     }
   }
-  const std::string gate_request = fmt::format(
-      R"({{"now": 10000, "dha": {{"namespace": "{}", "name": "db"}}, "spec": {{"minReplicas": 2, "maxReplicas": 6,
-        "metrics": [{{"type": "ReadConnections", "target": {{"averageValue": "150"}}}}]}},
-        "observation": {{"currentReplicas": 3}}, "state": {{}}, "proposal": {{"kind": "Scale", "currentReplicas": 3, "replicas": 4}}}})",
-      kNamespace);
-  if (p.gate()) out.emplace_back("evaluate", p.call(p.gate()->evaluate, gate_request));
-  const std::string plan_request = fmt::format(
-      R"({{"action": "scale", "dha": {{"namespace": "{0}", "name": "db"}}, "target": {{"apiVersion": "example.com/v1",
-        "kind": "Widget", "metadata": {{"name": "db", "namespace": "{0}"}}, "spec": {{"replicas": 3}}}},
-        "replicasPath": "spec.replicas", "currentReplicas": 3, "desiredReplicas": 4}})",
-      kNamespace);
-  if (p.actuator()) out.emplace_back("plan", p.call(p.actuator()->plan, plan_request));
+  if (p.gate()) out.emplace_back("evaluate", p.call(p.gate()->evaluate, sample_gate_request()));
+  if (p.actuator()) out.emplace_back("plan", p.call(p.actuator()->plan, sample_plan_request()));
   for (const auto& [name, result] : out) checked(p, result, name);
   return out;
 }
@@ -308,7 +221,7 @@ CheckOutcome check_gate(const Options& options) {
   return for_each_instance(options, DHA_EXT_GATE, [](const PluginInstance& p) {
     for (const auto& [name, r] : sample_calls(p)) {
       if (name != "evaluate") continue;
-      if (!r.ok()) fail("plugin \"{}\": evaluate failed with status {}: {}", p.info().id, r.status, r.error);
+      if (!r.ok()) fail("plugin \"{}\": evaluate failed with {}: {}", p.info().id, plugin_host::status_text(r.status), r.error);
       auto doc = parse_or_fail(p, r.output, "evaluate");
       const std::string verdict = doc.IsObject() && doc.HasMember("verdict") && doc["verdict"].IsString() ? doc["verdict"].GetString() : "";
       if (verdict == "clamp") {
@@ -329,7 +242,7 @@ CheckOutcome check_actuator(const Options& options) {
   return for_each_instance(options, DHA_EXT_ACTUATOR, [](const PluginInstance& p) {
     for (const auto& [name, r] : sample_calls(p)) {
       if (name != "plan") continue;
-      if (!r.ok()) fail("plugin \"{}\": plan failed with status {}: {}", p.info().id, r.status, r.error);
+      if (!r.ok()) fail("plugin \"{}\": plan failed with {}: {}", p.info().id, plugin_host::status_text(r.status), r.error);
       auto doc = parse_or_fail(p, r.output, "plan");
       try {
         const auto plan = sdk::ActuatorPlan::from_json(doc);
