@@ -159,7 +159,7 @@ void run_backtest(const DhaOptions& options, const BacktestFlags& f) {
   s.step = f.step;
   s.until = f.until;
   s.metrics_plugin = f.metrics_plugin;
-  s.plugin_dirs = f.plugin_dirs.empty() ? std::vector<std::string>{default_plugin_dir()} : f.plugin_dirs;
+  s.plugin_dirs = plugin_search_dirs(f.plugin_dirs);
   s.plugins = f.plugins.empty() ? default_plugins(f, ref) : f.plugins;
   s.profiles = f.profiles;
   s.compare = !f.profiles.empty();
@@ -186,8 +186,7 @@ void add_dha_backtest_command(CLI::App& dha, std::shared_ptr<DhaOptions> options
   cmd->add_option("--profile", f->profiles,
                   "also compare named behaviours (default, fast, hpa, adaptive, predictive) in one table; repeatable");
   cmd->add_flag("--markdown", f->markdown, "with --profile: print the table as Markdown");
-  cmd->add_option("--plugin-dir", f->plugin_dirs, "directory of plugin .so files; repeatable")
-      ->default_str(default_plugin_dir());
+  cmd->add_option("--plugin-dir", f->plugin_dirs, plugin_dir_help());
   cmd->add_option("--plugins", f->plugins,
                   "plugins to load, comma-separated (default: the adapter named after the target's kind, and "
                   "the metric source)")

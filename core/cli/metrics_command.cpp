@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include <rapidjson/prettywriter.h>
@@ -31,6 +32,7 @@
 #include "exit.hpp"
 #include "install_paths.hpp"
 #include "plugin_host/load_error.hpp"
+#include "plugin_host/plugin_dirs.hpp"
 #include "pipeline/metric_query.hpp"
 #include "plugin_host/plugin_registry.hpp"
 #include "tenancy/query_template.hpp"
@@ -59,29 +61,20 @@ struct MetricsOptions {
 };
 
 // Every *.so directly in each directory or one level below (a build tree keeps each plugin in
-// its own folder). Files that fail to load are reported on stderr and skipped: one broken
-// third-party plugin should not hide the answer.
+// its own folder), directory by directory: a file name already loaded from an earlier directory
+// is skipped (first match wins, as for `run`), so a plugin author's build shadows the installed
+// copy. Files that fail to load are reported on stderr and skipped: one broken third-party
+// plugin should not hide the answer.
 void load_plugin_dirs(plugin_host::PluginRegistry& registry, const std::vector<std::string>& dirs) {
-  namespace fs = std::filesystem;
-  std::vector<fs::path> files;
+  std::set<std::string> loaded;
   for (const auto& dir : dirs) {
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec)) throw Exit(kExitBadInput, "plugin directory " + dir + " does not exist");
-    for (const auto& entry : fs::directory_iterator(dir, ec)) {
-      if (entry.is_regular_file() && entry.path().extension() == ".so") files.push_back(entry.path());
-      if (entry.is_directory()) {
-        for (const auto& inner : fs::directory_iterator(entry.path(), ec)) {
-          if (inner.is_regular_file() && inner.path().extension() == ".so") files.push_back(inner.path());
-        }
+    for (const auto& f : plugin_host::plugin_files(dir, true)) {
+      if (!loaded.insert(f.filename().string()).second) continue;
+      try {
+        registry.load_file(f.string());
+      } catch (const plugin_host::PluginError& e) {
+        std::cerr << "db-autoscaler: skipping plugin: " << e.what() << "\n";
       }
-    }
-  }
-  std::sort(files.begin(), files.end());
-  for (const auto& f : files) {
-    try {
-      registry.load_file(f.string());
-    } catch (const plugin_host::PluginError& e) {
-      std::cerr << "db-autoscaler: skipping plugin: " << e.what() << "\n";
     }
   }
 }
@@ -91,7 +84,8 @@ struct Engine {
   sdk::TargetKind target;
 };
 
-Engine find_engine(const plugin_host::PluginRegistry& registry, const MetricsOptions& o) {
+Engine find_engine(const plugin_host::PluginRegistry& registry, const MetricsOptions& o,
+                   const std::vector<std::string>& dirs) {
   std::vector<std::string> known;
   for (const auto& info : registry.plugins()) {
     if (!info.has_capability(DHA_EXT_ENGINE)) continue;
@@ -117,7 +111,8 @@ Engine find_engine(const plugin_host::PluginRegistry& registry, const MetricsOpt
   std::string list;
   for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
   throw Exit(kExitBadInput, "no loaded engine adapter handles kind " + o.kind + " in group " + o.api_group +
-                                " (NoAdapter); loaded adapters handle: " + (list.empty() ? "nothing" : list));
+                                " (NoAdapter); loaded adapters handle: " + (list.empty() ? "nothing" : list) +
+                                "; plugin directories searched: " + plugin_host::describe_plugin_dirs(dirs, true));
 }
 
 // The adapter's topology of the target (release name, primaries, replicas). Without the object
@@ -256,12 +251,18 @@ void run_metrics_command(MetricsOptions& o) {
     throw Exit(kExitBadInput,
                "name a DHA (db-autoscaler metrics [-n NAMESPACE] DHA), or give --kind, --namespace and --name");
   }
+  for (const auto& dir : o.plugin_dirs) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec)) throw Exit(kExitBadInput, "plugin directory " + dir + " does not exist");
+  }
+  const std::vector<std::string> dirs = plugin_search_dirs(o.plugin_dirs);
   plugin_host::PluginRegistry registry;
-  load_plugin_dirs(registry, o.plugin_dirs);
-  const Engine engine = find_engine(registry, o);
+  load_plugin_dirs(registry, dirs);
+  const Engine engine = find_engine(registry, o, dirs);
   if (o.client) read_target(o, engine);
   if (registry.find(o.metrics_plugin) == nullptr) {
-    throw Exit(kExitBadInput, "metrics plugin \"" + o.metrics_plugin + "\" is not in the plugin directories");
+    throw Exit(kExitBadInput, "metrics plugin \"" + o.metrics_plugin + "\" is not loaded; plugin directories searched: " +
+                                  plugin_host::describe_plugin_dirs(dirs, true));
   }
   std::unique_ptr<plugin_host::PluginInstance> metrics;
   try {
@@ -424,8 +425,7 @@ void add_metrics_command(CLI::App& app) {
   cmd->add_option("--plugin-config", o.plugin_config,
                   "The operator's plugin configuration file: the metrics plugin's section (url, token, CA) is used");
   cmd->add_option("--api-group", o.api_group, "Target API group")->capture_default_str();
-  cmd->add_option("--plugin-dir", o.plugin_dirs, "Directory with plugin .so files (repeatable)")
-      ->default_val(std::vector<std::string>{default_plugin_dir()});
+  cmd->add_option("--plugin-dir", o.plugin_dirs, plugin_dir_help() + " (every .so in each, and one folder down)");
   cmd->add_option("--metrics-plugin", o.metrics_plugin, "Id of the metric source plugin")->capture_default_str();
   cmd->add_option("--metric-type", o.metric_types, "Driver metric types to query (repeatable)")->capture_default_str();
   cmd->add_option("--replicas", o.replicas,

@@ -124,8 +124,7 @@ void add_run_command(CLI::App& app) {
       ->capture_default_str();
   run->add_option("--leader-elect-retry-period", f.retry_period, "Interval between acquire and renew attempts")
       ->capture_default_str();
-  run->add_option("--plugin-dir", f.plugin_dirs, "Directory of plugin .so files; repeatable, searched in order")
-      ->default_str(default_plugin_dir());
+  run->add_option("--plugin-dir", f.plugin_dirs, plugin_dir_help());
   run->add_option("--plugins", o.plugins, "Plugins to load, comma-separated (file <name>.so in a plugin dir)")
       ->delimiter(',');
   run->add_option("--plugin-config", o.plugin_config, "JSON file {\"<plugin>\": {configuration}, ...}");
@@ -185,7 +184,7 @@ void add_run_command(CLI::App& app) {
     o.version = DHA_VERSION;
     o.sync_period = parse_sync_period(f.sync_period);
     apply_lease_timings(f.lease_duration, f.renew_deadline, f.retry_period, o);
-    o.plugin_dirs = f.plugin_dirs.empty() ? std::vector<std::string>{default_plugin_dir()} : f.plugin_dirs;
+    o.plugin_dirs = plugin_search_dirs(f.plugin_dirs);
     // Block the shutdown signals before any thread exists, so that only sigtimedwait sees them.
     sigset_t signals;
     sigemptyset(&signals);

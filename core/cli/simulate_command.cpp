@@ -19,6 +19,7 @@
 #include "dha/model/json_read.hpp"
 #include "dha/model/yaml_to_json.hpp"
 #include "exit.hpp"
+#include "install_paths.hpp"
 #include "simulate_compare.hpp"
 #include "simulate_from_metrics.hpp"
 #include "simulate_run.hpp"
@@ -154,7 +155,7 @@ HistoryRequest history_request(const SimulateFlags& f, const std::vector<NamedSp
   r.namespace_name = f.namespace_name;
   r.name = f.name;
   r.target_file = f.target;
-  r.plugin_dirs = f.plugin_dirs;
+  r.plugin_dirs = plugin_search_dirs(f.plugin_dirs);
   r.plugins = f.plugins;
   for (const auto& s : specs)
     for (const auto& m : s.spec.metrics) {
@@ -200,7 +201,7 @@ void run_simulate(const SimulateFlags& f) {
       load_text = history.csv;
       load_source = f.from_metrics;
     } else {
-      if (!f.target.empty()) shape = target_shape(f.target, f.plugin_dirs, f.plugins);
+      if (!f.target.empty()) shape = target_shape(f.target, plugin_search_dirs(f.plugin_dirs), f.plugins);
       load_text = read_file(f.load, "--load");
     }
     const auto load = decide::LoadTrace::parse_csv(load_text, load_source);
@@ -277,8 +278,7 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("--target", f->target,
                   "the target object (YAML or JSON): its engine adapter gives the quorum floor and primaries; with "
                   "--from-metrics, without it a bare object with --kind, -n and NAME (the adapter's defaults)");
-  cmd->add_option("--plugin-dir", f->plugin_dirs,
-                  "with --target or --from-metrics: directory of plugin .so files; repeatable");
+  cmd->add_option("--plugin-dir", f->plugin_dirs, "with --target or --from-metrics: " + plugin_dir_help());
   cmd->add_option("--plugins", f->plugins, "with --target or --from-metrics: plugins to load, comma-separated")
       ->delimiter(',');
   cmd->add_option("--start-at", f->start_at,

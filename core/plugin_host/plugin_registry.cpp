@@ -7,6 +7,7 @@
 
 #include "plugin_host/config_validator.hpp"
 #include "plugin_host/load_error.hpp"
+#include "plugin_host/plugin_dirs.hpp"
 #include "plugin_host/plugin_library.hpp"
 #include "plugin_host/status_text.hpp"
 
@@ -56,10 +57,8 @@ void PluginRegistry::load_named(const std::vector<std::string>& dirs, const std:
       }
     }
     if (found.empty()) {
-      std::string searched;
-      for (const auto& dir : dirs) searched += (searched.empty() ? "" : ", ") + dir;
-      throw PluginError(fmt::format("plugin \"{}\": no file {}.so in the plugin directories ({})", name, name,
-                                    searched.empty() ? "none given" : searched));
+      throw PluginError(fmt::format("plugin \"{}\": no file {}.so in the plugin directories searched: {}", name, name,
+                                    describe_plugin_dirs(dirs, false)));
     }
     load_file(found);
   }

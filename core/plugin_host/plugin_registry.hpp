@@ -27,7 +27,8 @@ class PluginRegistry {
   // Registers a statically linked entry table under "builtin:<name>".
   void load_builtin(const dha_plugin_entry* entry, const std::string& name);
 
-  // Loads <name>.so for every name, searching `dirs` in order (first match wins).
+  // Loads <name>.so for every name, searching `dirs` in order (first match wins). A name found
+  // nowhere throws PluginError listing each directory and the .so files it holds.
   void load_named(const std::vector<std::string>& dirs, const std::vector<std::string>& names);
 
   const std::vector<PluginInfo>& plugins() const { return plugins_; }

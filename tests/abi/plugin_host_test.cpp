@@ -141,13 +141,22 @@ TEST(PluginRegistry, TurnsAnExceptionFromCreateIntoAnError) {
 TEST(PluginRegistry, NamesUnknownPluginsAndMissingFiles) {
   PluginRegistry registry;
   EXPECT_THROW(registry.create("nope"), PluginError);
+  // The error lists every directory searched and what it held, so the user sees where it looked.
   try {
-    registry.load_named({DHA_ABI_FIXTURE_DIR}, {"absent"});
+    registry.load_named({"/nonexistent", DHA_ABI_FIXTURE_DIR}, {"absent"});
     FAIL();
   } catch (const PluginError& e) {
-    EXPECT_NE(std::string(e.what()).find("no file absent.so in the plugin directories (" DHA_ABI_FIXTURE_DIR ")"),
+    const std::string message = e.what();
+    EXPECT_NE(message.find("no file absent.so in the plugin directories searched: /nonexistent (does not exist), "
+                           DHA_ABI_FIXTURE_DIR " (holds bad_struct_size.so, duplicate_id.so, good.so, "),
               std::string::npos)
-        << e.what();
+        << message;
+  }
+  try {
+    registry.load_named({}, {"absent"});
+    FAIL();
+  } catch (const PluginError& e) {
+    EXPECT_NE(std::string(e.what()).find("searched: no plugin directories"), std::string::npos) << e.what();
   }
   registry.load_named({"/nonexistent", DHA_ABI_FIXTURE_DIR}, {"good"});
   EXPECT_NE(registry.find("fixture-good"), nullptr);

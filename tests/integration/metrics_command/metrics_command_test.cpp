@@ -38,9 +38,7 @@ struct CliRun {
   std::string out;
 };
 
-// Runs the CLI with stdout captured and stderr dropped (its warnings are not under test here).
-CliRun run_cli(const std::string& args) {
-  const std::string cmd = std::string(DHA_CLI) + " metrics " + args + " 2>/dev/null";
+CliRun run_shell(const std::string& cmd) {
   CliRun r;
   FILE* pipe = ::popen(cmd.c_str(), "r");
   if (pipe == nullptr) return r;
@@ -51,6 +49,14 @@ CliRun run_cli(const std::string& args) {
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
 }
+
+// Runs the CLI with stdout captured and stderr dropped (its warnings are not under test here).
+CliRun run_cli(const std::string& args, const std::string& cli = DHA_CLI) {
+  return run_shell(cli + " metrics " + args + " 2>/dev/null");
+}
+
+// The same with stderr in `out` too, for the messages.
+CliRun run_cli_with_stderr(const std::string& args) { return run_shell(std::string(DHA_CLI) + " metrics " + args + " 2>&1"); }
 
 std::string base_args(const std::string& kind, const std::string& url) {
   return "--kind " + kind + " --namespace tenant-a --name db --metrics-url " + url +
@@ -199,16 +205,53 @@ TEST(MetricsCommandFaults, UnknownKindIsNoAdapterAndBadInput) {
   const CliRun r = run_cli(base_args("Cassandra", "http://127.0.0.1:1"));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(r.out.empty());
-  const std::string cmd = std::string(DHA_CLI) + " metrics " + base_args("Cassandra", "http://127.0.0.1:1") + " 2>&1";
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::string err;
-  std::array<char, 4096> buf{};
-  size_t n = 0;
-  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) err.append(buf.data(), n);
-  ::pclose(pipe);
+  const std::string err = run_cli_with_stderr(base_args("Cassandra", "http://127.0.0.1:1")).out;
   EXPECT_NE(err.find("NoAdapter"), std::string::npos) << err;
   EXPECT_NE(err.find("Postgres (apps.cozystack.io)"), std::string::npos) << err;
+}
+
+// `--plugin-dir build` with only the author's adapter in it: the error names every directory
+// searched, the installation's included, and what each held.
+TEST(MetricsCommandFaults, AMissingMetricsPluginListsEachDirectorySearchedAndWhatItHeld) {
+  const CliRun r = run_cli_with_stderr("--api-group db.example.com --kind AcmeDB --namespace tenant-a --name db "
+                                       "--metrics-url http://127.0.0.1:1 --plugin-dir " DHA_PER_POD_PLUGIN_DIR);
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  const std::string installed = run_shell(std::string(DHA_CLI) + " version").out;
+  const std::string installed_dir = installed.substr(installed.find("plugin directory: ") + 18);
+  EXPECT_NE(r.out.find("metrics plugin \"metrics-vm\" is not loaded; plugin directories searched: " DHA_PER_POD_PLUGIN_DIR
+                       " (holds perpod-acmedb.so), " +
+                       installed_dir.substr(0, installed_dir.find('\n')) + " (does not exist)"),
+            std::string::npos)
+      << r.out;
+}
+
+// The installation's plugin directory is searched after the given ones: an author's build adds
+// its adapter, and the bundled metrics-vm still comes from the installation.
+TEST(MetricsCommandInstalled, TheInstalledMetricsVmIsFoundAfterTheGivenPluginDir) {
+  namespace fs = std::filesystem;
+  const fs::path prefix = fs::temp_directory_path() / ("dha-metrics-installed-" + std::to_string(::getpid()));
+  fs::create_directories(prefix / "bin");
+  fs::copy_file(DHA_CLI, prefix / "bin/db-autoscaler", fs::copy_options::overwrite_existing);
+  const std::string cli = (prefix / "bin/db-autoscaler").string();
+  const std::string version = run_shell(cli + " version").out;
+  const auto at = version.find("plugin directory: ");
+  ASSERT_NE(at, std::string::npos) << version;
+  const fs::path plugin_dir = version.substr(at + 18, version.find('\n', at) - at - 18);
+  ASSERT_EQ(plugin_dir.string().rfind(prefix.string(), 0), 0u) << plugin_dir;  // inside the copy's prefix
+  fs::create_directories(plugin_dir);
+  fs::copy_file(std::string(DHA_METRICS_VM_DIR) + "/metrics-vm.so", plugin_dir / "metrics-vm.so");
+
+  // Nothing listens on port 1: every query fails (exit 1), but only after metrics-vm was loaded.
+  const CliRun r = run_cli("--api-group db.example.com --kind AcmeDB --namespace tenant-a --name db --metrics-url "
+                           "http://127.0.0.1:1 --plugin-dir " DHA_PER_POD_PLUGIN_DIR " --metric-type ReadConnections "
+                           "--timeout 2",
+                           cli);
+  fs::remove_all(prefix);
+  ASSERT_EQ(r.exit_code, 1) << r.out;
+  const json::Document doc = json::parse(r.out, "output");
+  EXPECT_EQ(std::string(doc["target"]["engine"].GetString()), "perpod-acmedb");
+  const std::string error = doc["errors"]["driver.ReadConnections"].GetString();
+  EXPECT_EQ(error.rfind("UNAVAILABLE", 0), 0u) << error;
 }
 
 // The operator's observe stage, in process, for the fixture AcmeDB "db" with 3 instances: what the
