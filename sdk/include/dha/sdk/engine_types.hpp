@@ -136,8 +136,13 @@ struct Resources {
 struct Topology {
   int64_t primary_count = 1;
   int64_t quorum_floor = 1;
+  // false stops the DHA with NotScalable and `reason` (words for a tenant), which then wins over
+  // the host's own reason for a missing count below.
   bool scalable = true;
   std::string reason;
+  // nullopt when the object has no numeric replicas value (values::read_replicas), never 0. The
+  // host stops such a target with NotScalable: with `reason` when `scalable` is false, else with
+  // "target has no replicas value" (the bundled adapters set both, with kNoReplicasValueReason).
   std::optional<int64_t> current_replicas;
   std::string replicas_path = "spec.replicas";
   std::string release_name;
