@@ -4,7 +4,8 @@
 # Debian (a simulated `apt-get install ./*.deb`: every dependency resolves), unpacks them into a
 # scratch root with dpkg -x (a chroot with apt would take minutes) and uses them from there as a
 # user would: `db-autoscaler version` finds its own plugin directory, every bundled plugin passes
-# `plugin check`, and the SDK template builds and passes its tests against the packaged SDK.
+# `plugin check`, the SDK's documentation is there with every link resolving inside the package,
+# and the SDK template builds and passes its tests against the packaged SDK.
 set -euo pipefail
 build_dir=$1; source_dir=$2
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
@@ -64,6 +65,15 @@ for tool in dha-plugin-check dha-apiserver dha-world-sim dha-dev-env; do
 done
 "$root/usr/bin/dha-plugin-check" "$plugin_dir/postgres.so" >/dev/null \
   || fail "packaged dha-plugin-check refuses postgres.so"
+
+# The SDK's documentation is installed, and every relative link in it (sdk/README.md to
+# testing/README.md, the tutorial to the template...) resolves inside the package.
+doc=usr/share/doc/dha-sdk
+python3 "$source_dir/tests/package/check_installed_doc_links.py" "$root" "$doc/sdk/README.md" \
+  "$doc/sdk/testing/README.md" "$doc/sdk/CHANGELOG.md" "$doc/docs/abi.md" "$doc/docs/writing-an-engine-adapter.md" \
+  || fail "the installed documentation has links that do not resolve inside the package"
+dpkg-deb --contents "$sdk_deb" | grep -q "/$doc/sdk/testing/README.md\$" \
+  || fail "the SDK package lacks $doc/sdk/testing/README.md"
 
 "$source_dir/tests/integration/sdk_template/check_template.sh" "$build_dir" "$source_dir" "$host" "$root/usr"
 echo "the Debian packages install and work"
