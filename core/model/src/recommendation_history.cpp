@@ -11,8 +11,9 @@ std::int64_t saturating_sub(std::int64_t a, std::int64_t b) {
   return a - b;
 }
 
-// Keeps only the suffix-minimum and suffix-maximum records (see the header).
-void drop_redundant(std::vector<Recommendation>& history) {
+}  // namespace
+
+void drop_redundant_recommendations(std::vector<Recommendation>& history) {
   std::vector<bool> keep(history.size(), false);
   std::int32_t later_min = std::numeric_limits<std::int32_t>::max();
   std::int32_t later_max = std::numeric_limits<std::int32_t>::min();
@@ -32,8 +33,6 @@ void drop_redundant(std::vector<Recommendation>& history) {
   history.resize(out);
 }
 
-}  // namespace
-
 void prune_recommendations(std::vector<Recommendation>& history, std::int64_t now,
                            std::int64_t longest_window) {
   // Oldest first; a stable sort keeps the order of entries recorded at the same second.
@@ -42,7 +41,7 @@ void prune_recommendations(std::vector<Recommendation>& history, std::int64_t no
   const std::int64_t cutoff = saturating_sub(now, longest_window);
   std::erase_if(history, [cutoff](const Recommendation& r) { return r.time < cutoff; });
   if (history.size() <= kMaxRecommendations) return;
-  drop_redundant(history);
+  drop_redundant_recommendations(history);
   // Still too many (over 32 distinct counts in one window): fold the oldest entry into the next
   // one, keeping the higher count at the later time. Dropping it instead would lose the highest
   // count of a falling history and let the scale-down window end early; folded, every window's

@@ -138,5 +138,18 @@ TEST(RestoreUnpersistedState, RecommendationsTheStatusNeverReceived) {
   EXPECT_EQ(newer.recommendations, (std::vector<model::Recommendation>{{300, 2}}));
 }
 
+// One recommendation per cycle would make describe a list of repeats: the status keeps those a
+// window can still need (the restart test in next_state_test shows the decisions stay the same).
+TEST(StoreInStatus, KeepsOnlyTheRecommendationsAWindowCanStillNeed) {
+  auto d = decision(DecisionKind::NoChange, 5, 5);
+  d.next_state.recommendations = {{100, 3}, {160, 5}, {220, 5}, {280, 4}, {340, 5}, {400, 5}};
+  model::DhaStatus s;
+  store_in_status(s, d, 400, 1);
+  // 3 is the lowest of every window reaching back to 100, 4 of those reaching to 280; 5 is the newest.
+  EXPECT_EQ(s.state.recommendations, (std::vector<model::Recommendation>{{100, 3}, {280, 4}, {400, 5}}));
+  EXPECT_EQ(s.current_replicas, 5);
+  EXPECT_EQ(s.desired_replicas, 5);
+}
+
 }  // namespace
 }  // namespace dha::status

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "dha/model/quantity.hpp"
+#include "dha/model/recommendation_history.hpp"
 
 namespace dha::status {
 
@@ -11,6 +12,9 @@ void store_in_status(model::DhaStatus& status, const decide::Decision& d, std::i
   status.current_replicas = d.current_replicas;
   status.desired_replicas = d.desired_replicas;
   status.state = d.next_state;
+  // One entry per cycle would fill describe with a list of repeats; only the entries that can
+  // still be a window's minimum or maximum are kept, so every window decides as before.
+  model::drop_redundant_recommendations(status.state.recommendations);
   status.current_metrics.clear();
   for (const auto& m : d.metrics) {
     model::CurrentMetric cm;

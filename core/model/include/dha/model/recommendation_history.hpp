@@ -25,6 +25,10 @@ inline constexpr std::size_t kMaxRecommendations = 64;
 void record_recommendation(std::vector<Recommendation>& history, std::int64_t now,
                            std::int32_t replicas, std::int64_t longest_window);
 
+// Drops the entries redundant for both windows (above): every window's minimum and maximum stay
+// exactly what they were. Entries must be oldest first.
+void drop_redundant_recommendations(std::vector<Recommendation>& history);
+
 // The pruning and bounding steps alone (no append).
 void prune_recommendations(std::vector<Recommendation>& history, std::int64_t now,
                            std::int64_t longest_window);
