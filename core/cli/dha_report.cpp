@@ -122,6 +122,12 @@ DhaView view_of(const Value& dha) {
   return v;
 }
 
+// The count the last decision started from: the status's current count, or, when the target
+// could not be read since, the count the decision itself stood at.
+std::int32_t decided_at(const model::DhaStatus& s) {
+  return s.current_replicas.value_or(s.last_decision ? s.last_decision->desired_replicas : 0);
+}
+
 std::string decided_by(const model::LastDecision& d) {
   const model::TraceEntry* gate = model::deciding_gate(d);
   if (gate == nullptr) return "no gate changed the recommendation (" + std::to_string(d.raw_desired_replicas) + ")";
@@ -142,12 +148,13 @@ std::string render_status(const Value& dha, const Value& events, std::int64_t no
     out << "Status:      none yet: the operator has not reconciled this DHA (is it running?)\n";
   } else {
     const auto& s = *v.status;
-    out << "Replicas:    current " << s.current_replicas << ", desired " << s.desired_replicas;
+    out << "Replicas:    current " << model::count_display(s.current_replicas) << ", desired "
+        << model::count_display(s.desired_replicas);
     if (v.spec) out << " (min " << v.spec->min_replicas << ", max " << v.spec->max_replicas << ")";
     out << "\n";
     if (v.spec) out << "Metrics:     " << model::metrics_display(*v.spec, s.current_metrics) << "\n";
     if (s.last_decision) {
-      out << "Decision:    " << model::decision_summary(*s.last_decision, s.current_replicas) << "\n";
+      out << "Decision:    " << model::decision_summary(*s.last_decision, decided_at(s)) << "\n";
       out << "Decided by:  " << decided_by(*s.last_decision) << "\n";
     }
     if (!s.conditions.empty()) {
@@ -171,7 +178,7 @@ std::string render_why(const Value& dha) {
     return out.str();
   }
   const auto& d = *v.status->last_decision;
-  out << "At " << model::format_rfc3339(d.time) << ": " << model::decision_summary(d, v.status->current_replicas)
+  out << "At " << model::format_rfc3339(d.time) << ": " << model::decision_summary(d, decided_at(*v.status))
       << "\n";
   out << "The metrics asked for " << d.raw_desired_replicas << "; after every guardrail the count is "
       << d.desired_replicas << ".\n";

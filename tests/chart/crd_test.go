@@ -59,8 +59,8 @@ func TestCRDPrinterColumns(t *testing.T) {
 		{"Metrics", "string", ".status.metricsDisplay", 0},
 		{"Min", "integer", ".spec.minReplicas", 0},
 		{"Max", "integer", ".spec.maxReplicas", 0},
-		{"Current", "integer", ".status.currentReplicas", 0},
-		{"Desired", "integer", ".status.desiredReplicas", 0},
+		{"Current", "string", ".status.currentDisplay", 0},
+		{"Desired", "string", ".status.desiredDisplay", 0},
 		{"Reason", "string", `.status.conditions[?(@.type=="AbleToScale")].reason`, 0},
 		{"Age", "date", ".metadata.creationTimestamp", 0},
 		{"DryRun", "boolean", ".spec.dryRun", 1},
@@ -177,6 +177,10 @@ func TestCRDStatusSchema(t *testing.T) {
 	expectEqual(t, "backoff fields", keys(at(status, "backoff.properties")), []string{"count", "replicas", "until"})
 	expectEqual(t, "decision kinds", at(status, "lastDecision.properties.kind.enum"), []string{"Scale", "NoChange", "Freeze", "Rollback"})
 	expectEqual(t, "trace fields", keys(at(status, "lastDecision.properties.trace.items.properties")), []string{"gate", "in", "message", "out", "reason"})
+	expectEqual(t, "gate lines", at(status, "lastDecision.properties.gates.items.type"), "string")
+	for _, name := range []string{"targetDisplay", "metricsDisplay", "currentDisplay", "desiredDisplay", "summary"} {
+		expectEqual(t, name, at(status, name+".type"), "string")
+	}
 	expectEqual(t, "conditions list type", at(status, "conditions.x-kubernetes-list-type"), "map")
 	expectEqual(t, "conditions list key", at(status, "conditions.x-kubernetes-list-map-keys"), []string{"type"})
 	expectEqual(t, "condition required", at(status, "conditions.items.required"),

@@ -5,6 +5,7 @@
 #include "dha/model/input_error.hpp"
 #include "dha/model/json_read.hpp"
 #include "dha/model/rfc3339.hpp"
+#include "dha/model/trace_line.hpp"
 
 namespace dha::model {
 
@@ -73,6 +74,19 @@ std::vector<TraceEntry> parse_trace(const Value& v, const std::string& path) {
   return trace;
 }
 
+std::vector<TraceEntry> parse_trace_lines(const Value& v, const std::string& path) {
+  json::require_array(v, path);
+  std::vector<TraceEntry> trace;
+  for (rapidjson::SizeType i = 0; i < v.Size(); ++i) {
+    const std::string ip = json::index(path, i);
+    const std::string line = json::to_string(v[i], ip);
+    auto entry = parse_trace_line(line);
+    if (!entry) throw InputError(ip, "not \"<gate>: <in> -> <out>, <reason>: <message>\" (\"" + line + "\")");
+    trace.push_back(std::move(*entry));
+  }
+  return trace;
+}
+
 }  // namespace
 
 namespace {
@@ -93,8 +107,8 @@ DhaStatus read_fields(const Value& v, const std::string& path, std::vector<Unrea
   };
   field("observedGeneration",
         [&] { s.observed_generation = json::optional_int64(v, "observedGeneration", path).value_or(0); });
-  field("currentReplicas", [&] { s.current_replicas = json::optional_int32(v, "currentReplicas", path).value_or(0); });
-  field("desiredReplicas", [&] { s.desired_replicas = json::optional_int32(v, "desiredReplicas", path).value_or(0); });
+  field("currentReplicas", [&] { s.current_replicas = json::optional_int32(v, "currentReplicas", path); });
+  field("desiredReplicas", [&] { s.desired_replicas = json::optional_int32(v, "desiredReplicas", path); });
   field("lastConvergedReplicas",
         [&] { s.state.last_converged_replicas = json::optional_int32(v, "lastConvergedReplicas", path, 0); });
   field("lastAppliedReplicas",
@@ -170,11 +184,15 @@ DhaStatus read_fields(const Value& v, const std::string& path, std::vector<Unrea
     d.desired_replicas = json::optional_int32(*ld, "desiredReplicas", lp).value_or(0);
     d.reason = optional_string(*ld, "reason", lp);
     d.message = optional_string(*ld, "message", lp);
-    if (const Value* t = json::find(*ld, "trace")) d.trace = parse_trace(*t, child(lp, "trace"));
+    // One line per gate since the compact trace; an operator before it wrote objects ("trace").
+    if (const Value* g = json::find(*ld, "gates")) d.trace = parse_trace_lines(*g, child(lp, "gates"));
+    else if (const Value* t = json::find(*ld, "trace")) d.trace = parse_trace(*t, child(lp, "trace"));
     s.last_decision = std::move(d);
   });
   field("targetDisplay", [&] { s.target_display = optional_string(v, "targetDisplay", path); });
   field("metricsDisplay", [&] { s.metrics_display = optional_string(v, "metricsDisplay", path); });
+  field("currentDisplay", [&] { s.current_display = optional_string(v, "currentDisplay", path); });
+  field("desiredDisplay", [&] { s.desired_display = optional_string(v, "desiredDisplay", path); });
   field("summary", [&] { s.summary = optional_string(v, "summary", path); });
   field("conditions", [&] {
     const Value* conds = json::find(v, "conditions");
@@ -226,8 +244,8 @@ Value trace_to_json(const std::vector<TraceEntry>& trace, rapidjson::Document::A
 Value status_to_json(const DhaStatus& s, rapidjson::Document::AllocatorType& a) {
   Value out(rapidjson::kObjectType);
   out.AddMember("observedGeneration", s.observed_generation, a);
-  out.AddMember("currentReplicas", s.current_replicas, a);
-  out.AddMember("desiredReplicas", s.desired_replicas, a);
+  if (s.current_replicas) out.AddMember("currentReplicas", *s.current_replicas, a);
+  if (s.desired_replicas) out.AddMember("desiredReplicas", *s.desired_replicas, a);
   const DecisionState& st = s.state;
   if (st.last_converged_replicas) out.AddMember("lastConvergedReplicas", *st.last_converged_replicas, a);
   if (st.last_applied_replicas) out.AddMember("lastAppliedReplicas", *st.last_applied_replicas, a);
@@ -272,11 +290,21 @@ Value status_to_json(const DhaStatus& s, rapidjson::Document::AllocatorType& a) 
     ld.AddMember("desiredReplicas", d.desired_replicas, a);
     ld.AddMember("reason", str(d.reason, a), a);
     ld.AddMember("message", str(d.message, a), a);
-    ld.AddMember("trace", trace_to_json(d.trace, a), a);
+    // kubectl describe prints each object field on a line of its own: one line per gate keeps
+    // the trace readable there. A trace the lines cannot hold exactly stays objects.
+    if (fits_trace_lines(d.trace)) {
+      Value gates(rapidjson::kArrayType);
+      for (const auto& e : d.trace) gates.PushBack(str(trace_line(e), a), a);
+      ld.AddMember("gates", gates, a);
+    } else {
+      ld.AddMember("trace", trace_to_json(d.trace, a), a);
+    }
     out.AddMember("lastDecision", ld, a);
   }
   for (const auto& [name, text] : {std::pair{"targetDisplay", &s.target_display},
-                                    std::pair{"metricsDisplay", &s.metrics_display}, std::pair{"summary", &s.summary}})
+                                    std::pair{"metricsDisplay", &s.metrics_display},
+                                    std::pair{"currentDisplay", &s.current_display},
+                                    std::pair{"desiredDisplay", &s.desired_display}, std::pair{"summary", &s.summary}})
     if (!text->empty()) out.AddMember(rapidjson::StringRef(name), str(*text, a), a);
   Value conds(rapidjson::kArrayType);
   for (const auto& c : s.conditions) {

@@ -23,6 +23,10 @@ std::string metrics_display(const DhaSpec& spec, const std::vector<CurrentMetric
   return out;
 }
 
+std::string count_display(const std::optional<std::int32_t>& count) {
+  return count ? std::to_string(*count) : std::string(kUnknownValue);
+}
+
 bool gate_acted(const TraceEntry& entry) {
   // "Converged" is a note of the convergence gate, like "Pass" of the others.
   return entry.in != entry.out || (entry.reason != "Pass" && entry.reason != "Converged" && !entry.reason.empty());

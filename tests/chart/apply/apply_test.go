@@ -349,9 +349,11 @@ const fullStatus = `{"status": {
   "backoff": {"replicas": 4, "until": "2026-01-01T01:00:00Z", "count": 2},
   "currentMetrics": [{"type": "ReadConnections", "averageValue": "210"}],
   "targetDisplay": "Postgres/db", "metricsDisplay": "210/150 (ReadConnections)",
+  "currentDisplay": "3", "desiredDisplay": "3",
   "summary": "frozen at 3 by Backoff (StuckScaling): backing off",
   "lastDecision": {"time": "2026-01-01T00:00:00Z", "kind": "Freeze", "rawDesiredReplicas": 4,
     "desiredReplicas": 3, "reason": "StuckScaling", "message": "backing off",
+    "gates": ["Backoff: 4 -> 3, StuckScaling: backing off"],
     "trace": [{"gate": "backoff", "in": 4, "out": 3, "reason": "StuckScaling", "message": "backing off"}]},
   "conditions": [{"type": "AbleToScale", "status": "False", "reason": "StuckScaling",
     "message": "backing off", "lastTransitionTime": "2026-01-01T00:00:00Z", "observedGeneration": 1}]
@@ -365,12 +367,16 @@ func TestDHAStatusSchema(t *testing.T) {
 	c.createNamespace("tenant-a")
 	c.mustKubectl(validDHA, "apply", "-f", "-")
 	c.mustKubectl("", "-n", "tenant-a", "patch", "dha", "db", "--subresource=status", "--type=merge", "-p", fullStatus)
+	if got := c.mustKubectl("", "-n", "tenant-a", "get", "dha", "db", "-o", "jsonpath={.status.lastDecision.gates[0]}"); got != "Backoff: 4 -> 3, StuckScaling: backing off" {
+		t.Errorf("gate lines not stored: %q", got)
+	}
+	// What an operator before the gate lines wrote is kept, so it can still be read.
 	if got := c.mustKubectl("", "-n", "tenant-a", "get", "dha", "db", "-o", "jsonpath={.status.lastDecision.trace[0].gate}"); got != "backoff" {
 		t.Errorf("trace not stored: %q", got)
 	}
 	row := strings.Fields(strings.Split(strings.TrimSpace(c.mustKubectl("", "-n", "tenant-a", "get", "dha", "db")), "\n")[1])
-	if len(row) < 10 || row[1] != "Postgres/db" || strings.Join(row[2:4], " ") != "210/150 (ReadConnections)" || row[8] != "StuckScaling" {
-		t.Errorf("Target, Metrics or Reason column: row %v", row)
+	if len(row) < 10 || row[1] != "Postgres/db" || strings.Join(row[2:4], " ") != "210/150 (ReadConnections)" || row[6] != "3" || row[7] != "3" || row[8] != "StuckScaling" {
+		t.Errorf("Target, Metrics, Current, Desired or Reason column: row %v", row)
 	}
 
 	var many []string

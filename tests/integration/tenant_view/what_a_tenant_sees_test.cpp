@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdio>
+#include <regex>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -43,15 +44,38 @@ std::string kubectl(const testing::TestCluster& cluster, const std::string& args
   return out;
 }
 
-std::string reason_column(const std::string& get_output) {
-  // NAME TARGET METRICS... : the REASON column is found by its header position.
+// A column of the first row of `kubectl get`, found by its header's position (METRICS has spaces).
+std::string column(const std::string& get_output, const std::string& name) {
   const auto header_end = get_output.find('\n');
   if (header_end == std::string::npos) return {};
   const std::string header = get_output.substr(0, header_end);
-  const auto at = header.find("REASON");
+  const auto at = header.find(" " + name + " ");
   const std::string row = get_output.substr(header_end + 1);
-  if (at == std::string::npos || row.size() <= at) return {};
-  return row.substr(at, row.find(' ', at) - at);
+  if (at == std::string::npos || row.size() <= at + 1) return {};
+  return row.substr(at + 1, row.find(' ', at + 1) - at - 1);
+}
+
+std::string reason_column(const std::string& get_output) { return column(get_output, "REASON"); }
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  for (std::size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1)
+    lines.push_back(text.substr(start, end - start));
+  if (start < text.size()) lines.push_back(text.substr(start));
+  return lines;
+}
+
+// The lines of a describe section: those after `title` indented deeper than it.
+std::vector<std::string> section(const std::vector<std::string>& lines, const std::string& title) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const auto at = lines[i].find(title + ":");
+    if (at == std::string::npos || lines[i].find_first_not_of(' ') != at) continue;
+    for (std::size_t j = i + 1; j < lines.size() && lines[j].find_first_not_of(' ') > at; ++j) out.push_back(lines[j]);
+    break;
+  }
+  return out;
 }
 
 TEST_F(WhatATenantSees, AMissingWorkloadMonitorIsNamedInTheConditionWithAWarningEvent) {
@@ -204,6 +228,94 @@ TEST_F(WhatATenantSees, AverageUtilizationIsAPercentageOfTheCpuRequest) {
   EXPECT_TRUE(has(shown, "20%/70% (ReadCPUUtilization)") || has(shown, "19%/70%") || has(shown, "21%/70%")) << shown;
   EXPECT_TRUE(holds_for([&] { return replicas() == 3; }, 4s)) << "millicores compared with a percentage";
   kubectl(*cluster_, "get dha -n tenant-a", "get-utilization");
+}
+
+// kubectl describe prints every status field. With one object per gate (five lines each) and one
+// recommendation per cycle, a settled DHA took over 150 lines before its Events; the gate trace
+// is one line per gate now and only the recommendations a window can still need are kept.
+TEST_F(WhatATenantSees, DescribeShowsOneLinePerGateAndNoRecommendationDump) {
+  create_postgres(3);
+  create_workload_monitor(3);
+  set_load(350);  // 4 read replicas + the primary
+  create_dha({});
+  auto_converge(true);
+  start_operator();
+  ASSERT_TRUE(eventually([&] { return replicas() == 5; }, 30s)) << "no scale to 5";
+  // Converged and settled: the last decision went through every gate.
+  ASSERT_TRUE(eventually([&] { return status_int("currentReplicas") == 5 && condition("AbleToScale") == "Ready"; }, 30s));
+  ASSERT_TRUE(eventually([&] { return kube::string_at(dha(), {"status", "lastDecision", "kind"}) == "NoChange"; }, 30s));
+  // Some cycles more, each of which used to add a recommendation.
+  std::this_thread::sleep_for(3s);
+
+  const std::string describe = kubectl(*cluster_, "describe dha db-dha -n tenant-a", "describe-settled");
+  const auto lines = lines_of(describe);
+  const auto events_at = std::find_if(lines.begin(), lines.end(), [](const std::string& l) { return l.rfind("Events:", 0) == 0; });
+  const auto status_at = std::find(lines.begin(), lines.end(), "Status:");
+  ASSERT_TRUE(events_at != lines.end() && status_at != lines.end()) << describe;
+  // Metadata and spec (37 lines) are the tenant's. Status, 58 lines when measured: 19 of
+  // conditions, the counts and displays, two recommendations, the decision with a line per gate.
+  // Before, the same DHA's status took over 110 lines.
+  EXPECT_LE(events_at - status_at, 62) << describe;
+  EXPECT_LE(events_at - lines.begin(), 100) << describe;
+
+  const auto gates = section(lines, "Gates");
+  const std::regex gate_line(R"(^ +[A-Za-z]+: [0-9]+ -> [0-9]+, [A-Za-z]+(: .+)?$)");
+  for (const auto& line : gates) EXPECT_TRUE(std::regex_match(line, gate_line)) << line;
+  const std::vector<std::string> chain{"FailSafe", "QuorumVsQuota", "Convergence", "Health", "LagBrake", "Ownership",
+                                       "Backoff", "Stabilization", "Bounds", "StepLimit", "DryRun"};
+  EXPECT_EQ(gates.size(), chain.size()) << describe;
+  for (const auto& gate : chain) {
+    const auto at = std::find_if(gates.begin(), gates.end(), [&](const std::string& l) { return has(l, " " + gate + ": "); });
+    EXPECT_TRUE(at != gates.end()) << gate << " has no line in:\n" << describe;
+  }
+  // The numbers the gates saw, on their line.
+  EXPECT_TRUE(std::any_of(gates.begin(), gates.end(), [](const std::string& l) {
+    return has(l, "FailSafe: 5 -> 5, Pass: raw recommendation 5 from ReadConnections 87.5/100 per read replica");
+  })) << describe;
+  EXPECT_FALSE(has(describe, "Trace:")) << describe;
+  EXPECT_FALSE(has(describe, "      In: ")) << describe;
+  // The seed at 3 (the first observation) and the newest at 5: a window needs no more.
+  EXPECT_LE(section(lines, "Recommendations").size(), 4u) << describe;
+
+  // The full trace stays available: kubectl dha why reads it from the lines.
+  const std::string why = kubectl(*cluster_, "dha why db-dha -n tenant-a", "dha-why-settled");
+  for (const auto& gate : chain) EXPECT_TRUE(has(why, gate + ": passed 5")) << gate << " missing from:\n" << why;
+  kubectl(*cluster_, "get dha -n tenant-a", "get-settled");
+  kubectl(*cluster_, "dha status db-dha -n tenant-a", "dha-status-settled");
+}
+
+// An HPA whose target is gone shows <unknown>; so does a DHA, instead of the last count it saw.
+TEST_F(WhatATenantSees, CurrentAndDesiredAreUnknownOnceTheTargetIsDeleted) {
+  create_postgres(3);
+  create_workload_monitor(3);
+  set_load(150);
+  create_dha({});
+  start_operator();
+  ASSERT_TRUE(eventually([&] { return status_int("currentReplicas") == 3 && condition("AbleToScale") != ""; }, 30s));
+  const std::string before = kubectl(*cluster_, "get dha -n tenant-a");
+  EXPECT_EQ(column(before, "CURRENT"), "3") << before;
+
+  admin_->remove(kube::ResourceRef{"apps.cozystack.io", "v1alpha1", "postgreses", kNamespace, kApp});
+  ASSERT_TRUE(eventually([&] { return condition("ScalingActive") != "Ready"; }, 30s));
+  ASSERT_TRUE(eventually([&] { return status_int("currentReplicas") == -1; }, 10s)) << kube::to_json(dha());
+  const std::string get = kubectl(*cluster_, "get dha -n tenant-a", "get-target-deleted");
+  EXPECT_EQ(column(get, "CURRENT"), "<unknown>") << get;
+  EXPECT_EQ(column(get, "DESIRED"), "<unknown>") << get;
+  EXPECT_TRUE(has(get, "<unknown>/100 (ReadConnections)")) << get;
+  const std::string status = kubectl(*cluster_, "dha status db-dha -n tenant-a", "dha-status-target-deleted");
+  EXPECT_TRUE(has(status, "Replicas:    current <unknown>, desired <unknown>")) << status;
+  kubectl(*cluster_, "describe dha db-dha -n tenant-a", "describe-target-deleted");
+}
+
+// A DHA whose target never existed never observed a count: <unknown>, not 0.
+TEST_F(WhatATenantSees, ADhaThatNeverObservedShowsUnknownNotZero) {
+  create_dha({});
+  start_operator();
+  ASSERT_TRUE(eventually([&] { return condition("ScalingActive") != ""; }, 30s));
+  EXPECT_EQ(status_int("currentReplicas"), -1) << kube::to_json(dha());
+  const std::string get = kubectl(*cluster_, "get dha -n tenant-a");
+  EXPECT_EQ(column(get, "CURRENT"), "<unknown>") << get;
+  EXPECT_EQ(column(get, "DESIRED"), "<unknown>") << get;
 }
 
 }  // namespace

@@ -44,6 +44,8 @@ std::string joined(const std::vector<std::string>& causes) {
 void set_display(model::DhaStatus& s, const model::DhaSpec* spec, const std::string& summary) {
   if (spec != nullptr && spec->target_ref) s.target_display = model::target_display(*spec->target_ref);
   if (spec != nullptr) s.metrics_display = model::metrics_display(*spec, s.current_metrics);
+  s.current_display = model::count_display(s.current_replicas);
+  s.desired_display = model::count_display(s.desired_replicas);
   s.summary = summary;
 }
 
@@ -89,8 +91,11 @@ void StatusWriter::stopped(Report& r, const std::string& reason, const std::stri
                            std::optional<std::int32_t> current, const model::DhaSpec* spec) {
   spdlog::info("not scaling: {}: {}", reason, message);
   auto& s = r.next;
-  if (current) s.current_replicas = *current;
-  s.desired_replicas = s.current_replicas;
+  // A count not read this cycle is left out rather than kept: kubectl then prints <unknown> in
+  // the Current and Desired columns, as for an HPA whose target is gone, instead of a count the
+  // target may no longer have.
+  s.current_replicas = current;
+  s.desired_replicas = current;
   s.observed_generation = r.generation;
   // Nothing was measured this time: yesterday's values would read as today's.
   s.current_metrics.clear();
@@ -102,7 +107,9 @@ void StatusWriter::stopped(Report& r, const std::string& reason, const std::stri
   for (auto& c : s.conditions) c.observed_generation = r.generation;
   set_display(s, spec, "not scaling: " + reason + ": " + message);
   update_status(client_, metrics_, *r.dha, r.stored, s, r.unreadable);
-  metrics_.set_dha(r.ns, r.name, op::DhaGauges{s.current_replicas, s.desired_replicas, false, true});
+  // The gauges keep the last count seen: a series that drops to 0 would read as a scale-in.
+  const std::int32_t gauge = current.value_or(r.previous.current_replicas.value_or(0));
+  metrics_.set_dha(r.ns, r.name, op::DhaGauges{gauge, gauge, false, true});
   metrics_.clear_metrics(r.ns, r.name);
 }
 
@@ -171,7 +178,7 @@ void StatusWriter::decided(Report& r, const model::DhaSpec& spec, const decide::
       warn_if_new(r, *able);
   }
   for (auto& c : s.conditions) c.observed_generation = r.generation;
-  set_display(s, &spec, s.last_decision ? model::decision_summary(*s.last_decision, s.current_replicas) : "");
+  set_display(s, &spec, s.last_decision ? model::decision_summary(*s.last_decision, d.current_replicas) : "");
   keep_decision_time(r.previous, s);
   // Until the status write lands, this state exists only here; a write that throws leaves it
   // remembered for the next cycle.

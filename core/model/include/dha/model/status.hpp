@@ -59,8 +59,10 @@ struct CurrentMetric {
 
 struct DhaStatus {
   std::int64_t observed_generation = 0;
-  std::int32_t current_replicas = 0;
-  std::int32_t desired_replicas = 0;
+  // Absent while the target could not be read (or never was): kubectl prints <unknown> in the
+  // Current and Desired columns for a missing field, where a 0 or the last value would mislead.
+  std::optional<std::int32_t> current_replicas;
+  std::optional<std::int32_t> desired_replicas;
   DecisionState state;  // lastConverged/lastApplied/lastScaleTime/inFlightSince/recommendations/backoff
   std::vector<CurrentMetric> current_metrics;
   std::optional<LastDecision> last_decision;
@@ -68,6 +70,8 @@ struct DhaStatus {
   // For kubectl get and describe only (see status_display.hpp); nothing reads them back.
   std::string target_display;   // "Postgres/db"
   std::string metrics_display;  // "83/150 (ReadConnections)"
+  std::string current_display;  // "5", or "<unknown>" while currentReplicas is absent
+  std::string desired_display;  // the same for desiredReplicas
   std::string summary;          // the last decision in one line
   bool operator==(const DhaStatus&) const = default;
 };

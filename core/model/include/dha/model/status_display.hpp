@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,10 @@ std::string metric_display(const MetricSpec& spec, const CurrentMetric* observed
 // Every spec metric, in spec order, joined by ", "; a metric missing from `observed` (matched by
 // type) shows <unknown>.
 std::string metrics_display(const DhaSpec& spec, const std::vector<CurrentMetric>& observed);
+
+// A replica count for the Current and Desired columns: "5", or <unknown> when not observed.
+// kubectl prints a missing field as an empty cell, so the columns read these strings.
+std::string count_display(const std::optional<std::int32_t>& count);
 
 // Whether a gate changed or held the count, or said more than "Pass" (or "Converged").
 bool gate_acted(const TraceEntry& entry);
