@@ -34,9 +34,12 @@ class ChartCrdTest : public ::testing::Test {
     dha::testing::TestClusterOptions o;
     o.backend = KubeBackend::real;
     o.crd_paths = {std::string(DHA_SOURCE_DIR) + "/charts/db-autoscaler/crds"};
-    cluster_ = dha::testing::start_test_cluster(o);
+    // One control plane for the suite (registered as one process); each test starts without DHAs.
+    cluster_ = &dha::testing::process_test_cluster(o);
+    const auto cleared = cluster_->request("admin", "DELETE", kDhas);
+    ASSERT_EQ(cleared.status, 200) << cleared.body;
   }
-  std::unique_ptr<dha::testing::TestCluster> cluster_;
+  dha::testing::TestCluster* cluster_ = nullptr;
 };
 
 TEST_F(ChartCrdTest, TheSchemaIsStructuralAndEstablished) {

@@ -69,4 +69,19 @@ TEST_P(TestClusterTest, KubeconfigsWorkForKubectl) {
 INSTANTIATE_TEST_SUITE_P(Backends, TestClusterTest, ::testing::Values(KubeBackend::embedded, KubeBackend::real),
                          [](const auto& info) { return std::string(dha::testing::to_string(info.param)); });
 
+// Suites that share one control plane per process get it from process_test_cluster(): the
+// first call starts it, later calls get the same one (their options are not applied).
+TEST(ProcessTestCluster, TheFirstCallStartsItAndLaterCallsShareIt) {
+  ASSERT_FALSE(dha::testing::process_test_cluster_started()) << "another test of this process started it";
+  dha::testing::TestClusterOptions o;
+  o.backend = KubeBackend::embedded;
+  auto& first = dha::testing::process_test_cluster(o);
+  EXPECT_TRUE(dha::testing::process_test_cluster_started());
+  EXPECT_EQ(first.request("admin", "GET", "/api/v1/namespaces").status, 200);
+  o.identities["late"] = {"late-user", {}, ""};
+  auto& second = dha::testing::process_test_cluster(o);
+  EXPECT_EQ(&second, &first);
+  EXPECT_THROW(second.kubeconfig("late"), std::out_of_range);
+}
+
 }  // namespace

@@ -20,4 +20,22 @@ std::unique_ptr<TestCluster> start_test_cluster(TestClusterOptions options) {
   return cluster;
 }
 
+namespace {
+
+std::unique_ptr<TestCluster>& process_cluster() {
+  // Destroyed after main() returns: the real backend's child process is stopped then.
+  static std::unique_ptr<TestCluster> cluster;
+  return cluster;
+}
+
+}  // namespace
+
+TestCluster& process_test_cluster(const TestClusterOptions& options) {
+  auto& cluster = process_cluster();
+  if (!cluster) cluster = start_test_cluster(options);
+  return *cluster;
+}
+
+bool process_test_cluster_started() { return process_cluster() != nullptr; }
+
 }  // namespace dha::testing

@@ -98,4 +98,13 @@ std::vector<std::string> yaml_documents_as_json(const std::string& yaml);
 // log tail) when it cannot.
 std::unique_ptr<TestCluster> start_test_cluster(TestClusterOptions options = {});
 
+// One cluster for every test of a process that asks for it: the first call starts it
+// (start_test_cluster), later calls return the same one and ignore their options; it stops
+// when the process exits. A real kube-apiserver takes ~10 s to start on a busy machine, so a
+// suite registered as one process pays that once instead of per test. Tests sharing it keep out
+// of each other's way themselves (their own names or namespaces, or cleaning up before each).
+TestCluster& process_test_cluster(const TestClusterOptions& options);
+// True once process_test_cluster() started one (a test can tell it is not the first).
+bool process_test_cluster_started();
+
 }  // namespace dha::testing
