@@ -26,7 +26,8 @@ std::string render_chart(const std::vector<std::string>& extra_args = {});
 
 // Creates the rendered ClusterRoles, Roles and their bindings as the cluster's admin, each
 // ServiceAccount subject of the chart's own ServiceAccount replaced by `service_accounts`
-// ({namespace, name}). Returns the rules granted to that ServiceAccount, flattened.
+// ({namespace, name}); one that exists already is replaced. Returns the rules granted to that
+// ServiceAccount, flattened.
 std::set<Grant> apply_chart_rbac(const testing::TestCluster& cluster, const std::string& rendered,
                                  const std::vector<std::pair<std::string, std::string>>& service_accounts);
 

@@ -25,6 +25,9 @@
 // VictoriaMetrics, a Postgres application "db" in namespace "tenant-a" with its
 // WorkloadMonitor, and db-autoscaler processes. The test plays the engine operator (it sets the
 // WorkloadMonitor status after a patch) and the exporters (it pushes CNPG-shaped series).
+// On the real server every test of a process shares one control plane (it takes ~10 s to
+// start): each test after the first starts from the objects of a fresh one (see
+// scenario_cleanup.hpp), so a suite is registered as one process there.
 namespace dha::optest {
 
 using namespace std::chrono_literals;
@@ -47,6 +50,7 @@ struct DhaOptions {
   bool dry_run = false;
   int max_lag = 30;
   std::string kind = "Postgres";
+  std::string api_group = "apps.cozystack.io";
 };
 
 class OperatorWorld : public ::testing::Test {
@@ -95,7 +99,8 @@ class OperatorWorld : public ::testing::Test {
   // Asserts `ok` holds for the whole period (polling), e.g. "no patch during the window".
   static bool holds_for(const std::function<bool()>& ok, std::chrono::milliseconds period);
 
-  std::unique_ptr<testing::TestCluster> cluster_;
+  // Owned by this test on the embedded backend, the process's shared one on the real backend.
+  testing::TestCluster* cluster_ = nullptr;
   std::set<Grant> chart_grants_;  // real backend: what the chart grants the operator
   std::unique_ptr<testing::VictoriaMetrics> vm_;
   std::unique_ptr<kube::Client> admin_;
@@ -107,8 +112,12 @@ class OperatorWorld : public ::testing::Test {
   // Requests ("PATCH /apis/...") a test makes as an operator identity and expects refused, by an
   // admission webhook rather than by RBAC: the audit shows both as 403.
   std::set<std::string> expected_refusals_;
+  // `helm template` arguments for the chart whose RBAC the operators get on the real server
+  // ({"--set", "cnpg.enabled=true"}); a fixture sets them in its constructor.
+  std::vector<std::string> chart_args_;
 
  private:
+  std::unique_ptr<testing::TestCluster> own_cluster_;
   void converge_loop();
   // On the real server the operators get exactly the chart's RBAC, and the tenant may edit its
   // databases; on teardown every 403 an operator got fails the test.
