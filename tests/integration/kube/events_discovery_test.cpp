@@ -48,6 +48,7 @@ TEST_F(KubeEventsAndDiscovery, IdenticalEventsAggregateIntoACount) {
 
 TEST_F(KubeEventsAndDiscovery, RecordingIntoAMissingServerIsReportedNotThrown) {
   const auto w = client_->create(widgets(), widget("w", 1));
+  DHA_EMBEDDED_ONLY("stops the server in place");
   EventRecorder events(*client_, "db-autoscaler");
   server_->stop();
   EXPECT_FALSE(events.record(ObjectReference::of(w), EventType::Normal, "X", "y"));
@@ -75,7 +76,7 @@ TEST_F(KubeEventsAndDiscovery, ResolvesKindsToPluralsAndRefreshesOnMiss) {
     EXPECT_EQ(e.reason(), Reason::NotFound);
   }
   // A CRD installed after start is found on the next miss.
-  server_->register_crd(R"(apiVersion: apiextensions.k8s.io/v1
+  install_crd(R"(apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata: {name: gadgets.test.dha.io}
 spec:

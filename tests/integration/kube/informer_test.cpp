@@ -39,7 +39,7 @@ class Recorder {
 class KubeInformers : public KubeTest {
  protected:
   dha::testing::ApiServerOptions server_options() override {
-    auto o = default_server_options();
+    dha::testing::ApiServerOptions o;
     o.watch_history = 10;
     o.watch_bookmark_interval = std::chrono::milliseconds(100);
     return o;
@@ -165,6 +165,8 @@ TEST_F(KubeInformers, TransformAppliesToListedAndWatchedObjects) {
 }
 
 TEST_F(KubeInformers, WatchFromAnExpiredVersionIsGone) {
+  // kube-apiserver keeps minutes of history (its watch cache, then etcd until compaction).
+  DHA_EMBEDDED_ONLY("a history of 10 changes (watch_history)");
   const auto first = client_->create(configmaps("g"), configmap("first", "g"));
   for (int i = 0; i < 15; ++i) client_->merge_patch(configmaps("g").named("first"), R"({"data":{"k":")" + std::to_string(i) + "\"}}");
   WatchOptions w;
@@ -179,8 +181,9 @@ TEST_F(KubeInformers, WatchFromAnExpiredVersionIsGone) {
 }
 
 TEST_F(KubeInformers, WatchStreamsAreCountedAsRequestsButNotAsLatency) {
+  DHA_EMBEDDED_ONLY("a history of 10 changes and an injected 410");
   telemetry::Registry registry;
-  Config config = config_for(kAdminToken);
+  Config config = config_for(kAdmin);
   config.metrics = &registry;
   std::string host = config.server.substr(config.server.find("://") + 3);
   host = host.substr(0, host.find('/'));
@@ -209,6 +212,7 @@ TEST_F(KubeInformers, WatchStreamsAreCountedAsRequestsButNotAsLatency) {
 }
 
 TEST_F(KubeInformers, GoneDuringWatchTriggersARelistThatCatchesUp) {
+  DHA_EMBEDDED_ONLY("an injected 410 on the next watch");
   client_->create(configmaps("w"), configmap("a", "w"));
   Informer inf(*client_, configmaps("w"), fast());
   Recorder rec;
@@ -227,13 +231,23 @@ TEST_F(KubeInformers, BookmarksKeepAQuietWatchFromExpiring) {
   // The informer watches namespace "w", which stays quiet, while "other" churns through more
   // changes than the server's history keeps. Bookmarks carry the global resourceVersion, so the
   // reconnects (every second) start from a version the server still has: no 410, no relist.
+  DHA_EMBEDDED_ONLY("a history of 10 changes and bookmarks every 100 ms");
   Informer inf(*client_, configmaps("w"), fast());
   inf.start();
   ASSERT_TRUE(inf.wait_for_sync(std::chrono::seconds(10)));
+  // Synced means listed; the first watch may not be open yet. Churn before it opens would push
+  // the list's resourceVersion out of the history (410, relist) without saying anything about
+  // bookmarks: one change in "w" seen through the watch proves it is open.
+  client_->create(configmaps("w"), configmap("watched", "w"));
+  ASSERT_TRUE(eventually([&] { return inf.get("w/watched") != nullptr; }));
   std::string last_rv;
   client_->create(configmaps("other"), configmap("churn", "other"));
-  for (int i = 0; i < 30; ++i)
+  // Three times the history in all, but at most a few changes per bookmark interval: a burst
+  // of more than the history between two bookmarks would expire any watch, bookmarks or not.
+  for (int i = 0; i < 30; ++i) {
     last_rv = resource_version_of(client_->merge_patch(configmaps("other").named("churn"), R"({"data":{"k":")" + std::to_string(i) + "\"}}"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
   // The embedded server's resourceVersions are integers (opaque on a real server).
   ASSERT_TRUE(eventually([&] { return std::stoll(inf.last_resource_version()) >= std::stoll(last_rv); }))
       << "bookmarks did not advance the informer's resourceVersion: " << inf.last_resource_version() << " vs " << last_rv;
@@ -246,8 +260,9 @@ TEST_F(KubeInformers, BookmarksKeepAQuietWatchFromExpiring) {
 TEST_F(KubeInformers, ResumesFromItsResourceVersionAfterTheServerComesBack) {
   // The informer reaches the server through a relay that can cut every connection and refuse
   // new ones (the server "restarting"); the test's own client talks to the server directly.
-  testsupport::TcpProxy proxy(server_->port());
-  Config via_proxy = config_for(kAdminToken);
+  const std::string url = cluster_->url();
+  testsupport::TcpProxy proxy(static_cast<std::uint16_t>(std::stoi(url.substr(url.rfind(':') + 1))));
+  Config via_proxy = config_for(kAdmin);
   via_proxy.server = "https://127.0.0.1:" + std::to_string(proxy.port());
   Client informer_client(via_proxy);
 

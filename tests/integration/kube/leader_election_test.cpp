@@ -32,7 +32,7 @@ class KubeLeaderElection : public KubeTest {
     Candidate* raw = c.get();
     le.on_started_leading = [raw] { ++raw->started; };
     le.on_stopped_leading = [raw] { ++raw->stopped; };
-    c->elector = std::make_unique<LeaderElector>(config_for(kAdminToken), le);
+    c->elector = std::make_unique<LeaderElector>(config_for(kAdmin), le);
     return c;
   }
   std::string holder() {
@@ -91,6 +91,7 @@ TEST_F(KubeLeaderElection, ReleaseOnStopHandsOverAtOnce) {
 }
 
 TEST_F(KubeLeaderElection, LeaderThatCannotRenewStopsLeadingWithinTheDeadline) {
+  DHA_EMBEDDED_ONLY("stops the server in place");
   auto a = candidate("pod-a");
   a->elector->start();
   ASSERT_TRUE(eventually([&] { return a->elector->is_leader(); }, std::chrono::seconds(5)));
@@ -108,6 +109,7 @@ TEST_F(KubeLeaderElection, LeaderThatCannotRenewStopsLeadingWithinTheDeadline) {
 // Fencing: holds_lease() is what writes check. It turns false at the renew deadline, measured
 // from when the last successful renewal was sent, never later than the loop notices.
 TEST_F(KubeLeaderElection, HoldsLeaseEndsAtTheRenewDeadlineNotAtTheLoopsNextTurn) {
+  DHA_EMBEDDED_ONLY("stops the server in place");
   auto a = candidate("pod-a");
   a->elector->start();
   ASSERT_TRUE(eventually([&] { return a->elector->holds_lease(); }, std::chrono::seconds(5)));
@@ -129,14 +131,14 @@ TEST_F(KubeLeaderElection, HoldsLeaseEndsAtTheRenewDeadlineNotAtTheLoopsNextTurn
 
 // A fenced client sends no write at all; reads go on.
 TEST_F(KubeLeaderElection, AFencedClientSendsNoWrite) {
-  Client fenced(config_for(kAdminToken));
+  Client fenced(config_for(kAdmin));
   fenced.set_write_fence([]() -> std::chrono::steady_clock::time_point { throw WriteFenced("not the leader"); });
-  server_->clear_audit();
+  cluster_->clear_audit();
   EXPECT_THROW(fenced.create(resources::namespaces(),
                              parse_json(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"fenced"}})")),
                WriteFenced);
   EXPECT_NO_THROW((void)fenced.get_if_exists(resources::namespaces().named("fenced")));
-  for (const auto& e : server_->audit()) EXPECT_EQ(e.method, "GET") << e.path;
+  for (const auto& e : cluster_->audit()) EXPECT_EQ(e.method, "GET") << e.path;
   EXPECT_FALSE(client_->get_if_exists(resources::namespaces().named("fenced")));
 }
 

@@ -35,8 +35,9 @@ class LeaseBoundedWrites : public KubeTest {
 
 TEST_F(LeaseBoundedWrites, AWriteHeldAcrossTheTakeoverIsAbandonedAtTheRenewDeadlineAndNeverArrives) {
   // Everything of candidate A (its renewals and its writes) goes through one hop; B is direct.
-  testsupport::TcpProxy hop(server_->port());
-  Config via_hop = config_for(kAdminToken);
+  const std::string url = cluster_->url();
+  testsupport::TcpProxy hop(static_cast<std::uint16_t>(std::stoi(url.substr(url.rfind(':') + 1))));
+  Config via_hop = config_for(kAdmin);
   via_hop.server = "https://127.0.0.1:" + std::to_string(hop.port());
   auto a = elector("pod-a", via_hop);
   a->start();
@@ -48,7 +49,7 @@ TEST_F(LeaseBoundedWrites, AWriteHeldAcrossTheTakeoverIsAbandonedAtTheRenewDeadl
     return *until;
   });
   (void)writer.get_if_exists(configmaps().named("late"));  // a pooled connection, as a busy operator has
-  auto b = elector("pod-b", config_for(kAdminToken));
+  auto b = elector("pod-b", config_for(kAdmin));
   b->start();
 
   hop.hold_from({""});  // from now on nothing A sends gets through
@@ -78,7 +79,7 @@ TEST_F(LeaseBoundedWrites, AWriteHeldAcrossTheTakeoverIsAbandonedAtTheRenewDeadl
   EXPECT_LT(returned_at, taken_over);
   EXPECT_NE(write_error, "") << "the write cannot have succeeded";
   EXPECT_FALSE(client_->get_if_exists(configmaps().named("late"))) << "a write of A landed after B took over";
-  for (const auto& e : server_->audit())
+  for (const auto& e : cluster_->audit())
     EXPECT_FALSE(e.method == "POST" && e.path.find("/configmaps") != std::string::npos)
         << "the server received A's write: " << e.method << " " << e.path;
   EXPECT_GE(hop.dropped_connections(), 1) << "the held write was not the hop's to drop";
@@ -90,9 +91,9 @@ TEST_F(LeaseBoundedWrites, AWriteHeldAcrossTheTakeoverIsAbandonedAtTheRenewDeadl
 // A fence that refuses sends nothing; a write past its deadline before it is sent (it waited
 // for the client-side rate limit) is not sent either.
 TEST_F(LeaseBoundedWrites, AWriteWhoseDeadlineHasPassedIsNotSent) {
-  Client late(config_for(kAdminToken));
+  Client late(config_for(kAdmin));
   late.set_write_fence([] { return std::chrono::steady_clock::now() - 1ms; });
-  server_->clear_audit();
+  cluster_->clear_audit();
   try {
     late.create(configmaps(), configmap("too-late"));
     ADD_FAILURE() << "a write past its deadline was sent";
@@ -100,7 +101,7 @@ TEST_F(LeaseBoundedWrites, AWriteWhoseDeadlineHasPassedIsNotSent) {
     EXPECT_EQ(e.reason(), Reason::Timeout);
     EXPECT_NE(std::string(e.what()).find("deadline passed"), std::string::npos) << e.what();
   }
-  for (const auto& e : server_->audit()) EXPECT_EQ(e.method, "GET") << e.path;
+  for (const auto& e : cluster_->audit()) EXPECT_EQ(e.method, "GET") << e.path;
 }
 
 }  // namespace

@@ -12,10 +12,12 @@ TEST_F(KubeTlsAuth, RightCaIsAcceptedWrongCaIsRefused) {
   EXPECT_NO_THROW(client_->get_path("/version"));
 
   // A second server has its own self-signed CA; trusting only that one must refuse ours.
-  dha::testing::ApiServer other(default_server_options());
+  dha::testing::ApiServerOptions other_options;
+  other_options.tls = true;
+  dha::testing::ApiServer other(other_options);
   other.start();
-  ASSERT_NE(other.ca_pem(), server_->ca_pem());
-  Config wrong = config_for(kAdminToken);
+  ASSERT_NE(other.ca_pem(), cluster_->ca_pem());
+  Config wrong = config_for(kAdmin);
   wrong.ca_pem = other.ca_pem();
   Client refused(wrong);
   try {
@@ -24,12 +26,12 @@ TEST_F(KubeTlsAuth, RightCaIsAcceptedWrongCaIsRefused) {
   } catch (const ApiError& e) {
     EXPECT_EQ(e.reason(), Reason::Transport) << e.what();
   }
-  server_->clear_audit();
+  cluster_->clear_audit();
   EXPECT_THROW(refused.get(configmaps().named("x")), ApiError);
-  EXPECT_TRUE(server_->audit().empty()) << "no request may be sent over an unverified connection";
+  EXPECT_TRUE(cluster_->audit().empty()) << "no request may be sent over an unverified connection";
 
   // Garbage CA material is an error too, never a silent fallback to the system store.
-  Config garbage = config_for(kAdminToken);
+  Config garbage = config_for(kAdmin);
   garbage.ca_pem = "-----BEGIN CERTIFICATE-----\nnot a cert\n-----END CERTIFICATE-----\n";
   EXPECT_THROW(Client(garbage).get_path("/version"), ApiError);
   other.stop();
@@ -40,9 +42,9 @@ TEST_F(KubeTlsAuth, InsecureKubeconfigIsRefusedUnlessAllowed) {
   {
     std::ofstream out(path);
     out << "apiVersion: v1\nkind: Config\ncurrent-context: c\n"
-        << "clusters:\n- name: s\n  cluster:\n    server: " << server_->url() << "\n    insecure-skip-tls-verify: true\n"
+        << "clusters:\n- name: s\n  cluster:\n    server: " << cluster_->url() << "\n    insecure-skip-tls-verify: true\n"
         << "contexts:\n- name: c\n  context: {cluster: s, user: u}\n"
-        << "users:\n- name: u\n  user: {token: " << kAdminToken << "}\n";
+        << "users:\n- name: u\n  user: {token: " << cluster_->token(kAdmin) << "}\n";
   }
   ConfigFlags flags;
   flags.kubeconfig = path.string();
@@ -53,8 +55,8 @@ TEST_F(KubeTlsAuth, InsecureKubeconfigIsRefusedUnlessAllowed) {
 }
 
 TEST_F(KubeTlsAuth, TokensCarryIdentities) {
-  Client alice(config_for(kAliceToken));
-  server_->clear_audit();
+  Client alice(config_for(kAlice));
+  cluster_->clear_audit();
   client_->create(configmaps(), configmap("by-admin"));
   try {
     alice.create(configmaps(), configmap("by-alice"));
@@ -63,11 +65,11 @@ TEST_F(KubeTlsAuth, TokensCarryIdentities) {
     EXPECT_EQ(e.reason(), Reason::Forbidden) << e.what();
   }
   std::vector<std::string> users;
-  for (const auto& a : server_->audit())
+  for (const auto& a : cluster_->audit())
     if (a.method == "POST") users.push_back(a.username);
   EXPECT_EQ(users, (std::vector<std::string>{"admin", "alice"}));
 
-  Client nobody(config_for("wrong-token"));
+  Client nobody(config_for_token("wrong-token"));
   try {
     nobody.get(configmaps().named("by-admin"));
     FAIL() << "unknown token accepted";
@@ -80,17 +82,18 @@ TEST_F(KubeTlsAuth, TokensCarryIdentities) {
 TEST_F(KubeTlsAuth, RotatedTokenFileIsPickedUp) {
   const auto token_path = dir_.path() / "token";
   { std::ofstream(token_path) << "wrong-token"; }
-  Config cfg = config_for(kAdminToken);
+  Config cfg = config_for(kAdmin);
   cfg.token = std::make_shared<FileToken>(token_path);
   Client c(cfg);
   EXPECT_THROW(c.get_path("/api/v1/namespaces"), ApiError);
-  { std::ofstream(token_path, std::ios::trunc) << kAdminToken; }
+  { std::ofstream(token_path, std::ios::trunc) << cluster_->token(kAdmin); }
   std::filesystem::last_write_time(token_path, std::filesystem::last_write_time(token_path) + std::chrono::seconds(2));
   EXPECT_NO_THROW(c.get_path("/api/v1/namespaces"));
 }
 
 TEST_F(KubeTlsAuth, UnreachableServerIsATransportErrorWithinTheConnectTimeout) {
-  Config cfg = config_for(kAdminToken);
+  DHA_EMBEDDED_ONLY("stops the server in place");
+  Config cfg = config_for(kAdmin);
   server_->stop();
   cfg.connect_timeout = std::chrono::milliseconds(500);
   Client c(cfg);
