@@ -1,6 +1,7 @@
 // One DHA per target, end to end: our TLS server serves the webhook with the operator's live
-// listing through the kube client, the embedded API server calls it for DHA creates and updates
-// (registered as the chart registers it), and a tenant's kubectl meets the refusal.
+// listing through the kube client, the API server (embedded, or kube-apiserver with
+// DHA_TEST_KUBE=real) calls it for DHA creates and updates (registered as the chart registers
+// it), and a tenant's kubectl meets the refusal.
 
 #include "test_clients.hpp"
 #include "test_pki.hpp"
@@ -10,13 +11,14 @@
 #include <dha/kube/config.hpp>
 #include <dha/kube/resource.hpp>
 #include <dha/server/server.hpp>
-#include <dha/testing/api_server.hpp>
+#include <dha/testing/test_cluster.hpp>
 #include <dha/testing/test_certificates.hpp>
 
 #include <gtest/gtest.h>
 #include <openssl/evp.h>
 
 #include <array>
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -66,22 +68,30 @@ class OneDhaPerTarget : public ::testing::Test {
     testing_pki::write_cert_dir(cert_dir_.path(), {cert.cert_pem, cert.key_pem});
     start_webhook();
 
-    testing::ApiServerOptions options;
-    options.tokens["admin-token"] = {"admin", {"system:masters"}, "u-admin"};
-    options.tls = true;
-    options.crd_dirs = {DHA_CHART_CRD_DIR};
-    options.webhook_services["cozy-db-autoscaler/db-autoscaler"] = webhook_port_;
-    api_ = std::make_unique<testing::ApiServer>(options);
-    api_->start();
-    kubeconfig_ = (work_dir_.path() / "kubeconfig").string();
-    api_->write_kubeconfig(kubeconfig_, "admin-token");
+    testing::TestClusterOptions options;
+    options.crd_paths = {DHA_CHART_CRD_DIR};
+    options.embedded.webhook_services["cozy-db-autoscaler/db-autoscaler"] = webhook_port_;
+    options.backend = testing::kube_backend_from_environment();
+    const bool real = options.backend == testing::KubeBackend::real;
+    if (real && !testing::real_kube_unavailable_reason().empty()) {
+      if (testing::running_in_ci()) FAIL() << testing::real_kube_unavailable_reason();
+      GTEST_SKIP() << testing::real_kube_unavailable_reason();
+    }
+    cluster_ = testing::start_test_cluster(options);
+    kubeconfig_ = cluster_->kubeconfig("admin");
     kube::ConfigFlags flags;
     flags.kubeconfig = kubeconfig_;
     client_ = std::make_unique<kube::Client>(kube::Config::load(flags));
     client_->create(kube::resources::namespaces(),
                     parse(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"tenant-a"}})"));
     client_->create({"admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations", "", ""},
-                    parse(webhook_configuration(cert.ca_pem)));
+                    parse(webhook_configuration(cert.ca_pem, real ? webhook_port_ : 0)));
+    // kube-apiserver starts calling a new webhook configuration a moment later: wait for the
+    // first call (a server-side dry run, which the side-effect-free webhook is called for).
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (listings_ == 0 && std::chrono::steady_clock::now() < deadline)
+      kubectl("apply --dry-run=server -f -", dha_yaml("probe", "probe"));
+    ASSERT_GT(listings_, 0) << "the API server never called the webhook";
   }
 
   // As the operator mounts it: the claims come from a live list of the namespace's DHAs.
@@ -93,6 +103,7 @@ class OneDhaPerTarget : public ::testing::Test {
     options.tls = server::TlsOptions{cert_dir_.path()};
     server::Router router;
     admission::mount_one_dha_per_target_webhook(router, {}, [this](const std::string& ns) {
+      ++listings_;
       return admission::claims_of_list(client_->list_all(kube::resources::dhas(ns)).list);
     });
     webhook_ = std::make_unique<server::Server>(options, std::move(router));
@@ -100,13 +111,18 @@ class OneDhaPerTarget : public ::testing::Test {
     webhook_port_ = webhook_->port();
   }
 
-  static std::string webhook_configuration(const std::string& ca_pem) {
+  // Through the Service, as the chart registers it (the embedded server maps it to the port),
+  // or at `url_port` on loopback (kube-apiserver has no Service network here).
+  static std::string webhook_configuration(const std::string& ca_pem, std::uint16_t url_port) {
+    const std::string client =
+        url_port == 0 ? std::string(R"("service":{"namespace":"cozy-db-autoscaler","name":"db-autoscaler",)"
+                                    R"("path":"/validate-dha-target","port":443})")
+                      : R"("url":"https://127.0.0.1:)" + std::to_string(url_port) + R"(/validate-dha-target")";
     return R"({"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingWebhookConfiguration",)"
            R"("metadata":{"name":"db-autoscaler-replicas-ownership"},)"
            R"("webhooks":[{"name":"target.autoscaling.cozystack.io","admissionReviewVersions":["v1"],)"
            R"("sideEffects":"None","failurePolicy":"Ignore","timeoutSeconds":5,)"
-           R"("clientConfig":{"service":{"namespace":"cozy-db-autoscaler","name":"db-autoscaler",)"
-           R"("path":"/validate-dha-target","port":443},"caBundle":")" +
+           R"("clientConfig":{)" + client + R"(,"caBundle":")" +
            base64(ca_pem) +
            R"("},"rules":[{"operations":["CREATE","UPDATE"],"apiGroups":["autoscaling.cozystack.io"],)"
            R"("apiVersions":["v1alpha1"],"resources":["databasehorizontalautoscalers"],"scope":"Namespaced"}]}]})";
@@ -126,7 +142,8 @@ class OneDhaPerTarget : public ::testing::Test {
   testing_pki::TempDir work_dir_;
   std::string kubeconfig_;
   std::uint16_t webhook_port_ = 0;
-  std::unique_ptr<testing::ApiServer> api_;
+  std::atomic<int> listings_{0};  // webhook calls so far
+  std::unique_ptr<testing::TestCluster> cluster_;
   std::unique_ptr<kube::Client> client_;
   std::unique_ptr<server::Server> webhook_;
 };
