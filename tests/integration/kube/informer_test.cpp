@@ -260,11 +260,8 @@ TEST_F(KubeInformers, BookmarksKeepAQuietWatchFromExpiring) {
 TEST_F(KubeInformers, ResumesFromItsResourceVersionAfterTheServerComesBack) {
   // The informer reaches the server through a relay that can cut every connection and refuse
   // new ones (the server "restarting"); the test's own client talks to the server directly.
-  const std::string url = cluster_->url();
-  testsupport::TcpProxy proxy(static_cast<std::uint16_t>(std::stoi(url.substr(url.rfind(':') + 1))));
-  Config via_proxy = config_for(kAdmin);
-  via_proxy.server = "https://127.0.0.1:" + std::to_string(proxy.port());
-  Client informer_client(via_proxy);
+  testsupport::TcpProxy proxy(server_port());
+  Client informer_client(config_via(proxy.port()));
 
   client_->create(configmaps("w"), configmap("a", "w"));
   Informer inf(informer_client, configmaps("w"), fast());

@@ -121,6 +121,17 @@ class KubeTest : public ::testing::Test {
 
   // Config as the operator would load it: the identity's kubeconfig, then Config::load.
   Config config_for(const std::string& identity, double qps = 0) { return load(cluster_->kubeconfig(identity), qps); }
+  // The same through a relay on loopback `port` (tcp_proxy.hpp): a test takes the server away
+  // from this client (proxy.down()) on either backend, without stopping it.
+  Config config_via(std::uint16_t port, const std::string& identity = kAdmin) {
+    Config c = config_for(identity);
+    c.server = "https://127.0.0.1:" + std::to_string(port);
+    return c;
+  }
+  std::uint16_t server_port() const {
+    const std::string url = cluster_->url();
+    return static_cast<std::uint16_t>(std::stoi(url.substr(url.rfind(':') + 1)));
+  }
   // The same for a bearer token the server may not know.
   Config config_for_token(const std::string& token) {
     const auto ca = dir_.path() / "ca.crt";

@@ -6,6 +6,7 @@
 
 #include "dha/kube/leader_election.hpp"
 #include "kube_fixture.hpp"
+#include "tcp_proxy.hpp"
 
 namespace dha::kube::test {
 namespace {
@@ -20,7 +21,9 @@ struct Candidate {
 
 class KubeLeaderElection : public KubeTest {
  protected:
-  std::unique_ptr<Candidate> candidate(const std::string& identity, bool release_on_stop = true) {
+  // `via_port`: through a TcpProxy on that port, so the test can cut the candidate off.
+  std::unique_ptr<Candidate> candidate(const std::string& identity, bool release_on_stop = true,
+                                       std::uint16_t via_port = 0) {
     auto c = std::make_unique<Candidate>();
     LeaderElectionConfig le;
     le.lease_namespace = "kube-system";
@@ -32,7 +35,7 @@ class KubeLeaderElection : public KubeTest {
     Candidate* raw = c.get();
     le.on_started_leading = [raw] { ++raw->started; };
     le.on_stopped_leading = [raw] { ++raw->stopped; };
-    c->elector = std::make_unique<LeaderElector>(config_for(kAdmin), le);
+    c->elector = std::make_unique<LeaderElector>(via_port == 0 ? config_for(kAdmin) : config_via(via_port), le);
     return c;
   }
   std::string holder() {
@@ -91,11 +94,11 @@ TEST_F(KubeLeaderElection, ReleaseOnStopHandsOverAtOnce) {
 }
 
 TEST_F(KubeLeaderElection, LeaderThatCannotRenewStopsLeadingWithinTheDeadline) {
-  DHA_EMBEDDED_ONLY("stops the server in place");
-  auto a = candidate("pod-a");
+  testsupport::TcpProxy proxy(server_port());
+  auto a = candidate("pod-a", true, proxy.port());
   a->elector->start();
   ASSERT_TRUE(eventually([&] { return a->elector->is_leader(); }, std::chrono::seconds(5)));
-  server_->stop();
+  proxy.down();  // the server is gone as the candidate sees it
   const auto t0 = std::chrono::steady_clock::now();
   ASSERT_TRUE(eventually([&] { return a->stopped.load() == 1; }, std::chrono::seconds(5)));
   const auto took = std::chrono::steady_clock::now() - t0;
@@ -109,11 +112,11 @@ TEST_F(KubeLeaderElection, LeaderThatCannotRenewStopsLeadingWithinTheDeadline) {
 // Fencing: holds_lease() is what writes check. It turns false at the renew deadline, measured
 // from when the last successful renewal was sent, never later than the loop notices.
 TEST_F(KubeLeaderElection, HoldsLeaseEndsAtTheRenewDeadlineNotAtTheLoopsNextTurn) {
-  DHA_EMBEDDED_ONLY("stops the server in place");
-  auto a = candidate("pod-a");
+  testsupport::TcpProxy proxy(server_port());
+  auto a = candidate("pod-a", true, proxy.port());
   a->elector->start();
   ASSERT_TRUE(eventually([&] { return a->elector->holds_lease(); }, std::chrono::seconds(5)));
-  server_->stop();
+  proxy.down();
   const auto t0 = std::chrono::steady_clock::now();
   std::chrono::steady_clock::duration lease_lost{}, leader_lost{};
   while ((lease_lost == lease_lost.zero() || leader_lost == leader_lost.zero()) &&

@@ -35,10 +35,8 @@ class LeaseBoundedWrites : public KubeTest {
 
 TEST_F(LeaseBoundedWrites, AWriteHeldAcrossTheTakeoverIsAbandonedAtTheRenewDeadlineAndNeverArrives) {
   // Everything of candidate A (its renewals and its writes) goes through one hop; B is direct.
-  const std::string url = cluster_->url();
-  testsupport::TcpProxy hop(static_cast<std::uint16_t>(std::stoi(url.substr(url.rfind(':') + 1))));
-  Config via_hop = config_for(kAdmin);
-  via_hop.server = "https://127.0.0.1:" + std::to_string(hop.port());
+  testsupport::TcpProxy hop(server_port());
+  Config via_hop = config_via(hop.port());
   auto a = elector("pod-a", via_hop);
   a->start();
   ASSERT_TRUE(eventually([&] { return a->holds_lease(); }, 5s));
