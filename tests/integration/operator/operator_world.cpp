@@ -202,10 +202,12 @@ void OperatorWorld::create_dha(const DhaOptions& o) {
                      R"("minReplicas":{},"maxReplicas":{},)"
                      R"("metrics":[{{"type":"ReadConnections","target":{{"averageValue":"{}"}}}}],)"
                      R"("behavior":{{"scaleUp":{{"stabilizationWindowSeconds":{},"step":{}}},)"
-                     R"("scaleDown":{{"stabilizationWindowSeconds":{},"step":{}}},"convergenceDeadlineSeconds":{}}},)"
+                     R"("scaleDown":{{"stabilizationWindowSeconds":{},"step":{}}},"convergenceDeadlineSeconds":{},)"
+                     R"("immediateFirstDecision":{}}},)"
                      R"("constraints":{{"respectQuorum":true,"maxReplicationLagSeconds":{}}},"dryRun":{}}}}})",
                      kDha, kNamespace, o.api_group, o.kind, kApp, o.min, o.max, o.target, o.up_window, o.up_step, o.down_window,
-                     o.down_step, o.deadline, o.max_lag, o.dry_run ? "true" : "false")));
+                     o.down_step, o.deadline, o.immediate_first_decision ? "true" : "false", o.max_lag,
+                     o.dry_run ? "true" : "false")));
 }
 
 void OperatorWorld::set_load(double connections) {

@@ -48,6 +48,7 @@ struct DhaOptions {
   int down_step = 1;
   int deadline = 600;
   bool dry_run = false;
+  bool immediate_first_decision = false;
   int max_lag = 30;
   std::string kind = "Postgres";
   std::string api_group = "apps.cozystack.io";

@@ -170,9 +170,9 @@ TEST_F(WhatATenantSees, ANewDhaWithTheDefaultWindowsDoesNotScaleDownWithinItsDow
   // The opt-out acts at once: the same DHA, asking for an immediate first decision.
   admin_->remove(kube::resources::dhas(kNamespace).named(kDha));
   ASSERT_TRUE(eventually([&] { return !dha_if_exists(); }, 20s));
-  create_dha({});
-  admin_->merge_patch(kube::resources::dhas(kNamespace).named(kDha),
-                      R"({"spec":{"behavior":{"immediateFirstDecision":true}}})");
+  // Created with the opt-out, not patched in afterwards: a reconcile between the create and the
+  // patch would seed the history, and the opt-out only applies to a DHA without one.
+  create_dha({.immediate_first_decision = true});
   EXPECT_TRUE(eventually([&] { return replicas() == 3; }, 30s)) << "the opt-out did not scale down";
 }
 
