@@ -8,13 +8,21 @@ std::string resource_id(const kube::ResourceRef& ref) { return ref.plural + "." 
 
 void CachedReader::add(const kube::Informer& informer) {
   std::lock_guard lock(mu_);
-  informers_[resource_id(informer.resource())] = &informer;
+  informers_[resource_id(informer.resource())] = {&informer, std::chrono::steady_clock::now()};
 }
 
 const kube::Informer* CachedReader::synced_informer(const kube::ResourceRef& ref) const {
-  std::lock_guard lock(mu_);
-  auto it = informers_.find(resource_id(ref));
-  return it != informers_.end() && it->second->has_synced() ? it->second : nullptr;
+  Registered found{};
+  {
+    std::lock_guard lock(mu_);
+    auto it = informers_.find(resource_id(ref));
+    if (it == informers_.end()) return nullptr;
+    found = it->second;
+  }
+  if (found.informer->has_synced()) return found.informer;
+  const auto left = found.added + sync_wait_ - std::chrono::steady_clock::now();
+  if (left <= std::chrono::steady_clock::duration::zero()) return nullptr;
+  return found.informer->wait_for_sync(std::chrono::ceil<std::chrono::milliseconds>(left)) ? found.informer : nullptr;
 }
 
 kube::ObjectPtr CachedReader::get(const kube::ResourceRef& ref) const {

@@ -128,5 +128,40 @@ TEST_F(CachedReaderTest, ASyncedInformerServesReadsWithoutRequestsAndFollowsChan
   quotas.stop();
 }
 
+TEST_F(CachedReaderTest, AReadBeforeTheFirstSyncWaitsForTheCacheInsteadOfSendingAGet) {
+  CachedReader reader(*client_, metrics_);
+  kube::Informer namespaces(*client_, kube::resources::namespaces());
+  reader.add(namespaces);
+  // The informer starts listing only after the read has begun, so the read finds it unsynced.
+  std::thread late_start([&] {
+    std::this_thread::sleep_for(300ms);
+    namespaces.start();
+  });
+  const auto ns = reader.get(kube::resources::namespaces().named("a"));
+  late_start.join();
+  ASSERT_NE(ns, nullptr);
+  EXPECT_EQ(kube::labels_of(*ns).at("team"), "a");
+  const std::string text = metrics_text();
+  EXPECT_EQ(text.find(R"(db_autoscaler_api_requests_total{verb="get")"), std::string::npos)
+      << "a read during the first sync must not fall back to a GET:\n" << text;
+  namespaces.stop();
+}
+
+TEST_F(CachedReaderTest, AnInformerThatDoesNotSyncInTimeFallsBackToRequests) {
+  CachedReader reader(*client_, metrics_, 200ms);
+  kube::Informer never_started(*client_, kube::resources::namespaces());
+  reader.add(never_started);
+  const auto waited_from = std::chrono::steady_clock::now();
+  ASSERT_NE(reader.get(kube::resources::namespaces().named("a")), nullptr);
+  EXPECT_GE(std::chrono::steady_clock::now() - waited_from, 150ms);
+  // After the wait is used up, reads go straight to the API server.
+  const auto second_from = std::chrono::steady_clock::now();
+  EXPECT_EQ(reader.list(kube::resources::resource_quotas("a")).size(), 2u);
+  ASSERT_NE(reader.get(kube::resources::namespaces().named("b")), nullptr);
+  EXPECT_LT(std::chrono::steady_clock::now() - second_from, 150ms);
+  const std::string text = metrics_text();
+  EXPECT_NE(text.find(R"(db_autoscaler_api_requests_total{verb="get",result="ok"} 2)"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace dha::op
