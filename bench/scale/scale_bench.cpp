@@ -227,6 +227,7 @@ int run(const Args& args) {
                                 "--metrics-secure=false", std::string("--operator-username=") + kOperatorUser,
                                 "--log-format=json", "--log-level=" + args.log_level};
   if (args.leader_elect) argv.push_back("--leader-elect");
+  const auto audit_at_start = api.audit().size();
   const auto started = Clock::now();
   dha::testing::ChildProcess op(argv, dir + "/operator.log", args.operator_env);
 
@@ -247,8 +248,9 @@ int run(const Args& args) {
                                          sb::series_count(text, "db_autoscaler_desired_replicas"), apps.size()));
   const double first_pass_reconciles = sb::metric_sum(text, "db_autoscaler_reconcile_total");
   const auto first_pass_proc = sb::sample_process(op.pid());
-  std::cerr << fmt::format("scale: first pass {:.1f}s, {} reconciles, cpu {:.1f}s\n", first_pass_s, first_pass_reconciles,
-                           first_pass_proc.cpu_seconds);
+  const auto first_pass_verbs = operator_requests(api.audit(), audit_at_start);
+  std::cerr << fmt::format("scale: first pass {:.1f}s, {} reconciles, cpu {:.1f}s, requests: {}\n", first_pass_s,
+                           first_pass_reconciles, first_pass_proc.cpu_seconds, format_verbs(first_pass_verbs, 1));
 
   // Let the first pass's own follow-ups (finalizer re-enqueues) drain, then one steady period.
   std::this_thread::sleep_for(std::chrono::seconds(std::min(args.sync_period / 4, 10)));
