@@ -15,18 +15,30 @@ bool has_finalizer(const rapidjson::Value& obj) {
   return false;
 }
 
-rapidjson::Document add_finalizer(kube::Client& client, op::SelfMetrics& metrics, const kube::ResourceRef& ref) {
-  return op::counted_api_call(metrics, "update", [&] {
-    return client.update_with_retry(ref, [](rapidjson::Document& obj) {
-      if (has_finalizer(obj)) return false;
-      auto& a = obj.GetAllocator();
-      auto& meta = obj["metadata"];
-      if (!meta.HasMember("finalizers") || !meta["finalizers"].IsArray())
-        meta.RemoveMember("finalizers"), meta.AddMember("finalizers", rapidjson::Value(rapidjson::kArrayType), a);
-      meta["finalizers"].PushBack(rapidjson::Value(kFinalizer, a), a);
-      return true;
-    });
-  });
+namespace {
+
+bool add_to(rapidjson::Document& obj) {
+  if (has_finalizer(obj)) return false;
+  auto& a = obj.GetAllocator();
+  auto& meta = obj["metadata"];
+  if (!meta.HasMember("finalizers") || !meta["finalizers"].IsArray())
+    meta.RemoveMember("finalizers"), meta.AddMember("finalizers", rapidjson::Value(rapidjson::kArrayType), a);
+  meta["finalizers"].PushBack(rapidjson::Value(kFinalizer, a), a);
+  return true;
+}
+
+}  // namespace
+
+rapidjson::Document add_finalizer(kube::Client& client, op::SelfMetrics& metrics, const kube::ResourceRef& ref,
+                                  const rapidjson::Value& read) {
+  rapidjson::Document updated = kube::copy_json(read);
+  if (!add_to(updated)) return updated;
+  try {
+    return op::counted_api_call(metrics, "update", [&] { return client.update(ref, updated); });
+  } catch (const kube::ApiError& e) {
+    if (e.reason() != kube::Reason::Conflict) throw;
+  }
+  return op::counted_api_call(metrics, "update", [&] { return client.update_with_retry(ref, add_to); });
 }
 
 void remove_finalizer(kube::Client& client, op::SelfMetrics& metrics, const kube::ResourceRef& ref) {

@@ -2,6 +2,9 @@
 // leader failover between two processes.
 #include <fmt/format.h>
 
+#include <map>
+#include <optional>
+
 #include "dha/kube/json.hpp"
 #include "operator_world.hpp"
 
@@ -36,6 +39,72 @@ TEST_F(LifecycleTest, DeletingTheDhaClearsTheMarkerAndKeepsReplicas) {
     const auto text = metrics_text();
     return !text.empty() && text.find("name=\"db-dha\"") == std::string::npos;
   }, 10s));
+}
+
+// Requests of operator "a" on the DHA object itself (not its /status), by method.
+std::map<std::string, int> dha_requests(const std::vector<testing::AuditEntry>& audit) {
+  const std::string path = kube::resource_path(kube::resources::dhas(kNamespace).named(kDha));
+  std::map<std::string, int> out;
+  for (const auto& e : audit)
+    if (e.username == kOperatorA && e.path == path) ++out[e.method];
+  return out;
+}
+
+bool has_our_finalizer(const rapidjson::Value& d) {
+  const auto* f = kube::find_path(d, {"metadata", "finalizers"});
+  return f != nullptr && f->IsArray() && f->Size() == 1 && std::string((*f)[0].GetString()) == "autoscaling.cozystack.io/finalizer";
+}
+
+// A DHA that has nothing to do costs one GET and its status write: no finalizer (nothing of
+// ours is on the target to clear), and nothing else that would queue a second reconcile.
+TEST_F(LifecycleTest, ADhaThatNeverActsGetsNoFinalizerAndItsFirstReconcileIsOneGet) {
+  create_postgres(3);
+  create_workload_monitor(3);
+  set_load(200);  // raw 3 == current: nothing to patch
+  create_dha({});
+  start_operator('a', {{"--sync-period", "60s"}});
+  ASSERT_TRUE(eventually([&] { return status_int("desiredReplicas") == 3; }, 30s));
+  std::this_thread::sleep_for(3s);  // a reconcile queued by a write of ours would have run by now
+
+  const auto requests = dha_requests(cluster_->audit());
+  EXPECT_EQ(requests.count("GET") ? requests.at("GET") : 0, 1) << "GETs of the DHA by the operator";
+  EXPECT_EQ(requests.count("PUT"), 0u) << "PUTs of the DHA (a finalizer) by the operator";
+  const auto d = dha();
+  const auto* finalizers = kube::find_path(d, {"metadata", "finalizers"});
+  EXPECT_TRUE(finalizers == nullptr || (finalizers->IsArray() && finalizers->Empty()));
+  const std::string text = metrics_text();
+  EXPECT_NE(text.find("db_autoscaler_reconcile_total{result=\"success\"} 1\n"), std::string::npos) << text;
+
+  // Deleting it needs no release: it goes at once.
+  admin_->remove(kube::resources::dhas(kNamespace).named(kDha));
+  EXPECT_TRUE(eventually([&] { return !dha_if_exists().has_value(); }, 5s));
+}
+
+// The finalizer comes before our first write to the target (one PUT of the DHA as read), and
+// is put back by the next reconcile when someone removes it from a DHA that has written.
+TEST_F(LifecycleTest, TheFinalizerPrecedesTheFirstPatchAndIsKeptOnceTheDhaHasWritten) {
+  create_postgres(2);
+  create_workload_monitor(2);
+  auto_converge(true);
+  set_load(150);
+  create_dha({});
+  start_operator();
+  ASSERT_TRUE(eventually([&] { return replicas() == 3 && marker() == kDha; }, 30s));
+  ASSERT_TRUE(has_our_finalizer(dha()));
+  const auto audit = cluster_->audit();
+  const std::string dha_path = kube::resource_path(kube::resources::dhas(kNamespace).named(kDha));
+  std::optional<std::chrono::system_clock::time_point> finalizer_put;
+  for (const auto& e : audit)
+    if (!finalizer_put && e.username == kOperatorA && e.method == "PUT" && e.path == dha_path && e.status < 300)
+      finalizer_put = e.time;
+  const auto patches = target_patches();
+  ASSERT_TRUE(finalizer_put.has_value());
+  ASSERT_FALSE(patches.empty());
+  EXPECT_LE(*finalizer_put, patches.front().received) << "the finalizer must be on the DHA before the first patch";
+  EXPECT_EQ(dha_requests(audit).at("PUT"), 1);
+
+  admin_->merge_patch(kube::resources::dhas(kNamespace).named(kDha), R"({"metadata":{"finalizers":null}})");
+  EXPECT_TRUE(eventually([&] { return has_our_finalizer(dha()); }, 10s)) << "finalizer not put back";
 }
 
 TEST_F(LifecycleTest, ARestartInTheMiddleOfTheScaleDownWindowKeepsTheWindow) {
