@@ -100,4 +100,11 @@ std::size_t series_count(std::string_view text, std::string_view name) {
   return n;
 }
 
+std::string load_average() {
+  std::ifstream in("/proc/loadavg");
+  std::string one, five, fifteen;
+  in >> one >> five >> fifteen;
+  return one + " " + five + " " + fifteen;
+}
+
 }  // namespace dha::scalebench

@@ -20,6 +20,8 @@ ProcessSample sample_process(pid_t pid);
 
 // A child of this process whose /proc comm is `comm` (15 characters at most), or -1.
 pid_t child_named(std::string_view comm);
+// /proc/loadavg's first three fields: how busy the shared machine was.
+std::string load_average();
 
 // Sum of every sample of `name` whose label set contains `label_filter` ("" = all).
 double metric_sum(std::string_view text, std::string_view name, std::string_view label_filter = {});
