@@ -19,6 +19,8 @@
 #include <random>
 #include <thread>
 
+#include "sanitized_build.hpp"
+
 #include "abuse_clients.hpp"
 #include "dha/kube/json.hpp"
 #include "dha/testing/test_certificates.hpp"
@@ -269,19 +271,23 @@ TEST_F(Abuse, TheWebhookAndMetricsStayServedForTheLegitimateClient) {
       scrapes_ok.load(), scrapes.load(), rss_before / 1024, rss_max.load() / 1024, baseline.reconciler_per_second, during.reconciler_per_second,
       during.reviews_per_second);
 
-  EXPECT_GE(latencies_ms.size(), 200u);
-  EXPECT_LT(p99, 50.0) << "legitimate reviews slowed down";
   EXPECT_EQ(wrong, 0);
   EXPECT_EQ(failed, 0) << "a review that failed would be admitted by failurePolicy Ignore";
   EXPECT_GT(denied_ok, 0);
   EXPECT_EQ(flood_admitted.load(), 0u);
-  EXPECT_LT(rss_max.load(), kChartMemoryLimitKib);
   EXPECT_GE(held_webhook_max, 1000u) << "the abuse did not fill the server";
   EXPECT_EQ(scrapes_ok.load(), scrapes.load()) << "the scraper was refused during the flood";
-  EXPECT_GE(during.reconciler_per_second, 0.5 * baseline.reconciler_per_second);
   EXPECT_LE(during.reconciler_per_second, 2.0 * baseline.reconciler_per_second + 1);
   EXPECT_LE(during.reviews_per_second, 25.0) << "the flood reached the API server beyond the authorizer's budget";
   EXPECT_TRUE(op.running());
+  if (testsupport::kSanitizedBuild) {
+    std::printf("sanitized build: the latency, RSS and request-rate floors above are the release build's; not checked\n");
+    return;
+  }
+  EXPECT_GE(latencies_ms.size(), 200u);
+  EXPECT_LT(p99, 50.0) << "legitimate reviews slowed down";
+  EXPECT_LT(rss_max.load(), kChartMemoryLimitKib);
+  EXPECT_GE(during.reconciler_per_second, 0.5 * baseline.reconciler_per_second);
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 // (ordering, bookmarks, 410), list pagination and selectors, status subresource, no-op
 // updates, dryRun, identities (401, TokenReview, SubjectAccessReview), audit, faults.
 
+#include "sanitized_build.hpp"
 #include "test_support.hpp"
 
 #include <sys/resource.h>
@@ -150,7 +151,9 @@ TEST_F(SemanticsTest, LargeBodiesDoNotStallOnExpectContinue) {
   auto r = as_admin("POST", "/api/v1/namespaces/default/configmaps", big);
   auto took = std::chrono::steady_clock::now() - start;
   EXPECT_EQ(r.status, 201) << r.body.substr(0, 300);
-  EXPECT_LT(took, std::chrono::milliseconds(900));
+  if (!testsupport::kSanitizedBuild) {
+    EXPECT_LT(took, std::chrono::milliseconds(900));
+  }
 }
 
 TEST_F(SemanticsTest, WatchFiltersByNamespaceLabelAndField) {
