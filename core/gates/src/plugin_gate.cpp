@@ -56,6 +56,38 @@ std::string PluginGate::build_request(const Proposal& p, const GateContext& ctx)
   return std::string(buf.GetString(), buf.GetSize());
 }
 
+ReadVerdict read_verdict(std::string_view response_json, std::int32_t current, std::int32_t proposed) {
+  ReadVerdict out;
+  rapidjson::Document doc;
+  doc.Parse(response_json.data(), response_json.size());
+  if (doc.HasParseError() || !doc.IsObject()) {
+    out.refusal = "response is not a JSON object";
+    return out;
+  }
+  out.verdict = member_string(doc, "verdict");
+  out.reason = member_string(doc, "reason");
+  out.message = member_string(doc, "message");
+  if (out.verdict == "pass") return out;
+  if (out.verdict != "clamp" && out.verdict != "freeze") {
+    out.refusal = "unknown verdict \"" + out.verdict + "\"";
+  } else if (!valid_reason(out.reason)) {
+    out.refusal = "invalid reason \"" + out.reason + "\"";
+  } else if (out.verdict == "clamp") {
+    auto replicas = doc.FindMember("replicas");
+    if (replicas == doc.MemberEnd() || !replicas->value.IsInt()) {
+      out.refusal = "clamp without an integer replicas";
+      return out;
+    }
+    out.replicas = replicas->value.GetInt();
+    const std::int32_t lo = std::min(current, proposed);
+    const std::int32_t hi = std::max(current, proposed);
+    if (out.replicas < lo || out.replicas > hi)
+      out.refusal = "clamp to " + std::to_string(out.replicas) + " moves away from currentReplicas " +
+                    std::to_string(current);
+  }
+  return out;
+}
+
 GateNote PluginGate::apply(Proposal& p, const GateContext& ctx) const {
   auto fail = [&](const std::string& why) {
     std::string msg = "gate " + name_ + " failed: " + why + "; freezing (fail closed)";
@@ -72,35 +104,17 @@ GateNote PluginGate::apply(Proposal& p, const GateContext& ctx) const {
   }
   if (!result.ok) return fail(result.error.empty() ? "error without a message" : result.error);
 
-  rapidjson::Document doc;
-  doc.Parse(result.response_json.c_str(), result.response_json.size());
-  if (doc.HasParseError() || !doc.IsObject()) return fail("response is not a JSON object");
-  const std::string verdict = member_string(doc, "verdict");
-  const std::string reason = member_string(doc, "reason");
-  const std::string message = member_string(doc, "message");
-  if (verdict == "pass") return {reasons::kPass, message.empty() ? "pass" : message};
-  if (verdict != "clamp" && verdict != "freeze") return fail("unknown verdict \"" + verdict + "\"");
-  if (!valid_reason(reason)) return fail("invalid reason \"" + reason + "\"");
-
   const std::int32_t current = ctx.current();
-  if (verdict == "freeze") {
-    freeze(p, ctx, reason, message);
-    return {reason, message};
+  const ReadVerdict v = read_verdict(result.response_json, current, p.replicas);
+  if (!v.refusal.empty()) return fail(v.refusal);
+  if (v.verdict == "pass") return {reasons::kPass, v.message.empty() ? "pass" : v.message};
+  if (v.verdict == "freeze" || (p.kind == ProposalKind::Rollback && v.replicas == current)) {
+    freeze(p, ctx, v.reason, v.message);
+    return {v.reason, v.message};
   }
-  auto replicas = doc.FindMember("replicas");
-  if (replicas == doc.MemberEnd() || !replicas->value.IsInt()) return fail("clamp without an integer replicas");
-  const std::int32_t to = replicas->value.GetInt();
-  const std::int32_t lo = std::min(current, p.replicas);
-  const std::int32_t hi = std::max(current, p.replicas);
-  if (to < lo || to > hi)
-    return fail("clamp to " + std::to_string(to) + " moves away from currentReplicas " + std::to_string(current));
-  if (p.kind == ProposalKind::Rollback && to == current) {
-    freeze(p, ctx, reason, message);
-    return {reason, message};
-  }
-  p.replicas = to;
-  mark_limited(p, reason, message);
-  return {reason, message};
+  p.replicas = v.replicas;
+  mark_limited(p, v.reason, v.message);
+  return {v.reason, v.message};
 }
 
 }  // namespace dha::gates

@@ -3,8 +3,10 @@
 #include <memory>
 #include <stdexcept>
 
+#include "dha/gates/external_gate.hpp"
 #include "plugin_host/plugin_instance.hpp"
 #include "plugin_host/plugin_registry.hpp"
+#include "plugin_host/range_query_call.hpp"
 
 namespace dha::testing {
 
@@ -13,16 +15,38 @@ struct PluginUnderTest::Impl {
   std::unique_ptr<plugin_host::PluginInstance> instance;
   std::string id;
 
-  const dha_engine& engine() const {
-    if (instance->engine() == nullptr)
-      throw sdk::Error(DHA_UNIMPLEMENTED, "plugin \"" + id + "\" offers no dha.engine/1 capability");
-    return *instance->engine();
+  // The capability table, or DHA_UNIMPLEMENTED naming the capability the plugin does not offer.
+  template <typename Table>
+  const Table& table(const Table* offered, const char* capability) const {
+    if (offered == nullptr)
+      throw sdk::Error(DHA_UNIMPLEMENTED, "plugin \"" + id + "\" offers no " + capability + " capability");
+    return *offered;
   }
+  const dha_engine& engine() const { return table(instance->engine(), DHA_EXT_ENGINE); }
+  const dha_gate& gate() const { return table(instance->gate(), DHA_EXT_GATE); }
+  const dha_actuator& actuator() const { return table(instance->actuator(), DHA_EXT_ACTUATOR); }
+  const dha_metrics& metrics() const { return table(instance->metrics(), DHA_EXT_METRICS); }
+
   // The answer's JSON on success; the plugin's status and message as sdk::Error otherwise.
   static std::string answer(const plugin_host::CallResult& result, const char* call) {
     if (!result.ok())
       throw sdk::Error(result.status, std::string(call) + " failed: " + (result.error.empty() ? "no message" : result.error));
     return result.output;
+  }
+  // The answer read as the operator reads it (`T::from_json` on the parsed text). An answer the
+  // operator cannot read is the plugin's fault, not the test's input: DHA_DATA_LOSS, as the
+  // operator's own metric path reports an unreadable answer.
+  template <typename T>
+  T read(const plugin_host::CallResult& result, const char* call) const {
+    const std::string text = answer(result, call);
+    try {
+      return T::from_json(sdk::json::parse(text, call));
+    } catch (const sdk::Error& e) {
+      throw garbage(call, e.what());
+    }
+  }
+  sdk::Error garbage(const char* call, const std::string& why) const {
+    return sdk::Error(DHA_DATA_LOSS, "plugin \"" + id + "\" " + call + " answered a document the operator refuses: " + why);
   }
 };
 
@@ -61,25 +85,53 @@ std::vector<std::string> PluginUnderTest::capabilities() const { return impl_->i
 
 std::vector<sdk::TargetKind> PluginUnderTest::targets() const {
   const auto text = Impl::answer(impl_->instance->call(impl_->engine().targets), "targets");
-  return sdk::targets_from_json(sdk::json::parse(text, "targets"));
+  try {
+    return sdk::targets_from_json(sdk::json::parse(text, "targets"));
+  } catch (const sdk::Error& e) {
+    throw impl_->garbage("targets", e.what());
+  }
 }
 
 sdk::Topology PluginUnderTest::topology(std::string_view target_json) const {
-  const auto text = Impl::answer(impl_->instance->call(impl_->engine().topology, std::string(target_json)), "topology");
-  return sdk::Topology::from_json(sdk::json::parse(text, "topology"));
+  return impl_->read<sdk::Topology>(impl_->instance->call(impl_->engine().topology, std::string(target_json)), "topology");
 }
 
 sdk::Queries PluginUnderTest::queries(const sdk::QueryRequest& request) const {
-  const auto text = Impl::answer(impl_->instance->call(impl_->engine().queries, request.to_json()), "queries");
-  return sdk::Queries::from_json(sdk::json::parse(text, "queries"));
+  return impl_->read<sdk::Queries>(impl_->instance->call(impl_->engine().queries, request.to_json()), "queries");
 }
 
 sdk::Health PluginUnderTest::health(std::string_view target_json, std::string_view object_json) const {
   const auto target = sdk::json::parse(target_json, "health target");
   const auto object = sdk::json::parse(object_json, "health object");
   const sdk::HealthRequest request{&target, &object};
-  const auto text = Impl::answer(impl_->instance->call(impl_->engine().health, request.to_json()), "health");
-  return sdk::Health::from_json(sdk::json::parse(text, "health"));
+  return impl_->read<sdk::Health>(impl_->instance->call(impl_->engine().health, request.to_json()), "health");
+}
+
+sdk::Verdict PluginUnderTest::evaluate(const sdk::GateRequest& request) const {
+  const auto text = Impl::answer(impl_->instance->call(impl_->gate().evaluate, request.to_json()), "evaluate");
+  // The operator's own reading of a verdict (gates::PluginGate): what it would refuse is refused.
+  const auto current = static_cast<std::int32_t>(request.proposal.current_replicas);
+  const auto proposed = static_cast<std::int32_t>(request.proposal.replicas);
+  const gates::ReadVerdict v = gates::read_verdict(text, current, proposed);
+  if (!v.refusal.empty()) throw impl_->garbage("evaluate", v.refusal + " (the operator freezes with GateError)");
+  if (v.verdict == "clamp") return sdk::Verdict::clamp(v.replicas, v.reason, v.message);
+  if (v.verdict == "freeze") return sdk::Verdict::freeze(v.reason, v.message);
+  return sdk::Verdict::pass();
+}
+
+sdk::ActuatorPlan PluginUnderTest::plan(const sdk::ActuatorRequest& request) const {
+  return impl_->read<sdk::ActuatorPlan>(impl_->instance->call(impl_->actuator().plan, request.to_json()), "plan");
+}
+
+sdk::Samples PluginUnderTest::instant_query(const sdk::InstantQuery& query) const {
+  return impl_->read<sdk::Samples>(impl_->instance->call(impl_->metrics().instant_query, query.to_json()),
+                                   "instant_query");
+}
+
+sdk::RangeResult PluginUnderTest::range_query(const sdk::RangeQuery& query) const {
+  query.check();
+  (void)impl_->metrics();  // "offers no dha.metrics/1 capability" before the ABI 1.0 check
+  return impl_->read<sdk::RangeResult>(plugin_host::call_range_query(*impl_->instance, query.to_json()), "range_query");
 }
 
 }  // namespace dha::testing

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -27,6 +28,19 @@ class ExternalGate {
   virtual std::string_view name() const = 0;
   virtual ExternalGateResult evaluate(std::string_view request_json) const = 0;
 };
+
+// A gate's answer as the host reads it. `refusal` non-empty: the answer breaks the rules below
+// and the host freezes with GateError instead; otherwise `verdict` is "pass", "clamp" (to
+// `replicas`) or "freeze". Shared by PluginGate and the test kit's direct gate calls, so a test
+// refuses exactly what the operator refuses.
+struct ReadVerdict {
+  std::string refusal;
+  std::string verdict;
+  std::int32_t replicas = 0;
+  std::string reason;
+  std::string message;
+};
+ReadVerdict read_verdict(std::string_view response_json, std::int32_t current, std::int32_t proposed);
 
 // Runs an ExternalGate as a link of the chain. Checks the verdict: a clamp may only move the
 // proposal toward currentReplicas, a reason must be a condition reason (CamelCase); anything

@@ -8,16 +8,37 @@
 //   auto plugin = dha::testing::PluginUnderTest::load("build/acmedb.so", host, R"({"minQuorum": 2})");
 //   dha::sdk::Topology t = plugin.topology(R"({"metadata": {"name": "orders"}, "spec": {"replicas": 3}})");
 //
+// Every capability has its direct call, made through the operator's plugin host exactly as the
+// operator makes it (same C ABI call, same answer parsing):
+//
+//   dha::sdk::Verdict v = gate.evaluate(request);               // dha.gate/1
+//   dha::sdk::ActuatorPlan p = actuator.plan(request);          // dha.actuator/1
+//   dha::sdk::Samples s = source.instant_query(query);          // dha.metrics/1
+//   dha::sdk::RangeResult r = source.range_query(range);        // dha.metrics/1, ABI 1.1
+//
 // Link dha::testing::kit. A refused file or configuration throws std::runtime_error with the
-// operator's message; a capability call that fails throws dha::sdk::Error with the plugin's
-// status and message.
+// operator's message. A capability call throws dha::sdk::Error: DHA_UNIMPLEMENTED when the
+// plugin lacks the capability (or, for range_query, was built against ABI 1.0), the plugin's
+// own status and message when the call fails, and DHA_DATA_LOSS naming the call when the answer
+// is a document the operator would not accept (not JSON, a wrong shape, a gate verdict the
+// operator refuses such as a clamp away from currentReplicas).
+//
+// Time: a direct call uses exactly the time it is given (GateRequest::now, RangeQuery start and
+// end); it never reads FakeHost::clock() or the wall clock. Pass host.clock().now() to make a
+// call at the test's time. An instant query is evaluated by the metric source at its own
+// current time (the ABI has no evaluation time for it), so with VictoriaMetrics that is the wall
+// clock: import samples with unix_millis_now().
 
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "dha/sdk/actuator_types.hpp"
 #include "dha/sdk/engine_types.hpp"
+#include "dha/sdk/gate_types.hpp"
+#include "dha/sdk/metrics_types.hpp"
+#include "dha/sdk/range_query_types.hpp"
 #include "dha/testing/fake_host.hpp"
 #include "dha/testing/kit_export.hpp"
 
@@ -45,6 +66,18 @@ class DHA_TESTING_API PluginUnderTest {
   sdk::Topology topology(std::string_view target_json) const;
   sdk::Queries queries(const sdk::QueryRequest& request) const;
   sdk::Health health(std::string_view target_json, std::string_view object_json) const;
+
+  // dha.gate/1: the verdict on `request` (its spec, observation, state, proposal and now). A
+  // verdict the operator would refuse (unknown verdict, a reason that is not CamelCase, a clamp
+  // outside [min(current, proposed), max(current, proposed)]) throws DHA_DATA_LOSS with the
+  // operator's words: in the operator it would freeze the DHA with GateError.
+  sdk::Verdict evaluate(const sdk::GateRequest& request) const;
+  // dha.actuator/1: the requests the operator would carry out on `request.target`.
+  sdk::ActuatorPlan plan(const sdk::ActuatorRequest& request) const;
+  // dha.metrics/1. instant_query is evaluated at the source's current time; range_query from
+  // query.start to query.end (checked with RangeQuery::check() first, as the host's callers do).
+  sdk::Samples instant_query(const sdk::InstantQuery& query) const;
+  sdk::RangeResult range_query(const sdk::RangeQuery& query) const;
 
  private:
   struct Impl;
