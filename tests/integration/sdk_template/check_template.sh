@@ -28,15 +28,19 @@ cmake --build "$work/build" -j2 >/dev/null
 ctest --test-dir "$work/build" --output-on-failure
 for must_run in AcmeDbPlugin.RefusesBadConfigurationsWithAClearMessage \
                 AcmeDbQueriesOnVictoriaMetrics.ReadConnectionsSumTheReplicasOfThisClusterOnly \
-                AcmeDbPipeline.WithThisLoadAcmeDbScalesThreeToFour AcmeDbPipeline.LoadUnderTargetKeepsThreeReplicas; do
+                AcmeDbPipeline.WithThisLoadAcmeDbScalesThreeToFour AcmeDbPipeline.LoadUnderTargetKeepsThreeReplicas \
+                BackupWindowGate.HoldsWhatTheOpenWindowHoldsAndPassesTheRest \
+                BackupWindowPipeline.AScaleDownWaitsForTheWindowToClose; do
   ctest --test-dir "$work/build" -N -R "^$must_run\$" | grep -q "Total Tests: 1" \
     || { echo "the template's test $must_run is missing"; exit 1; }
 done
 
-exports=$(nm -D --defined-only "$work/build/acmedb.so" | awk '{print $3}' | sort -u | tr '\n' ' ')
-if [[ "$exports" != "dha_plugin_entry_v1 " ]]; then
-  echo "acmedb.so must export only dha_plugin_entry_v1, exports: $exports"; exit 1
-fi
+for so in acmedb.so acmedb-backup-window.so; do
+  exports=$(nm -D --defined-only "$work/build/$so" | awk '{print $3}' | sort -u | tr '\n' ' ')
+  if [[ "$exports" != "dha_plugin_entry_v1 " ]]; then
+    echo "$so must export only dha_plugin_entry_v1, exports: $exports"; exit 1
+  fi
+done
 version=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --modversion dha-sdk)
 [[ "$version" == "1.1.0" ]] || { echo "pkg-config reports dha-sdk $version, expected 1.1.0"; exit 1; }
 
@@ -45,6 +49,13 @@ if rejected=$("$host" plugin check "$work/build/acmedb.so" --config '{"minQuorum
    || [[ "$rejected" != *"minQuorum must be at least 1"* ]]; then
   echo "a configuration the adapter rejects must fail plugin check with its message, got: $rejected"; exit 1
 fi
+# The template's second plugin kind, the backup window gate, is accepted the same way.
+"$host" plugin check "$work/build/acmedb-backup-window.so"
+if rejected=$("$host" plugin check "$work/build/acmedb-backup-window.so" --config '{"opensAt": "25:00"}' 2>&1) \
+   || [[ "$rejected" != *'opensAt "25:00" is not a time of day HH:MM (UTC)'* ]]; then
+  echo "a window the gate rejects must fail plugin check with its message, got: $rejected"; exit 1
+fi
 # The conformance runner installed with the SDK passes the template, as a vendor's CI would run it.
 "$prefix/bin/dha-plugin-check" "$work/build/acmedb.so"
+"$prefix/bin/dha-plugin-check" "$work/build/acmedb-backup-window.so"
 echo "template built out of tree against the installed SDK and accepted by the host"
