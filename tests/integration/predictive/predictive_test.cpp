@@ -9,14 +9,13 @@
 #include <memory>
 #include <string>
 
-#include "dha/testing/pipeline_world.hpp"
+#include "../postgres_pipeline_world.hpp"
 
 namespace {
 
 using dha::testing::ObjectRef;
 
-const ObjectRef kDb{"apps.cozystack.io", "v1alpha1", "postgreses", "tenant-a", "db"};
-const ObjectRef kMonitor{"cozystack.io", "v1alpha1", "workloadmonitors", "tenant-a", "postgres-db"};
+const ObjectRef kDb = dha::integration::kPostgresDb;
 const ObjectRef kDha{"autoscaling.cozystack.io", "v1alpha1", "databasehorizontalautoscalers", "tenant-a", "db-dha"};
 
 constexpr std::int64_t kDay = 86400;
@@ -24,18 +23,10 @@ constexpr std::int64_t kPeakInSeconds = 600;
 constexpr int kBaseLoad = 150;  // 75 per read replica of 2: under the target of 100
 constexpr int kPeakLoad = 500;
 
-const char* const kReplicaLabels =
-    R"(kube_pod_labels{namespace="tenant-a",pod="db-2",label_apps_cozystack_io_application_name="db",)"
-    R"(label_apps_cozystack_io_application_kind="Postgres",label_cnpg_io_instance_role="replica"} 1 )";
-
 class Predictive : public ::testing::Test {
  protected:
   void SetUp() override {
-    dha::testing::PipelineWorldOptions options;
-    options.crd_dirs = {DHA_SOURCE_DIR "/charts/db-autoscaler/crds"};
-    options.plugin_dirs = {POSTGRES_PLUGIN_DIR};
-    options.plugins = {"postgres"};
-    world_ = std::make_unique<dha::testing::PipelineWorld>(options);
+    world_ = dha::integration::postgres_pipeline_world();
     pipeline_ = &world_->pipeline();
     now_ = dha::testing::unix_millis_now() / 1000 / 60 * 60;
   }
@@ -47,30 +38,19 @@ class Predictive : public ::testing::Test {
     for (std::int64_t t = with_history ? now_ - 7 * kDay : now_; t <= now_; t += 60) {
       const std::int64_t into_peak = ((t - now_ - kPeakInSeconds) % kDay + kDay) % kDay;
       const int load = into_peak < 3600 ? kPeakLoad : kBaseLoad;
-      const std::string ms = std::to_string(t * 1000);
-      text += R"(cnpg_backends_total{namespace="tenant-a",pod="db-2",state="active"} )" + std::to_string(load) + " " +
-              ms + "\n" + kReplicaLabels + ms + "\n";
+      text += dha::integration::replica_connections(std::to_string(load), t * 1000);
     }
     world_->vm().import_prometheus(text);
   }
 
   // A healthy Postgres of 3 instances (2 read replicas) and its DHA, Adaptive.
   void create(bool predictive) {
-    pipeline_->create({kDb.group, kDb.version, kDb.plural, "tenant-a", ""},
-                      R"({"apiVersion": "apps.cozystack.io/v1alpha1", "kind": "Postgres",
-                          "metadata": {"name": "db", "namespace": "tenant-a"}, "spec": {"replicas": 3}})");
-    pipeline_->create({kMonitor.group, kMonitor.version, kMonitor.plural, "tenant-a", ""},
-                      R"({"apiVersion": "cozystack.io/v1alpha1", "kind": "WorkloadMonitor",
-                          "metadata": {"name": "postgres-db", "namespace": "tenant-a"}, "spec": {"kind": "postgres"}})");
-    pipeline_->patch_status(kMonitor, R"({"status": {"operational": true, "availableReplicas": 3}})");
-    pipeline_->create({kDha.group, kDha.version, kDha.plural, "tenant-a", ""},
-                      R"({"apiVersion": "autoscaling.cozystack.io/v1alpha1", "kind": "DatabaseHorizontalAutoscaler",
-                          "metadata": {"name": "db-dha", "namespace": "tenant-a"},
-                          "spec": {"targetRef": {"apiGroup": "apps.cozystack.io", "kind": "Postgres", "name": "db"},
+    world_->create_healthy_target(dha::integration::healthy_postgres(3));
+    world_->create_dha("db-dha", R"({"targetRef": {"apiGroup": "apps.cozystack.io", "kind": "Postgres", "name": "db"},
                                    "minReplicas": 2, "maxReplicas": 8,
                                    "metrics": [{"type": "ReadConnections", "target": {"averageValue": "100"}}],
                                    "behavior": {"policy": "Adaptive", "adaptive": {"predictive": )" +
-                          std::string(predictive ? "true" : "false") + "}}}}");
+                           std::string(predictive ? "true" : "false") + "}}}");
   }
 
   std::string reconcile() {

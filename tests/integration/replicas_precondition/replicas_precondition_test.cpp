@@ -6,15 +6,14 @@
 #include <memory>
 #include <string>
 
-#include "dha/testing/pipeline_world.hpp"
+#include "../postgres_pipeline_world.hpp"
 
 namespace {
 
 using dha::testing::ObjectRef;
 using Kind = dha::testing::ReconcileOutcome::Kind;
 
-const ObjectRef kDb{"apps.cozystack.io", "v1alpha1", "postgreses", "tenant-a", "db"};
-const ObjectRef kMonitor{"cozystack.io", "v1alpha1", "workloadmonitors", "tenant-a", "postgres-db"};
+const ObjectRef kDb = dha::integration::kPostgresDb;
 const ObjectRef kDha{"autoscaling.cozystack.io", "v1alpha1", "databasehorizontalautoscalers", "tenant-a", "db-dha"};
 
 std::string resource_version_in(const std::string& object_json) {
@@ -27,32 +26,16 @@ std::string resource_version_in(const std::string& object_json) {
 class ReplicasPrecondition : public ::testing::Test {
  protected:
   void SetUp() override {
-    dha::testing::PipelineWorldOptions options;
-    options.crd_dirs = {DHA_SOURCE_DIR "/charts/db-autoscaler/crds"};
-    options.plugin_dirs = {POSTGRES_PLUGIN_DIR};
-    options.plugins = {"postgres"};
-    world_ = std::make_unique<dha::testing::PipelineWorld>(options);
+    world_ = dha::integration::postgres_pipeline_world();
     pipeline_ = &world_->pipeline();
     // 3 replicas (2 read), 500 active connections: the DHA wants more.
-    pipeline_->create({kDb.group, kDb.version, kDb.plural, "tenant-a", ""},
-                      R"({"apiVersion": "apps.cozystack.io/v1alpha1", "kind": "Postgres",
-                          "metadata": {"name": "db", "namespace": "tenant-a"}, "spec": {"replicas": 3}})");
-    pipeline_->create({kMonitor.group, kMonitor.version, kMonitor.plural, "tenant-a", ""},
-                      R"({"apiVersion": "cozystack.io/v1alpha1", "kind": "WorkloadMonitor",
-                          "metadata": {"name": "postgres-db", "namespace": "tenant-a"}, "spec": {"kind": "postgres"}})");
-    pipeline_->patch_status(kMonitor, R"({"status": {"operational": true, "availableReplicas": 3}})");
-    const std::string t = std::to_string(dha::testing::unix_millis_now());
+    world_->create_healthy_target(dha::integration::healthy_postgres(3));
     world_->vm().import_prometheus(
-        R"(cnpg_backends_total{namespace="tenant-a",pod="db-2",state="active"} 500 )" + t + "\n" +
-        R"(kube_pod_labels{namespace="tenant-a",pod="db-2",label_apps_cozystack_io_application_name="db",)"
-        R"(label_apps_cozystack_io_application_kind="Postgres",label_cnpg_io_instance_role="replica"} 1 )" + t + "\n");
-    pipeline_->create({kDha.group, kDha.version, kDha.plural, "tenant-a", ""},
-                      R"({"apiVersion": "autoscaling.cozystack.io/v1alpha1", "kind": "DatabaseHorizontalAutoscaler",
-                          "metadata": {"name": "db-dha", "namespace": "tenant-a"},
-                          "spec": {"targetRef": {"apiGroup": "apps.cozystack.io", "kind": "Postgres", "name": "db"},
+        dha::integration::replica_connections("500", dha::testing::unix_millis_now()));
+    world_->create_dha("db-dha", R"({"targetRef": {"apiGroup": "apps.cozystack.io", "kind": "Postgres", "name": "db"},
                                    "minReplicas": 2, "maxReplicas": 6,
                                    "behavior": {"scaleUp": {"stabilizationWindowSeconds": 0}},
-                                   "metrics": [{"type": "ReadConnections", "target": {"averageValue": "100"}}]}})");
+                                   "metrics": [{"type": "ReadConnections", "target": {"averageValue": "100"}}]})");
   }
 
   std::vector<dha::testing::AuditEntry> target_patches() {
