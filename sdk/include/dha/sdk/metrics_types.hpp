@@ -12,6 +12,40 @@
 #include "dha/sdk/json.hpp"
 
 namespace dha::sdk {
+namespace detail {
+
+// The fields every metric query starts with, instant and range alike.
+inline void write_query_scope(json::Writer& w, const std::string& query, const std::string& namespace_name,
+                              const std::optional<std::string>& monitoring_namespace) {
+  json::write_key(w, "query"); json::write_string(w, query);
+  json::write_key(w, "namespace"); json::write_string(w, namespace_name);
+  json::write_key(w, "monitoringNamespace");
+  if (monitoring_namespace) json::write_string(w, *monitoring_namespace); else w.Null();
+}
+
+// A series' labels, {"pod": "db-2", ...}, of a sample or a range series.
+inline void write_labels(json::Writer& w, const std::map<std::string, std::string>& labels) {
+  json::write_key(w, "labels");
+  w.StartObject();
+  for (const auto& [k, v] : labels) {
+    json::write_key(w, k);
+    json::write_string(w, v);
+  }
+  w.EndObject();
+}
+// The optional "labels" object of `entry`; `what` names it in errors ("sample", "series").
+inline std::map<std::string, std::string> read_labels(const json::Value& entry, const std::string& what) {
+  std::map<std::string, std::string> out;
+  if (const json::Value* labels = json::optional_object(entry, "labels", what)) {
+    for (auto it = labels->MemberBegin(); it != labels->MemberEnd(); ++it) {
+      if (!it->value.IsString()) throw json::field_error(what + ".labels", json::view(it->name), "a string");
+      out.emplace(std::string(json::view(it->name)), std::string(json::view(it->value)));
+    }
+  }
+  return out;
+}
+
+}  // namespace detail
 
 struct InstantQuery {
   std::string query;
@@ -21,10 +55,7 @@ struct InstantQuery {
 
   void write(json::Writer& w) const {
     w.StartObject();
-    json::write_key(w, "query"); json::write_string(w, query);
-    json::write_key(w, "namespace"); json::write_string(w, namespace_name);
-    json::write_key(w, "monitoringNamespace");
-    if (monitoring_namespace) json::write_string(w, *monitoring_namespace); else w.Null();
+    detail::write_query_scope(w, query, namespace_name, monitoring_namespace);
     json::write_key(w, "timeoutSeconds"); w.Double(timeout_seconds);
     w.EndObject();
   }
@@ -61,13 +92,7 @@ struct Samples {
     w.StartArray();
     for (const auto& s : samples) {
       w.StartObject();
-      json::write_key(w, "labels");
-      w.StartObject();
-      for (const auto& [k, v] : s.labels) {
-        json::write_key(w, k);
-        json::write_string(w, v);
-      }
-      w.EndObject();
+      detail::write_labels(w, s.labels);
       json::write_key(w, "value");
       w.Double(s.value);
       w.EndObject();
@@ -85,12 +110,7 @@ struct Samples {
     for (const auto& e : list->GetArray()) {
       if (!e.IsObject()) throw Error(DHA_INVALID_ARGUMENT, "samples: every entry must be an object");
       Sample s;
-      if (const json::Value* labels = json::optional_object(e, "labels", "sample")) {
-        for (auto it = labels->MemberBegin(); it != labels->MemberEnd(); ++it) {
-          if (!it->value.IsString()) throw json::field_error("sample.labels", json::view(it->name), "a string");
-          s.labels.emplace(std::string(json::view(it->name)), std::string(json::view(it->value)));
-        }
-      }
+      s.labels = detail::read_labels(e, "sample");
       const auto value = json::optional_number(e, "value", "sample");
       if (!value) throw json::field_error("sample", "value", "present (a number)");
       s.value = *value;

@@ -13,6 +13,7 @@
 #include "dha/ext/metrics.h"
 #include "dha/sdk/engine_types.hpp"
 #include "dha/sdk/json.hpp"
+#include "dha/sdk/metrics_types.hpp"
 
 namespace dha::sdk {
 
@@ -30,10 +31,7 @@ struct RangeQuery {
 
   void write(json::Writer& w) const {
     w.StartObject();
-    json::write_key(w, "query"); json::write_string(w, query);
-    json::write_key(w, "namespace"); json::write_string(w, namespace_name);
-    json::write_key(w, "monitoringNamespace");
-    if (monitoring_namespace) json::write_string(w, *monitoring_namespace); else w.Null();
+    detail::write_query_scope(w, query, namespace_name, monitoring_namespace);
     json::write_key(w, "start"); w.Int64(start);
     json::write_key(w, "end"); w.Int64(end);
     json::write_key(w, "step"); w.Int64(step);
@@ -84,13 +82,7 @@ struct RangeResult {
     w.StartArray();
     for (const auto& s : series) {
       w.StartObject();
-      json::write_key(w, "labels");
-      w.StartObject();
-      for (const auto& [k, v] : s.labels) {
-        json::write_key(w, k);
-        json::write_string(w, v);
-      }
-      w.EndObject();
+      detail::write_labels(w, s.labels);
       json::write_key(w, "points");
       w.StartArray();
       for (const auto& [t, value] : s.points) {
@@ -115,12 +107,7 @@ struct RangeResult {
     for (const auto& e : list->GetArray()) {
       if (!e.IsObject()) throw bad("every series must be an object");
       Series s;
-      if (const json::Value* labels = json::optional_object(e, "labels", "series")) {
-        for (auto it = labels->MemberBegin(); it != labels->MemberEnd(); ++it) {
-          if (!it->value.IsString()) throw json::field_error("series.labels", json::view(it->name), "a string");
-          s.labels.emplace(std::string(json::view(it->name)), std::string(json::view(it->value)));
-        }
-      }
+      s.labels = detail::read_labels(e, "series");
       const json::Value* points = json::optional_array(e, "points", "series");
       if (points == nullptr) throw bad("a series has no \"points\" array");
       for (const auto& p : points->GetArray()) {
