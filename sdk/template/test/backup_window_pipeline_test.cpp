@@ -25,9 +25,9 @@ TEST(BackupWindowPipeline, AScaleDownWaitsForTheWindowToClose) {
   options.plugin_dirs = {ACMEDB_PLUGIN_DIR};
   options.plugins = {"acmedb", "acmedb-backup-window"};
   options.plugin_config = {{"acmedb-backup-window", R"({"opensAt": "01:00", "minutes": 60})"}};
+  options.start_unix_seconds = kOneThirtyUtc - 60;  // 01:29 UTC: the window opened 29 minutes ago
   dha::testing::PipelineWorld world(options);
   auto& pipeline = world.pipeline();
-  pipeline.clock().set(kOneThirtyUtc - 60);
 
   world.create_healthy_target(
       {.object = kOrders, .kind = "AcmeDB", .replicas = 4, .monitor = "acmedb-orders", .monitor_kind = "acmedb"});

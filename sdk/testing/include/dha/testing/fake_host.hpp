@@ -25,8 +25,10 @@
 
 namespace dha::testing {
 
-// Seconds since the epoch that move only when the test says so. The decision pipeline never
-// reads a clock itself; the harness hands it this one.
+// Seconds since the epoch that move only when the test says so. Two of them exist, and neither
+// reads the other: FakeHost::clock() is the test's own, for the `now` it passes to direct calls
+// (PluginUnderTest reads no clock); Pipeline::clock() is the one the operator's pipeline runs on
+// (see pipeline.hpp for what it drives and what it does not).
 class ManualClock {
  public:
   ManualClock()

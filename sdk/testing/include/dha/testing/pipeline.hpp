@@ -17,6 +17,16 @@
 //   pipeline.reconcile("tenant-a", "orders");          // observe -> decide -> gate -> act
 //   pipeline.clock().advance(std::chrono::seconds(60));
 //
+// The manual clock, clock(), is the pipeline's only notion of time. It drives: the `now` of
+// decide and of every gate (plugin gates receive it as "now"), stabilization windows, backoff
+// and in-flight deadlines, every timestamp written to the DHA status (recommendations,
+// lastDecision, conditions), Event timestamps and their aggregation, and the range a predictive
+// DHA reads its history over (range queries end at clock().now()). It does not drive the
+// current readings: the ABI's instant query carries no evaluation time, so VictoriaMetrics
+// evaluates it at its own wall clock. Import current samples with unix_millis_now(): what keeps
+// them readable is being recent in wall time, however far the manual clock has been advanced.
+// Timeouts and the reconcile duration metric are wall time too.
+//
 // Link dha::testing::kit. The "metrics-vm" plugin ships with the kit (lib/dha-sdk/plugins),
 // which is searched after `plugin_dirs`.
 

@@ -46,6 +46,7 @@ struct PipelineWorldOptions {
   // Configuration of your plugins by id, JSON object text: {{"acmedb", R"({"minQuorum": 2})"}}.
   std::map<std::string, std::string> plugin_config;
   std::string namespace_name = "tenant-a";
+  std::int64_t start_unix_seconds = 0;  // the pipeline clock's start; 0 = the current second
 };
 
 // The object a DHA scales, as most pipeline tests start from it: `kind` at `object` with
@@ -78,6 +79,7 @@ class PipelineWorld {
     options.plugin_dirs = o.plugin_dirs;
     options.plugins = o.plugins;
     options.plugins.push_back("metrics-vm");
+    options.start_unix_seconds = o.start_unix_seconds;
     std::string config = R"({"metrics-vm": {"url": ")" + vm_->url() + R"("})";
     for (const auto& [id, json] : o.plugin_config) config += ", \"" + id + "\": " + json;
     options.plugin_config_json = config + "}";
