@@ -1,6 +1,7 @@
 #include "dha/testing/plugin_under_test.hpp"
 
 #include <memory>
+#include <optional>
 #include <stdexcept>
 
 #include "dha/gates/external_gate.hpp"
@@ -35,19 +36,22 @@ struct PluginUnderTest::Impl {
   }
   // The answer read as the operator reads it (`T::from_json` on the parsed text). An answer the
   // operator cannot read is the plugin's fault, not the test's input: DHA_DATA_LOSS, as the
-  // operator's own metric path reports an unreadable answer.
+  // operator's own metric path reports an unreadable answer. The engine calls, older than that
+  // rule, keep the status they had in SDK 1.0 (`status_of_garbage` = the parser's own).
   template <typename T>
-  T read(const plugin_host::CallResult& result, const char* call) const {
+  T read(const plugin_host::CallResult& result, const char* call,
+         std::optional<dha_status> status_of_garbage = DHA_DATA_LOSS) const {
     const std::string text = answer(result, call);
     try {
       return T::from_json(sdk::json::parse(text, call));
     } catch (const sdk::Error& e) {
-      throw garbage(call, e.what());
+      throw garbage(call, e.what(), status_of_garbage.value_or(e.status()));
     }
   }
-  sdk::Error garbage(const char* call, const std::string& why) const {
-    return sdk::Error(DHA_DATA_LOSS, "plugin \"" + id + "\" " + call + " answered a document the operator refuses: " + why);
+  sdk::Error garbage(const char* call, const std::string& why, dha_status status = DHA_DATA_LOSS) const {
+    return sdk::Error(status, "plugin \"" + id + "\" " + call + " answered a document the operator refuses: " + why);
   }
+  static constexpr std::optional<dha_status> kParserStatus = std::nullopt;
 };
 
 PluginUnderTest::PluginUnderTest(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -88,23 +92,26 @@ std::vector<sdk::TargetKind> PluginUnderTest::targets() const {
   try {
     return sdk::targets_from_json(sdk::json::parse(text, "targets"));
   } catch (const sdk::Error& e) {
-    throw impl_->garbage("targets", e.what());
+    throw impl_->garbage("targets", e.what(), e.status());
   }
 }
 
 sdk::Topology PluginUnderTest::topology(std::string_view target_json) const {
-  return impl_->read<sdk::Topology>(impl_->instance->call(impl_->engine().topology, std::string(target_json)), "topology");
+  return impl_->read<sdk::Topology>(impl_->instance->call(impl_->engine().topology, std::string(target_json)), "topology",
+                                    Impl::kParserStatus);
 }
 
 sdk::Queries PluginUnderTest::queries(const sdk::QueryRequest& request) const {
-  return impl_->read<sdk::Queries>(impl_->instance->call(impl_->engine().queries, request.to_json()), "queries");
+  return impl_->read<sdk::Queries>(impl_->instance->call(impl_->engine().queries, request.to_json()), "queries",
+                                   Impl::kParserStatus);
 }
 
 sdk::Health PluginUnderTest::health(std::string_view target_json, std::string_view object_json) const {
   const auto target = sdk::json::parse(target_json, "health target");
   const auto object = sdk::json::parse(object_json, "health object");
   const sdk::HealthRequest request{&target, &object};
-  return impl_->read<sdk::Health>(impl_->instance->call(impl_->engine().health, request.to_json()), "health");
+  return impl_->read<sdk::Health>(impl_->instance->call(impl_->engine().health, request.to_json()), "health",
+                                  Impl::kParserStatus);
 }
 
 sdk::Verdict PluginUnderTest::evaluate(const sdk::GateRequest& request) const {

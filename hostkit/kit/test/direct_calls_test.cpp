@@ -117,6 +117,14 @@ TEST(PluginUnderTestDirectCalls, EveryGarbageAnswerIsDataLossNamingPluginAndCall
   }
 }
 
+TEST(PluginUnderTestDirectCalls, AnEngineCallsGarbageKeepsTheStatusItHadInSdk1_0) {
+  FakeHost host;
+  auto plugin = PluginUnderTest::load(DHA_KIT_FIXTURE_PLUGIN, host, "{}", "kit-fixture-garbage");
+  const auto [status, message] = error_of([&] { plugin.topology(R"({"metadata": {"name": "w"}})"); });
+  EXPECT_EQ(status, DHA_INVALID_ARGUMENT) << message;
+  EXPECT_NE(message.find("plugin \"kit-fixture-garbage\" topology answered"), std::string::npos) << message;
+}
+
 TEST(PluginUnderTestDirectCalls, AMissingCapabilityIsUnimplementedNamingIt) {
   FakeHost host;
   auto engine = PluginUnderTest::load(DHA_POSTGRES_PLUGIN, host);

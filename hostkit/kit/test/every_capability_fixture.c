@@ -6,12 +6,14 @@
  *
  *   "kit-fixture"          gate: clamp to 3 (reason FixtureHold); actuator: one scale patch to 4;
  *                          metrics: one sample 42, one series [[100, 1], [160, 2]]
- *   "kit-fixture-garbage"  every answer is a document the operator refuses
+ *   "kit-fixture-garbage"  every answer is a document the operator refuses; it is an engine
+ *                          adapter too, whose topology answers garbage
  */
 #include <string.h>
 
 #include "dha/abi.h"
 #include "dha/ext/actuator.h"
+#include "dha/ext/engine.h"
 #include "dha/ext/gate.h"
 #include "dha/ext/metrics.h"
 
@@ -59,17 +61,44 @@ static dha_status fx_range_query(const dha_plugin *self, dha_str request, dha_si
                 "{\"series\":[{\"labels\":{},\"points\":[[160,2],[100,1]]}]}");
 }
 
+static dha_status fx_targets(const dha_plugin *self, dha_sink out, dha_sink error) {
+  (void)self;
+  (void)error;
+  put(out, "[{\"apiGroup\":\"example.com\",\"version\":\"v1\",\"kind\":\"Widget\",\"plural\":\"widgets\","
+           "\"actuator\":\"builtin.merge-patch\"}]");
+  return DHA_OK;
+}
+
+static dha_status fx_topology(const dha_plugin *self, dha_str target, dha_sink out, dha_sink error) {
+  (void)error;
+  return answer(self, "topology", target, out, "", "{\"primaryCount\":\"one\"}");
+}
+
+static dha_status fx_queries(const dha_plugin *self, dha_str request, dha_sink out, dha_sink error) {
+  (void)error;
+  return answer(self, "queries", request, out, "", "[]");
+}
+
+static dha_status fx_health(const dha_plugin *self, dha_str request, dha_sink out, dha_sink error) {
+  (void)error;
+  return answer(self, "health", request, out, "", "{}");
+}
+
+static const dha_engine fx_engine = {sizeof(dha_engine), fx_targets, fx_topology, fx_queries, fx_health};
 static const dha_gate fx_gate = {sizeof(dha_gate), fx_evaluate};
 static const dha_actuator fx_actuator = {sizeof(dha_actuator), fx_plan};
 static const dha_metrics fx_metrics = {sizeof(dha_metrics), fx_instant_query, fx_range_query};
 
 static const char *const fx_capabilities[] = {DHA_EXT_GATE, DHA_EXT_ACTUATOR, DHA_EXT_METRICS, NULL};
+static const char *const fx_garbage_capabilities[] = {DHA_EXT_ENGINE, DHA_EXT_GATE, DHA_EXT_ACTUATOR, DHA_EXT_METRICS,
+                                                      NULL};
 
 static const dha_plugin_descriptor fx_descriptors[2] = {
     {sizeof(dha_plugin_descriptor), "kit-fixture", "Kit fixture", "1.0.0", "db-autoscaler tests",
      "A gate, an actuator and a metric source with fixed answers", fx_capabilities, NULL},
     {sizeof(dha_plugin_descriptor), "kit-fixture-garbage", "Kit fixture, garbage", "1.0.0", "db-autoscaler tests",
-     "The same capabilities, answering documents the operator refuses", fx_capabilities, NULL}};
+     "The same capabilities and an engine, answering documents the operator refuses", fx_garbage_capabilities,
+     NULL}};
 
 static uint32_t fx_plugin_count(void) { return 2; }
 
@@ -78,7 +107,7 @@ static const dha_plugin_descriptor *fx_plugin_descriptor(uint32_t index) {
 }
 
 static const void *fx_get_extension(const dha_plugin *self, const char *id) {
-  (void)self;
+  if (strcmp(id, DHA_EXT_ENGINE) == 0) return garbage(self) ? &fx_engine : NULL;
   if (strcmp(id, DHA_EXT_GATE) == 0) return &fx_gate;
   if (strcmp(id, DHA_EXT_ACTUATOR) == 0) return &fx_actuator;
   if (strcmp(id, DHA_EXT_METRICS) == 0) return &fx_metrics;
