@@ -22,7 +22,7 @@ constexpr std::int64_t kOneThirtyUtc = 1'700'006'400 + 90 * 60;  // 2023-11-15 0
 TEST(BackupWindowPipeline, AScaleDownWaitsForTheWindowToClose) {
   dha::testing::PipelineWorldOptions options;
   options.crd_dirs = {ACMEDB_CRD_DIR};
-  options.plugin_dirs = {ACMEDB_PLUGIN_DIR};
+  options.plugin_dirs = {ACMEDB_PLUGIN_DIR, BACKUP_WINDOW_PLUGIN_DIR};
   options.plugins = {"acmedb", "acmedb-backup-window"};
   options.plugin_config = {{"acmedb-backup-window", R"({"opensAt": "01:00", "minutes": 60})"}};
   options.start_unix_seconds = kOneThirtyUtc - 60;  // 01:29 UTC: the window opened 29 minutes ago

@@ -35,7 +35,7 @@ for must_run in AcmeDbPlugin.RefusesBadConfigurationsWithAClearMessage \
     || { echo "the template's test $must_run is missing"; exit 1; }
 done
 
-for so in acmedb.so acmedb-backup-window.so; do
+for so in acmedb.so gate/acmedb-backup-window.so; do
   exports=$(nm -D --defined-only "$work/build/$so" | awk '{print $3}' | sort -u | tr '\n' ' ')
   if [[ "$exports" != "dha_plugin_entry_v1 " ]]; then
     echo "$so must export only dha_plugin_entry_v1, exports: $exports"; exit 1
@@ -50,12 +50,12 @@ if rejected=$("$host" plugin check "$work/build/acmedb.so" --config '{"minQuorum
   echo "a configuration the adapter rejects must fail plugin check with its message, got: $rejected"; exit 1
 fi
 # The template's second plugin kind, the backup window gate, is accepted the same way.
-"$host" plugin check "$work/build/acmedb-backup-window.so"
-if rejected=$("$host" plugin check "$work/build/acmedb-backup-window.so" --config '{"opensAt": "25:00"}' 2>&1) \
+"$host" plugin check "$work/build/gate/acmedb-backup-window.so"
+if rejected=$("$host" plugin check "$work/build/gate/acmedb-backup-window.so" --config '{"opensAt": "25:00"}' 2>&1) \
    || [[ "$rejected" != *'opensAt "25:00" is not a time of day HH:MM (UTC)'* ]]; then
   echo "a window the gate rejects must fail plugin check with its message, got: $rejected"; exit 1
 fi
 # The conformance runner installed with the SDK passes the template, as a vendor's CI would run it.
 "$prefix/bin/dha-plugin-check" "$work/build/acmedb.so"
-"$prefix/bin/dha-plugin-check" "$work/build/acmedb-backup-window.so"
+"$prefix/bin/dha-plugin-check" "$work/build/gate/acmedb-backup-window.so"
 echo "template built out of tree against the installed SDK and accepted by the host"
