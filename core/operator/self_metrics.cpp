@@ -22,8 +22,9 @@ SelfMetrics::SelfMetrics(telemetry::Registry& r)
       leader_(r.gauge("db_autoscaler_leader", "1 on the replica holding the leader Lease, else 0.")),
       fenced_writes_(r.counter("db_autoscaler_fenced_writes_total",
                                "Writes refused unsent because this replica no longer held the leader Lease.")),
-      metric_queries_(r.counter("db_autoscaler_metric_queries_total", "Metric-source queries by result.",
-                                {"result"})),
+      metric_queries_(r.counter("db_autoscaler_metric_queries_total",
+                                "Queries sent to the metric source, by shape (grouped or target) and result.",
+                                {"shape", "result"})),
       api_requests_(r.counter("db_autoscaler_api_requests_total",
                               "Kubernetes API requests of the reconciler by verb and result.", {"verb", "result"})) {
   leader_.with({})->set(0);
@@ -86,7 +87,9 @@ void SelfMetrics::set_leader(bool leader) { leader_.with({})->set(leader ? 1 : 0
 
 void SelfMetrics::count_fenced_write() { fenced_writes_.with({})->inc(); }
 
-void SelfMetrics::count_metric_query(const std::string& result) { metric_queries_.with({result})->inc(); }
+void SelfMetrics::count_metric_query(const std::string& shape, const std::string& result) {
+  metric_queries_.with({shape, result})->inc();
+}
 
 void SelfMetrics::count_api_request(const std::string& verb, const std::string& result) {
   api_requests_.with({verb, result})->inc();

@@ -39,8 +39,10 @@ class SelfMetrics {
   void set_leader(bool leader);
   // A write the leader fence refused (this replica no longer held the Lease): never sent.
   void count_fenced_write();
-  // result: "ok" | "unavailable" | "empty" | "timeout" | "bad_response" | "refused" | "error".
-  void count_metric_query(const std::string& result);
+  // One query sent to the metric source. shape: "grouped" (one for every target of a namespace
+  // and kind) | "target"; result: "ok" | "unavailable" | "empty" | "timeout" | "bad_response" |
+  // "refused" | "error" | ....
+  void count_metric_query(const std::string& shape, const std::string& result);
   // verb: get | list | patch | update | create; result: "ok" or the error reason.
   void count_api_request(const std::string& verb, const std::string& result);
 

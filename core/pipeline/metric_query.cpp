@@ -39,57 +39,81 @@ MetricQueryResult& fail(MetricQueryResult& r, std::string outcome, dha_status st
 
 std::string_view to_string(Aggregation how) { return how == Aggregation::kMax ? "max" : "sum"; }
 
-MetricQueryResult run_metric_query(const plugin_host::PluginInstance& source, const std::string& query_template,
-                                   const tenancy::TargetLabels& target,
-                                   const std::optional<std::string>& monitoring_namespace, double timeout_seconds,
-                                   Aggregation how, const std::string& what) {
-  MetricQueryResult r;
+SeriesAnswer fetch_series(const plugin_host::PluginInstance& source, const std::string& query_template,
+                          const tenancy::TargetLabels& target, const std::optional<std::string>& monitoring_namespace,
+                          double timeout_seconds, const std::string& what) {
+  SeriesAnswer a;
+  MetricQueryResult& r = a.result;
   const auto scoped = tenancy::render_scoped_query(query_template, target);
   if (!scoped.ok()) {
     r.query = query_template;
-    return fail(r, "refused", DHA_PERMISSION_DENIED, "refused by the host's tenancy check: " + scoped.refusal,
-                "query for " + what + " refused: " + scoped.refusal);
+    a.status = DHA_PERMISSION_DENIED;
+    fail(r, "refused", a.status, "refused by the host's tenancy check: " + scoped.refusal,
+         "query for " + what + " refused: " + scoped.refusal);
+    return a;
   }
   r.query = scoped.query;
   const sdk::InstantQuery request{scoped.query, target.namespace_name, monitoring_namespace, timeout_seconds};
   const auto result = source.call(source.metrics()->instant_query, request.to_json());
   if (!result.ok()) {
+    a.status = result.status;
     const std::string outcome = outcome_of(result.status);
     std::string error = without_encoded_query(result.error);
     if (result.status == DHA_NOT_FOUND)
-      return fail(r, outcome, result.status, std::move(error), "query for " + what + " returned no series");
-    return fail(r, outcome, result.status, error, "query for " + what + " failed (" + outcome + "): " + error);
+      fail(r, outcome, result.status, std::move(error), "query for " + what + " returned no series");
+    else
+      fail(r, outcome, result.status, error, "query for " + what + " failed (" + outcome + "): " + error);
+    return a;
   }
   try {
-    const auto samples = sdk::Samples::from_json(sdk::json::parse(result.output, "samples"));
-    r.series = samples.samples.size();
-    if (samples.samples.empty())
-      return fail(r, "empty", DHA_NOT_FOUND, "the query returned no series",
-                  "query for " + what + " returned no series");
-    double value = how == Aggregation::kMax ? -INFINITY : 0;
-    for (const auto& s : samples.samples) {
-      // Connections, CPU and lag are never negative, and no database has 10^12 of them: such
-      // a reading is a broken exporter or query, and taken as real it would push toward a
-      // scale-down.
-      if (std::isfinite(s.value) && (s.value < 0 || s.value > kLargestPlausibleReading)) {
-        const std::string reading =
-            fmt::format("{}", s.value) + (s.value < 0 ? ", a negative value" : ", beyond any plausible reading");
-        return fail(r, "out_of_range", DHA_OUT_OF_RANGE, "a series returned " + reading,
-                    what + " query returned " + reading);
-      }
-      value = how == Aggregation::kMax ? std::max(value, s.value) : value + s.value;
-    }
-    // A non-finite reading is an outage, never a number to scale on.
-    if (!std::isfinite(value))
-      return fail(r, "non_finite", DHA_OUT_OF_RANGE, "the query returned a non-finite value",
-                  "query for " + what + " returned a non-finite value");
-    r.outcome = "ok";
-    r.value = value;
+    a.samples = sdk::Samples::from_json(sdk::json::parse(result.output, "samples")).samples;
   } catch (const std::exception& e) {
-    fail(r, "bad_response", DHA_DATA_LOSS, std::string("the metric source answered badly: ") + e.what(),
+    a.status = DHA_DATA_LOSS;
+    fail(r, "bad_response", a.status, std::string("the metric source answered badly: ") + e.what(),
          "answer to the query for " + what + " unreadable: " + e.what());
+    return a;
   }
+  if (a.samples.empty()) {
+    a.status = DHA_NOT_FOUND;
+    fail(r, "empty", a.status, "the query returned no series", "query for " + what + " returned no series");
+  }
+  return a;
+}
+
+MetricQueryResult combine_series(MetricQueryResult r, const std::vector<sdk::Sample>& samples, Aggregation how,
+                                 const std::string& what) {
+  r.series = samples.size();
+  if (samples.empty())
+    return fail(r, "empty", DHA_NOT_FOUND, "the query returned no series", "query for " + what + " returned no series");
+  double value = how == Aggregation::kMax ? -INFINITY : 0;
+  for (const auto& s : samples) {
+    // Connections, CPU and lag are never negative, and no database has 10^12 of them: such
+    // a reading is a broken exporter or query, and taken as real it would push toward a
+    // scale-down.
+    if (std::isfinite(s.value) && (s.value < 0 || s.value > kLargestPlausibleReading)) {
+      const std::string reading =
+          fmt::format("{}", s.value) + (s.value < 0 ? ", a negative value" : ", beyond any plausible reading");
+      return fail(r, "out_of_range", DHA_OUT_OF_RANGE, "a series returned " + reading,
+                  what + " query returned " + reading);
+    }
+    value = how == Aggregation::kMax ? std::max(value, s.value) : value + s.value;
+  }
+  // A non-finite reading is an outage, never a number to scale on.
+  if (!std::isfinite(value))
+    return fail(r, "non_finite", DHA_OUT_OF_RANGE, "the query returned a non-finite value",
+                "query for " + what + " returned a non-finite value");
+  r.outcome = "ok";
+  r.value = value;
   return r;
+}
+
+MetricQueryResult run_metric_query(const plugin_host::PluginInstance& source, const std::string& query_template,
+                                   const tenancy::TargetLabels& target,
+                                   const std::optional<std::string>& monitoring_namespace, double timeout_seconds,
+                                   Aggregation how, const std::string& what) {
+  SeriesAnswer a = fetch_series(source, query_template, target, monitoring_namespace, timeout_seconds, what);
+  if (!a.ok()) return std::move(a.result);
+  return combine_series(std::move(a.result), a.samples, how, what);
 }
 
 }  // namespace dha::pipeline

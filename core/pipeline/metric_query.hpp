@@ -4,6 +4,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "dha/sdk/metrics_types.hpp"
 
 #include "plugin_host/plugin_instance.hpp"
 #include "tenancy/query_template.hpp"
@@ -33,7 +36,27 @@ struct MetricQueryResult {
   std::string problem;
 };
 
-// `what` names the signal in `problem` ("ReadConnections", "lag").
+// A scoped query's answer before its series are combined: the samples, or (status not DHA_OK)
+// the failed result that says why there are none. A namespace-wide grouped query is fetched once
+// and then combined per target (grouped_query.hpp).
+struct SeriesAnswer {
+  MetricQueryResult result;  // query as sent; on failure outcome, status, detail and problem
+  dha_status status = DHA_OK;
+  std::vector<sdk::Sample> samples;  // never empty when status is DHA_OK
+  bool ok() const { return status == DHA_OK; }
+};
+
+// Scopes `query_template` to `target` (the host's tenancy check) and asks `source`.
+SeriesAnswer fetch_series(const plugin_host::PluginInstance& source, const std::string& query_template,
+                          const tenancy::TargetLabels& target, const std::optional<std::string>& monitoring_namespace,
+                          double timeout_seconds, const std::string& what);
+
+// The series of one answer combined as `how` says, refusing a reading no database can have;
+// `r` is the answer's result (its query), returned with value, series and outcome filled in.
+MetricQueryResult combine_series(MetricQueryResult r, const std::vector<sdk::Sample>& samples, Aggregation how,
+                                 const std::string& what);
+
+// fetch_series then combine_series. `what` names the signal in `problem` ("ReadConnections", "lag").
 MetricQueryResult run_metric_query(const plugin_host::PluginInstance& source, const std::string& query_template,
                                    const tenancy::TargetLabels& target,
                                    const std::optional<std::string>& monitoring_namespace, double timeout_seconds,

@@ -1,6 +1,7 @@
 #include "pipeline/observe.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include <spdlog/spdlog.h>
@@ -18,6 +19,13 @@ std::int32_t saturate_int32(std::int64_t v) {
   return static_cast<std::int32_t>(std::clamp<std::int64_t>(v, INT32_MIN, INT32_MAX));
 }
 
+// The adapter's grouped query for one driver metric, "" when it has none.
+std::string grouped_template(const sdk::Queries& queries, const std::string& type) {
+  if (!queries.grouped) return "";
+  const auto it = queries.grouped->driver.find(type);
+  return it == queries.grouped->driver.end() ? "" : it->second;
+}
+
 }  // namespace
 
 Observe::Observe(const op::CachedReader& reader, const op::PluginSet& plugins, op::SelfMetrics& metrics,
@@ -27,7 +35,10 @@ Observe::Observe(const op::CachedReader& reader, const op::PluginSet& plugins, o
       metrics_(metrics),
       owners_(owners),
       options_(options),
-      watch_(std::move(watch)) {}
+      watch_(std::move(watch)),
+      grouped_(options.grouped_answer_seconds) {
+  if (options_.clock == nullptr) options_.clock = &kube::SystemClock::instance();
+}
 
 std::variant<Observed, Stop> Observe::run(const std::string& ns, const std::string& dha_name,
                                           const model::DhaSpec& spec, const PredictiveContext* predictive) const {
@@ -154,15 +165,45 @@ std::optional<std::string> Observe::monitoring_namespace(const std::string& ns, 
   }
 }
 
-std::optional<double> Observe::query(const std::string& query_template, const ObserveRequest& r,
+std::optional<MetricQueryResult> Observe::grouped_reading(const std::string& grouped, const sdk::GroupedQueries& g,
+                                                          const ObserveRequest& r,
+                                                          const std::optional<std::string>& monitoring_ns,
+                                                          Aggregation how, const std::string& what) const {
+  const tenancy::TargetLabels target{r.namespace_name, kube::name_of(r.target), r.topology.release_name};
+  const auto values = target_label_values(g.by, target);
+  if (!values || !is_namespace_wide(grouped)) return std::nullopt;
+  const GroupedQueryKey key{r.namespace_name, monitoring_ns, r.engine.target.api_group + "/" + r.engine.target.kind,
+                            what, grouped};
+  const std::int64_t now =
+      std::chrono::duration_cast<std::chrono::seconds>(options_.clock->wall_now().time_since_epoch()).count();
+  bool fetched = false;
+  const auto answer = grouped_.get(
+      key, now,
+      [&] {
+        return fetch_series(*plugins_.metric_source(), grouped, {r.namespace_name, "", ""}, monitoring_ns,
+                            options_.query_timeout_seconds, what);
+      },
+      fetched);
+  if (fetched) metrics_.count_metric_query("grouped", answer->ok() ? "ok" : answer->result.outcome);
+  if (!answers_for_each_target(*answer)) return std::nullopt;
+  return select_target(*answer, *values, how, what);
+}
+
+std::optional<double> Observe::query(const std::string& query_template, const std::string& grouped,
+                                     const sdk::Queries& queries, const ObserveRequest& r,
                                      const std::optional<std::string>& monitoring_ns, Aggregation how,
                                      const std::string& what, std::vector<std::string>& problems) const {
-  const tenancy::TargetLabels target{r.namespace_name, kube::name_of(r.target), r.topology.release_name};
-  const auto result = run_metric_query(*plugins_.metric_source(), query_template, target, monitoring_ns,
-                                       options_.query_timeout_seconds, how, what);
-  metrics_.count_metric_query(result.outcome);
-  if (!result.value) problems.push_back(result.problem);
-  return result.value;
+  std::optional<MetricQueryResult> result;
+  if (options_.grouped_queries && !grouped.empty() && queries.grouped)
+    result = grouped_reading(grouped, *queries.grouped, r, monitoring_ns, how, what);
+  if (!result) {
+    const tenancy::TargetLabels target{r.namespace_name, kube::name_of(r.target), r.topology.release_name};
+    result = run_metric_query(*plugins_.metric_source(), query_template, target, monitoring_ns,
+                              options_.query_timeout_seconds, how, what);
+    metrics_.count_metric_query("target", result->outcome);
+  }
+  if (!result->value) problems.push_back(result->problem);
+  return result->value;
 }
 
 // averageUtilization targets are percentages of the CPU request of a read replica (the HPA's
@@ -222,15 +263,20 @@ void Observe::observe_metrics(const ObserveRequest& r, Signals& out) const {
       out.metric_causes.push_back("the engine adapter has no query for metric " + m.type);
       continue;
     }
-    m.value = query(driver->second, r, monitoring_ns, Aggregation::kSum, m.type, out.metric_causes);
+    m.value = query(driver->second, grouped_template(queries, m.type), queries, r, monitoring_ns, Aggregation::kSum,
+                    m.type, out.metric_causes);
     if (m.value) m.value = as_utilization(r, m.type, *m.value, out.metric_causes);
   }
   // The lag brake only understands seconds (a byte lag compared with a seconds threshold was
   // the reference's Redis defect).
   if (!queries.lag_query.empty() && queries.lag_unit == "seconds") {
-    obs.lag_seconds = query(queries.lag_query, r, monitoring_ns, Aggregation::kMax, "lag", out.notes);
+    const std::string no_group;
+    const auto& grouped = queries.grouped;
+    obs.lag_seconds = query(queries.lag_query, grouped ? grouped->lag_query : no_group, queries, r, monitoring_ns,
+                            Aggregation::kMax, "lag", out.notes);
     if (obs.lag_seconds && !queries.write_activity.empty())
-      obs.write_rate = query(queries.write_activity, r, monitoring_ns, Aggregation::kSum, "write activity", out.notes);
+      obs.write_rate = query(queries.write_activity, grouped ? grouped->write_activity : no_group, queries, r,
+                             monitoring_ns, Aggregation::kSum, "write activity", out.notes);
   }
   if (r.predictive != nullptr && wants_forecast(r.spec)) {
     const tenancy::TargetLabels target{r.namespace_name, kube::name_of(r.target), r.topology.release_name};

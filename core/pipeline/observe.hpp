@@ -16,6 +16,8 @@
 #include "operator/cached_reader.hpp"
 #include "operator/plugin_set.hpp"
 #include "operator/self_metrics.hpp"
+#include "dha/kube/clock.hpp"
+#include "pipeline/grouped_query.hpp"
 #include "pipeline/history_cache.hpp"
 #include "pipeline/metric_query.hpp"
 #include "pipeline/predictive_forecast.hpp"
@@ -34,6 +36,13 @@ inline constexpr const char* kMonitoringNamespaceLabel = "namespace.cozystack.io
 
 struct ObserveOptions {
   double query_timeout_seconds = 10;
+  // How long a grouped metric answer serves the reconciles of one namespace and kind (a cycle:
+  // the operator uses its sync period); 0: each reconcile asks its own grouped query.
+  std::int64_t grouped_answer_seconds = 0;
+  // false: every target asks its own queries even where the adapter offers grouped ones.
+  bool grouped_queries = true;
+  // Whose wall time the cycles are counted in; nullptr: the system clock. Outlives the Observe.
+  const kube::Clock* clock = nullptr;
 };
 
 // What the signals are read for: the target as read, and its topology.
@@ -86,11 +95,19 @@ class Observe {
   std::optional<std::string> monitoring_namespace(const std::string& ns, Signals& out) const;
   std::optional<double> as_utilization(const ObserveRequest& r, const std::string& type, double millicores,
                                        std::vector<std::string>& causes) const;
-  // One scoped query's value, its series combined as `how` says; nullopt on any failure (noted in
-  // `problems`).
-  std::optional<double> query(const std::string& query_template, const ObserveRequest& r,
+  // One signal's value, its series combined as `how` says; nullopt on any failure (noted in
+  // `problems`). Read from the namespace's grouped answer when the adapter gave a grouped query
+  // for it (`grouped` not empty) and that answer speaks for the target, else from the target's
+  // own query.
+  std::optional<double> query(const std::string& query_template, const std::string& grouped,
+                              const sdk::Queries& queries, const ObserveRequest& r,
                               const std::optional<std::string>& monitoring_ns, Aggregation how,
                               const std::string& what, std::vector<std::string>& problems) const;
+  // The target's reading from the grouped answer, or nullopt when it must ask its own query.
+  std::optional<MetricQueryResult> grouped_reading(const std::string& grouped, const sdk::GroupedQueries& g,
+                                                   const ObserveRequest& r,
+                                                   const std::optional<std::string>& monitoring_ns, Aggregation how,
+                                                   const std::string& what) const;
 
   const op::CachedReader& reader_;
   const op::PluginSet& plugins_;
@@ -99,6 +116,7 @@ class Observe {
   ObserveOptions options_;
   WatchRequest watch_;
   mutable HistoryCache history_;  // predictive DHAs' metric history, refreshed hourly
+  mutable GroupedAnswers grouped_;  // this cycle's grouped metric answers
 };
 
 }  // namespace dha::pipeline

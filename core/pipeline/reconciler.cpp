@@ -19,6 +19,13 @@
 namespace dha::pipeline {
 namespace {
 
+// The observe stage counts its metric cycles on the pipeline's one clock.
+ObserveOptions observe_options(const ReconcilerOptions& o) {
+  ObserveOptions out = o.observe;
+  if (out.clock == nullptr) out.clock = o.clock;
+  return out;
+}
+
 model::DhaSpec parse_spec_of(const rapidjson::Value& dha) {
   const auto* spec = kube::find_path(dha, {"spec"});
   if (spec == nullptr) throw model::InputError("spec", "required");
@@ -35,7 +42,7 @@ Reconciler::Reconciler(kube::Client& client, const op::CachedReader& reader, con
       metrics_(metrics),
       owners_(owners),
       options_(std::move(options)),
-      observe_(reader, plugins, metrics, owners, options_.observe, std::move(watch)),
+      observe_(reader, plugins, metrics, owners, observe_options(options_), std::move(watch)),
       act_(client, plugins, metrics),
       finalize_(client, plugins, metrics, act_),
       status_(client, events, metrics) {

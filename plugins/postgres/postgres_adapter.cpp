@@ -33,16 +33,38 @@ int64_t cnpg_quorum_floor(int32_t max_sync, int32_t synchronous_number) {
   return standbys + 1;
 }
 
-// `* on(namespace,pod) group_left() kube_pod_labels{...}` restricted to one instance role.
-std::string role_join(bool cnpg_cluster, std::string_view role) {
-  std::string join = R"( * on(namespace,pod) group_left() kube_pod_labels{namespace="${namespace}", )";
-  if (cnpg_cluster) {
-    join += R"(label_cnpg_io_cluster="${name}", )";
-  } else {
-    join += R"(label_apps_cozystack_io_application_name="${name}", label_apps_cozystack_io_application_kind="Postgres", )";
-  }
+// The kube_pod_labels label that names the target a pod belongs to.
+std::string_view name_label(bool cnpg_cluster) {
+  return cnpg_cluster ? "label_cnpg_io_cluster" : "label_apps_cozystack_io_application_name";
+}
+
+// `* on(namespace,pod) group_left() kube_pod_labels{...}` restricted to one instance role of the
+// target; grouped: of every target of the kind in the namespace, its name label carried over to
+// aggregate by.
+std::string role_join(bool cnpg_cluster, std::string_view role, bool grouped) {
+  const std::string label(name_label(cnpg_cluster));
+  std::string join = " * on(namespace,pod) group_left(" + (grouped ? label : "") +
+                     R"() kube_pod_labels{namespace="${namespace}", )";
+  if (!grouped) join += label + R"(="${name}", )";
+  if (!cnpg_cluster) join += R"(label_apps_cozystack_io_application_kind="Postgres", )";
   join += R"(label_cnpg_io_instance_role=")" + std::string(role) + "\"}";
   return join;
+}
+
+// The per-target queries, or (grouped) the same for every target of the kind at once.
+struct Shapes {
+  std::string connections, cpu, lag, writes;
+};
+
+Shapes shapes(bool cnpg, bool grouped) {
+  const std::string by = grouped ? " by (" + std::string(name_label(cnpg)) + ")" : "";
+  const std::string replicas = role_join(cnpg, "replica", grouped);
+  return {"sum" + by + R"(( cnpg_backends_total{namespace="${namespace}", state="active"})" + replicas + " )",
+          "sum" + by + R"(( rate(container_cpu_usage_seconds_total{namespace="${namespace}", container="postgres"}[5m]))" +
+              replicas + " ) * 1000",
+          "max" + by + R"(( cnpg_pg_replication_lag{namespace="${namespace}"})" + replicas + " )",
+          "sum" + by + R"(( rate(cnpg_pg_stat_replication_sent_diff_bytes{namespace="${namespace}"}[5m]))" +
+              role_join(cnpg, "primary", grouped) + " )"};
 }
 
 }  // namespace
@@ -97,21 +119,22 @@ sdk::Topology PostgresAdapter::topology(const sdk::ObjectView& target) const {
 
 sdk::Queries PostgresAdapter::queries(const sdk::QueryRequest& request) const {
   const bool cnpg = is_cnpg_cluster(request.api_group, request.kind);
-  const std::string replicas = role_join(cnpg, "replica");
+  const Shapes one = shapes(cnpg, false);
+  const Shapes all = shapes(cnpg, true);
   sdk::Queries q;
+  q.grouped = sdk::GroupedQueries{{{std::string(name_label(cnpg)), "${name}"}}, {}, all.lag, all.writes};
   for (const std::string& type : request.metric_types) {
     if (type == "ReadConnections") {
-      q.driver[type] = R"(sum( cnpg_backends_total{namespace="${namespace}", state="active"})" + replicas + " )";
+      q.driver[type] = one.connections;
+      q.grouped->driver[type] = all.connections;
     } else if (type == "ReadCPUUtilization") {
-      q.driver[type] =
-          R"(sum( rate(container_cpu_usage_seconds_total{namespace="${namespace}", container="postgres"}[5m]))" +
-          replicas + " ) * 1000";
+      q.driver[type] = one.cpu;
+      q.grouped->driver[type] = all.cpu;
     }
   }
-  q.lag_query = R"(max( cnpg_pg_replication_lag{namespace="${namespace}"})" + replicas + " )";
+  q.lag_query = one.lag;
   q.lag_unit = "seconds";
-  q.write_activity = R"(sum( rate(cnpg_pg_stat_replication_sent_diff_bytes{namespace="${namespace}"}[5m]))" +
-                     role_join(cnpg, "primary") + " )";
+  q.write_activity = one.writes;
   return q;
 }
 

@@ -245,28 +245,82 @@ struct QueryRequest {
   bool operator==(const QueryRequest&) const = default;
 };
 
+namespace detail {
+inline void write_string_map(json::Writer& w, const std::map<std::string, std::string>& m) {
+  w.StartObject();
+  for (const auto& [k, v] : m) {
+    json::write_key(w, k);
+    json::write_string(w, v);
+  }
+  w.EndObject();
+}
+inline std::map<std::string, std::string> read_string_map(const json::Value& object, std::string_view what) {
+  std::map<std::string, std::string> out;
+  for (auto it = object.MemberBegin(); it != object.MemberEnd(); ++it) {
+    if (!it->value.IsString()) throw json::field_error(what, json::view(it->name), "a string");
+    out.emplace(std::string(json::view(it->name)), std::string(json::view(it->value)));
+  }
+  return out;
+}
+}  // namespace detail
+
+// Since SDK 1.2: the same signals for every target of one namespace and kind at once, so that the
+// host sends one query per signal and namespace instead of one per target. `by` names the labels
+// that tell the targets apart in the answer, each with the template of the value that means
+// "this target" (`${name}` or `${release}`, possibly inside other text); the queries keep every
+// series the per-target ones would aggregate and aggregate `by` those labels, with the same
+// function as the per-target query. Their only placeholder is `${namespace}`.
+struct GroupedQueries {
+  std::map<std::string, std::string> by;      // answer label -> value template for the target
+  std::map<std::string, std::string> driver;  // metric type -> PromQL template
+  std::string lag_query;                      // "" = the per-target lag query is used
+  std::string write_activity;                 // "" = the per-target write query is used
+
+  void write(json::Writer& w) const {
+    w.StartObject();
+    json::write_key(w, "by"); detail::write_string_map(w, by);
+    json::write_key(w, "driver"); detail::write_string_map(w, driver);
+    json::write_key(w, "lag"); json::write_string(w, lag_query);
+    json::write_key(w, "writeActivity"); json::write_string(w, write_activity);
+    w.EndObject();
+  }
+  static GroupedQueries from_json(const json::Value& v) {
+    constexpr std::string_view what = "queries.grouped";
+    if (!v.IsObject()) throw Error(DHA_INVALID_ARGUMENT, "queries.grouped: expected a JSON object");
+    GroupedQueries g;
+    g.by = detail::read_string_map(json::require_object(v, "by", what), "queries.grouped.by");
+    if (g.by.empty()) throw Error(DHA_INVALID_ARGUMENT, "queries.grouped.by: names no label");
+    if (const json::Value* driver = json::optional_object(v, "driver", what))
+      g.driver = detail::read_string_map(*driver, "queries.grouped.driver");
+    g.lag_query = json::string_or(v, "lag", "", what);
+    g.write_activity = json::string_or(v, "writeActivity", "", what);
+    return g;
+  }
+  bool operator==(const GroupedQueries&) const = default;
+};
+
 // Query templates for one target; see engine.h for the placeholder rules.
 struct Queries {
   std::map<std::string, std::string> driver;  // metric type -> PromQL template
   std::string lag_query;                      // "" = no lag signal
   std::string lag_unit = "seconds";           // "seconds" or "bytes"
   std::string write_activity;                 // "" = no write signal
+  std::optional<GroupedQueries> grouped;      // since SDK 1.2; absent: per-target queries only
 
   void write(json::Writer& w) const {
     w.StartObject();
     json::write_key(w, "driver");
-    w.StartObject();
-    for (const auto& [type, query] : driver) {
-      json::write_key(w, type);
-      json::write_string(w, query);
-    }
-    w.EndObject();
+    detail::write_string_map(w, driver);
     json::write_key(w, "lag");
     w.StartObject();
     json::write_key(w, "query"); json::write_string(w, lag_query);
     json::write_key(w, "unit"); json::write_string(w, lag_unit);
     w.EndObject();
     json::write_key(w, "writeActivity"); json::write_string(w, write_activity);
+    if (grouped) {
+      json::write_key(w, "grouped");
+      grouped->write(w);
+    }
     w.EndObject();
   }
   std::string to_json() const { return detail::to_json_text(*this); }
@@ -274,12 +328,8 @@ struct Queries {
     constexpr std::string_view what = "queries";
     if (!v.IsObject()) throw Error(DHA_INVALID_ARGUMENT, "queries: expected a JSON object");
     Queries q;
-    if (const json::Value* driver = json::optional_object(v, "driver", what)) {
-      for (auto it = driver->MemberBegin(); it != driver->MemberEnd(); ++it) {
-        if (!it->value.IsString()) throw json::field_error("queries.driver", json::view(it->name), "a string");
-        q.driver.emplace(std::string(json::view(it->name)), std::string(json::view(it->value)));
-      }
-    }
+    if (const json::Value* driver = json::optional_object(v, "driver", what))
+      q.driver = detail::read_string_map(*driver, "queries.driver");
     if (const json::Value* lag = json::optional_object(v, "lag", what)) {
       q.lag_query = json::string_or(*lag, "query", "", "queries.lag");
       q.lag_unit = json::string_or(*lag, "unit", "seconds", "queries.lag");
@@ -289,6 +339,8 @@ struct Queries {
       }
     }
     q.write_activity = json::string_or(v, "writeActivity", "", what);
+    if (const json::Value* grouped = json::find(v, "grouped"); grouped != nullptr && !grouped->IsNull())
+      q.grouped = GroupedQueries::from_json(*grouped);
     return q;
   }
   bool operator==(const Queries&) const = default;
