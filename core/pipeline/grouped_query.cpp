@@ -41,10 +41,6 @@ std::shared_ptr<const SeriesAnswer> GroupedAnswers::get(const GroupedQueryKey& k
   return answer.get();
 }
 
-bool is_namespace_wide(const std::string& query_template) {
-  return query_template.find("${name}") == std::string::npos && query_template.find("${release}") == std::string::npos;
-}
-
 std::optional<std::map<std::string, std::string>> target_label_values(const std::map<std::string, std::string>& by,
                                                                       const tenancy::TargetLabels& target) {
   std::map<std::string, std::string> out;

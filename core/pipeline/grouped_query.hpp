@@ -50,10 +50,6 @@ class GroupedAnswers {
   std::map<GroupedQueryKey, std::shared_future<Answer>> answers_;
 };
 
-// Whether a grouped template can be asked once for the whole namespace: its only placeholder is
-// ${namespace}.
-bool is_namespace_wide(const std::string& query_template);
-
 // The values the `by` labels have in a grouped answer for `target` (${name}, ${release} and
 // ${namespace} substituted verbatim: they are compared, never sent); nullopt when a value names
 // an unknown placeholder.

@@ -171,7 +171,7 @@ std::optional<MetricQueryResult> Observe::grouped_reading(const std::string& gro
                                                           Aggregation how, const std::string& what) const {
   const tenancy::TargetLabels target{r.namespace_name, kube::name_of(r.target), r.topology.release_name};
   const auto values = target_label_values(g.by, target);
-  if (!values || !is_namespace_wide(grouped)) return std::nullopt;
+  if (!values || !tenancy::is_namespace_wide(grouped)) return std::nullopt;
   const GroupedQueryKey key{r.namespace_name, monitoring_ns, r.engine.target.api_group + "/" + r.engine.target.kind,
                             what, grouped};
   const std::int64_t now =

@@ -64,4 +64,9 @@ ScopedQuery render_scoped_query(std::string_view tmpl, const TargetLabels& targe
   return ScopedQuery{std::move(out), ""};
 }
 
+bool is_namespace_wide(std::string_view query_template) {
+  return query_template.find("${name}") == std::string_view::npos &&
+         query_template.find("${release}") == std::string_view::npos;
+}
+
 }  // namespace dha::tenancy

@@ -27,4 +27,8 @@ struct ScopedQuery {
 // are refused with a reason fit for a log line and a status message.
 ScopedQuery render_scoped_query(std::string_view query_template, const TargetLabels& target);
 
+// Whether a template asks the same of every target in a namespace: ${namespace} is its only
+// placeholder (a grouped query, asked once for all of them).
+bool is_namespace_wide(std::string_view query_template);
+
 }  // namespace dha::tenancy

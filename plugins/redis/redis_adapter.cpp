@@ -8,9 +8,26 @@ namespace {
 
 namespace json = sdk::json;
 
-std::string role_join(std::string_view role) {
-  return R"( * on(namespace,pod) group_left() kube_pod_labels{namespace="${namespace}", label_app_kubernetes_io_instance="redis-${name}", label_redisfailovers_role=")" +
-         std::string(role) + "\"}";
+constexpr std::string_view kInstanceLabel = "label_app_kubernetes_io_instance";
+
+// `* on(namespace,pod) group_left() kube_pod_labels{...}` restricted to one role of the target's
+// pods; grouped: of every Redis in the namespace, the instance label carried over to aggregate by.
+std::string role_join(std::string_view role, bool grouped) {
+  const std::string label(kInstanceLabel);
+  return " * on(namespace,pod) group_left(" + (grouped ? label : "") + R"() kube_pod_labels{namespace="${namespace}", )" +
+         (grouped ? "" : label + R"(="redis-${name}", )") + R"(label_redisfailovers_role=")" + std::string(role) +
+         "\"}";
+}
+
+std::string connections(bool grouped) {
+  return "sum" + std::string(grouped ? " by (label_app_kubernetes_io_instance)" : "") +
+         R"(( redis_connected_clients{namespace="${namespace}"})" + role_join("slave", grouped) + " )";
+}
+
+std::string cpu(bool grouped) {
+  return "sum" + std::string(grouped ? " by (label_app_kubernetes_io_instance)" : "") +
+         R"(( rate(container_cpu_usage_seconds_total{namespace="${namespace}", container="redis"}[5m]))" +
+         role_join("slave", grouped) + " ) * 1000";
 }
 
 }  // namespace
@@ -30,21 +47,22 @@ sdk::Topology RedisAdapter::topology(const sdk::ObjectView& target) const {
 }
 
 sdk::Queries RedisAdapter::queries(const sdk::QueryRequest& request) const {
-  const std::string slaves = role_join("slave");
   sdk::Queries q;
+  // No lag signal, so only the driver metrics are grouped.
+  q.grouped = sdk::GroupedQueries{{{std::string(kInstanceLabel), "redis-${name}"}}, {}, "", ""};
   for (const std::string& type : request.metric_types) {
     if (type == "ReadConnections") {
-      q.driver[type] = R"(sum( redis_connected_clients{namespace="${namespace}"})" + slaves + " )";
+      q.driver[type] = connections(false);
+      q.grouped->driver[type] = connections(true);
     } else if (type == "ReadCPUUtilization") {
-      q.driver[type] =
-          R"(sum( rate(container_cpu_usage_seconds_total{namespace="${namespace}", container="redis"}[5m]))" + slaves +
-          " ) * 1000";
+      q.driver[type] = cpu(false);
+      q.grouped->driver[type] = cpu(true);
     }
   }
   q.lag_query = "";
   q.lag_unit = "seconds";
   // Never consulted while the lag query is empty; kept so the signal exists when a lag does.
-  q.write_activity = R"(sum( rate(redis_master_repl_offset{namespace="${namespace}"}[5m]))" + role_join("master") + " )";
+  q.write_activity = R"(sum( rate(redis_master_repl_offset{namespace="${namespace}"}[5m]))" + role_join("master", false) + " )";
   return q;
 }
 

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <optional>
 #include <string>
 
@@ -166,6 +168,39 @@ TEST(PostgresAdapter, ClusterQueriesJoinOnTheCnpgClusterLabel) {
       make().queries(sdk::QueryRequest{"N", "A", "A", "postgresql.cnpg.io", "Cluster", {"ReadConnections"}});
   EXPECT_EQ(render(q.driver.at("ReadConnections")),
             R"(sum( cnpg_backends_total{namespace="N", state="active"} * on(namespace,pod) group_left() kube_pod_labels{namespace="N", label_cnpg_io_cluster="A", label_cnpg_io_instance_role="replica"} ))");
+}
+
+// The grouped queries keep every series the per-target ones aggregate (the same matchers but the
+// target's name) and aggregate by the label that names the target, so that one answer per
+// namespace holds every target's reading; their only placeholder is ${namespace}.
+TEST(PostgresAdapter, GroupedQueriesAggregateByTheLabelThatNamesTheTarget) {
+  const sdk::Queries app = make().queries(
+      sdk::QueryRequest{"N", "A", "postgres-A", "apps.cozystack.io", "Postgres", {"ReadConnections", "ReadCPUUtilization"}});
+  ASSERT_TRUE(app.grouped);
+  const std::map<std::string, std::string> by_name{{"label_apps_cozystack_io_application_name", "${name}"}};
+  EXPECT_EQ(app.grouped->by, by_name);
+  const std::string join_replica =
+      R"(* on(namespace,pod) group_left(label_apps_cozystack_io_application_name) kube_pod_labels{namespace="N", label_apps_cozystack_io_application_kind="Postgres", label_cnpg_io_instance_role="replica"})";
+  EXPECT_EQ(render(app.grouped->driver.at("ReadConnections")),
+            R"(sum by (label_apps_cozystack_io_application_name)( cnpg_backends_total{namespace="N", state="active"} )" +
+                join_replica + " )");
+  EXPECT_EQ(render(app.grouped->driver.at("ReadCPUUtilization")),
+            R"(sum by (label_apps_cozystack_io_application_name)( rate(container_cpu_usage_seconds_total{namespace="N", container="postgres"}[5m]) )" +
+                join_replica + " ) * 1000");
+  EXPECT_EQ(render(app.grouped->lag_query),
+            R"(max by (label_apps_cozystack_io_application_name)( cnpg_pg_replication_lag{namespace="N"} )" + join_replica + " )");
+  EXPECT_NE(app.grouped->write_activity.find(R"(label_cnpg_io_instance_role="primary")"), std::string::npos);
+  for (const auto& [type, query] : app.grouped->driver) {
+    EXPECT_EQ(query.find("${name}"), std::string::npos) << type;
+    EXPECT_EQ(query.find("${release}"), std::string::npos) << type;
+  }
+
+  const sdk::Queries cluster =
+      make().queries(sdk::QueryRequest{"N", "A", "A", "postgresql.cnpg.io", "Cluster", {"ReadConnections"}});
+  ASSERT_TRUE(cluster.grouped);
+  EXPECT_EQ(cluster.grouped->by, (std::map<std::string, std::string>{{"label_cnpg_io_cluster", "${name}"}}));
+  EXPECT_EQ(render(cluster.grouped->driver.at("ReadConnections")),
+            R"(sum by (label_cnpg_io_cluster)( cnpg_backends_total{namespace="N", state="active"} * on(namespace,pod) group_left(label_cnpg_io_cluster) kube_pod_labels{namespace="N", label_cnpg_io_instance_role="replica"} ))");
 }
 
 TEST(PostgresAdapter, HealthFromWorkloadMonitorOrClusterStatus) {

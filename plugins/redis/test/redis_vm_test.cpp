@@ -3,6 +3,7 @@
 // redisfailovers-role=master|slave): read load from slaves only, write activity from the master.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 
 #include "dha/testing/vm_query_suite.hpp"
@@ -63,6 +64,28 @@ TEST_F(RedisQueriesOnVictoriaMetrics, ReadCpuFromTheRedisContainerOfSlaves) {
 
 TEST_F(RedisQueriesOnVictoriaMetrics, WriteActivityFromTheMaster) {
   EXPECT_NEAR(value(queries().write_activity), 50, 0.5);
+}
+
+// The grouped query's answer for every Redis of the namespace at once, read by instance label.
+std::map<std::string, double> grouped_values(dha::testing::VictoriaMetrics& vm, const std::string& query_template) {
+  const auto doc = sdk::json::parse(vm.query(dha::testing::fill_query_placeholders(query_template, "tenant-a", "", "")),
+                                    "answer");
+  std::map<std::string, double> out;
+  for (const auto& series : doc["data"]["result"].GetArray())
+    out[series["metric"]["label_app_kubernetes_io_instance"].GetString()] = std::stod(series["value"][1].GetString());
+  return out;
+}
+
+TEST_F(RedisQueriesOnVictoriaMetrics, TheGroupedQueriesReadEachInstanceAsItsOwnQueriesDo) {
+  const auto q = queries();
+  ASSERT_TRUE(q.grouped);
+  EXPECT_EQ(q.grouped->by.at("label_app_kubernetes_io_instance"), "redis-${name}");
+  const auto connections = grouped_values(vm(), q.grouped->driver.at("ReadConnections"));
+  EXPECT_DOUBLE_EQ(connections.at("redis-cache"), value(q.driver.at("ReadConnections")));
+  EXPECT_DOUBLE_EQ(connections.at("redis-cache2"), 8000);
+  EXPECT_EQ(connections.size(), 2u) << "tenant-b's series are not in tenant-a's answer";
+  const auto cpu = grouped_values(vm(), q.grouped->driver.at("ReadCPUUtilization"));
+  EXPECT_NEAR(cpu.at("redis-cache"), value(q.driver.at("ReadCPUUtilization")), 1e-6);
 }
 
 }  // namespace
