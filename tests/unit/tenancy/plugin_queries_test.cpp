@@ -46,6 +46,12 @@ TEST(PluginQueries, EveryEngineQueryIsScopedToTheTargetNamespace) {
           EXPECT_EQ(q.driver.size(), 2u) << info.id << " " << kind.kind;
           std::vector<std::string> all{q.lag_query, q.write_activity};
           for (const auto& [type, tmpl] : q.driver) all.push_back(tmpl);
+          if (q.grouped) {  // namespace-wide queries: checked the same, and they name no target
+            std::vector<std::string> grouped{q.grouped->lag_query, q.grouped->write_activity};
+            for (const auto& [type, tmpl] : q.grouped->driver) grouped.push_back(tmpl);
+            for (const std::string& tmpl : grouped) EXPECT_TRUE(is_namespace_wide(tmpl)) << info.id << ": " << tmpl;
+            all.insert(all.end(), grouped.begin(), grouped.end());
+          }
           for (const std::string& tmpl : all) {
             if (tmpl.empty()) continue;  // no signal (Redis lag)
             const ScopedQuery scoped = render_scoped_query(tmpl, t);

@@ -33,7 +33,11 @@
  *         "metricTypes": ["ReadConnections", "ReadCPUUtilization"]}
  *   out: {"driver": {"ReadConnections": "<promql>", ...},
  *         "lag": {"query": "<promql>", "unit": "seconds"},   // query "" = no lag signal
- *         "writeActivity": "<promql>"}                      // "" = no write signal
+ *         "writeActivity": "<promql>",                      // "" = no write signal
+ *         "grouped": {                                      // since 1.2, optional
+ *           "by": {"label_apps_cozystack_io_application_name": "${name}"},
+ *           "driver": {"ReadConnections": "<promql>", ...},
+ *           "lag": "<promql>", "writeActivity": "<promql>"}}  // "" = per target only
  *   Queries are templates. Label values that come from the target are written as the
  *   placeholders ${namespace}, ${name} and ${release} inside double quotes, e.g.
  *   `cnpg_backends_total{namespace="${namespace}"}`. The host substitutes them with escaped
@@ -41,6 +45,15 @@
  *   cannot read another tenant's series. A driver query sums over read-serving replicas only.
  *   A metric type the adapter does not support is left out of "driver" (the host then treats
  *   that metric as unavailable). `unit` is "seconds" or "bytes"; the lag brake uses seconds only.
+ *   "grouped" (since 1.2) offers the same signals for every target of the namespace and kind in
+ *   one query each, so that the host asks one query per signal and cycle instead of one per
+ *   target: its only placeholder is ${namespace}, it keeps every series the per-target query
+ *   aggregates for any target, and aggregates with the same function `by` the labels named in
+ *   "by"; "by" maps each label to the value it has for this target (a template of ${name},
+ *   ${release} or ${namespace}, substituted verbatim). The host reads a target's value from the
+ *   answer's series with those label values, scoped and checked as any query, and asks the
+ *   per-target query when the grouped one cannot serve (a signal left out, a refusal, a
+ *   non-finite series, an answer too large). A host before 1.2 ignores the field.
  *
  * health(in) -> out:
  *   in:  {"target": <target object>, "object": <health object, or the target again when the
