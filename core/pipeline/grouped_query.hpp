@@ -15,7 +15,8 @@
 // Grouped observation: one namespace-wide query per signal that answers for every target of an
 // engine kind at once (the adapter's sdk::GroupedQueries), fetched once per cycle and fanned out to
 // each DHA by the labels that name its target. A target reads exactly what its per-target query
-// would: the same series combined the same way, the same causes when there are none.
+// would: the same series combined the same way, the same causes when there are none
+// (docs/behaviour.md#observe-grouped).
 namespace dha::pipeline {
 
 // What makes two reconciles' grouped queries the same question: the endpoint is chosen by the
