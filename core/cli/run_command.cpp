@@ -124,6 +124,11 @@ void add_run_command(CLI::App& app) {
       ->capture_default_str();
   run->add_option("--leader-elect-retry-period", f.retry_period, "Interval between acquire and renew attempts")
       ->capture_default_str();
+  run->add_option("--shards", o.shards,
+                  "Split the DHAs into this many shards, each on its own Lease, spread over the replicas "
+                  "(needs --leader-elect); 1 = one leader reconciles everything")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
   run->add_option("--plugin-dir", f.plugin_dirs, plugin_dir_help());
   run->add_option("--plugins", o.plugins, "Plugins to load, comma-separated (file <name>.so in a plugin dir)")
       ->delimiter(',');

@@ -1,5 +1,6 @@
 #include "operator/operator.hpp"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 #ifdef __GLIBC__
@@ -31,6 +32,7 @@
 #include "operator/plugin_set.hpp"
 #include "plugin_host/calls_in_flight.hpp"
 #include "operator/self_metrics.hpp"
+#include "operator/sharded_work.hpp"
 
 namespace dha::op {
 namespace {
@@ -113,6 +115,8 @@ struct Operator::Parts {
   std::mutex watch_mu;
   std::map<std::string, std::unique_ptr<kube::Informer>> secondary;
   std::unique_ptr<kube::LeaderElector> elector;
+  std::unique_ptr<ShardedWork> sharded;  // --shards > 1
+  std::unique_ptr<kube::ShardLeases> shard_leases;
   std::unique_ptr<MetricsAuthorizer> metrics_auth;
   std::unique_ptr<server::Server> probes;
   std::unique_ptr<server::Server> metrics_server;
@@ -185,11 +189,20 @@ void Operator::start() {
   telemetry::register_process_metrics(p.registry);
   telemetry::register_build_info(p.registry, options_.version, std::to_string(DHA_ABI_VERSION_MAJOR) + "." +
                                                                    std::to_string(DHA_ABI_VERSION_MINOR));
+  if (options_.shards < 1) throw std::runtime_error("--shards must be at least 1");
+  if (options_.shards > 1 && !options_.leader_elect)
+    throw std::runtime_error(fmt::format("--shards {} needs --leader-elect: shards are held through Leases", options_.shards));
+  if (options_.shards > 1) p.sharded = std::make_unique<ShardedWork>(options_.shards);
   kube::ControllerOptions co;
   co.workers = options_.workers;
   co.metrics = &p.registry;
   p.controller = std::make_unique<kube::Controller>(
-      "dha", [&r = *p.wiring->reconciler](const std::string& key) { return r.reconcile(key); }, co);
+      "dha",
+      [&r = *p.wiring->reconciler, sharded = p.sharded.get()](const std::string& key) {
+        if (sharded == nullptr) return r.reconcile(key);
+        return sharded->reconcile(key, [&r](const std::string& k) { return r.reconcile(k); });
+      },
+      co);
 
   // The DHA cache only feeds the work queue (keys, generation, deletion, finalizers): each
   // reconcile GETs the DHA it works on, so the cache keeps metadata alone — at 10 000 DHAs
@@ -197,12 +210,15 @@ void Operator::start() {
   kube::InformerOptions dha_cache;
   dha_cache.transform = keep_metadata_only;
   p.dha_informer = std::make_unique<kube::Informer>(*p.wiring->client, kube::resources::dhas(), dha_cache);
-  auto& queue = p.controller->queue();
-  p.dha_informer->add_handler({[&queue](const kube::ObjectPtr& o) { queue.add(kube::key_of(*o)); },
-                               [&queue](const kube::ObjectPtr& before, const kube::ObjectPtr& after) {
-                                 if (worth_reconciling(*before, *after)) queue.add(kube::key_of(*after));
+  // Sharded, a replica queues only the DHAs of its shards (a gained shard queues its own).
+  auto enqueue = [&queue = p.controller->queue(), sharded = p.sharded.get()](const std::string& key) {
+    if (sharded == nullptr || sharded->owns(key)) queue.add(key);
+  };
+  p.dha_informer->add_handler({[enqueue](const kube::ObjectPtr& o) { enqueue(kube::key_of(*o)); },
+                               [enqueue](const kube::ObjectPtr& before, const kube::ObjectPtr& after) {
+                                 if (worth_reconciling(*before, *after)) enqueue(kube::key_of(*after));
                                },
-                               [&queue](const kube::ObjectPtr& o) { queue.add(kube::key_of(*o)); }});
+                               [enqueue](const kube::ObjectPtr& o) { enqueue(kube::key_of(*o)); }});
 
   // Servers: probes (plain HTTP), metrics (TLS + TokenReview/SAR with --metrics-secure), webhook.
   if (auto bind = server::parse_bind_address(options_.health_probe_bind_address)) {
@@ -241,7 +257,13 @@ void Operator::start() {
                             server::TlsOptions{options_.cert_dir}, std::move(router));
   }
 
-  if (options_.leader_elect) {
+  if (p.sharded) {
+    // Sharded: the same fencing, by the lease of the shard of the DHA being reconciled.
+    p.wiring->client->set_write_fence([sharded = p.sharded.get()] {
+      sharded->fence();
+      return kube::TimePoint::max();
+    });
+  } else if (options_.leader_elect) {
     // Fencing: every write of the reconcilers (replicas, status, events, finalizers) first
     // checks that this replica still holds the lease, as of now. One that lost it writes
     // nothing more, whatever its in-flight reconciles were about to do.
@@ -260,10 +282,26 @@ void Operator::start() {
     spdlog::info("reconciling (leader election off), sync period {}s", options_.sync_period.count());
     return;
   }
-  kube::LeaderElectionConfig le;
-  le.lease_namespace =
+  const std::string lease_namespace =
       options_.leader_election_namespace.empty() ? p.wiring->config.default_namespace
                                                  : options_.leader_election_namespace;
+  if (p.sharded) {
+    kube::ShardLeaseConfig sc;
+    sc.lease_namespace = lease_namespace;
+    sc.lease_name = options_.leader_election_id;
+    sc.identity = make_identity();
+    sc.lease_duration = options_.lease_duration;
+    sc.renew_deadline = options_.renew_deadline;
+    sc.retry_period = options_.retry_period;
+    spdlog::info("{} shards on the Leases {}/{}-shard-0..{} as {}", options_.shards, lease_namespace,
+                 options_.leader_election_id, options_.shards - 1, sc.identity);
+    p.controller->start();
+    p.shard_leases = start_shard_leases(p.wiring->config, std::move(sc), *p.sharded, *p.dha_informer,
+                                        p.controller->queue(), *p.wiring->metrics);
+    return;
+  }
+  kube::LeaderElectionConfig le;
+  le.lease_namespace = lease_namespace;
   le.lease_name = options_.leader_election_id;
   le.lease_duration = options_.lease_duration;
   le.renew_deadline = options_.renew_deadline;
@@ -309,6 +347,7 @@ void Operator::stop() {
                   abandoned_.load(), std::chrono::duration<double>(drain_limit()).count());
   }
   if (p.elector) p.elector->stop(drained);
+  if (p.shard_leases) p.shard_leases->stop();  // releases only the shards whose reconciles ended
   if (p.dha_informer) p.dha_informer->stop();
   {
     std::lock_guard lock(p.watch_mu);

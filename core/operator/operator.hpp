@@ -26,6 +26,9 @@ struct OperatorOptions {
   std::chrono::milliseconds lease_duration{15000};
   std::chrono::milliseconds renew_deadline{10000};
   std::chrono::milliseconds retry_period{2000};
+  // > 1: the DHAs are split into this many shards, each on its own Lease, spread over the
+  // replicas (needs leader_elect; sharded_work.hpp). 1: one leader Lease, as without sharding.
+  int shards = 1;
   std::vector<std::string> plugin_dirs{"/usr/lib/db-autoscaler/plugins"};
   std::vector<std::string> plugins;
   std::string plugin_config;

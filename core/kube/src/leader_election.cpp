@@ -9,6 +9,7 @@
 
 #include "dha/kube/client.hpp"
 #include "dha/kube/json.hpp"
+#include "dha/kube/lease_record.hpp"
 
 namespace dha::kube {
 
@@ -38,53 +39,17 @@ std::string format_micro_time(std::chrono::system_clock::time_point t) {
 
 namespace {
 
-LeaseRecord read_record(const rapidjson::Value& lease) {
-  LeaseRecord r;
-  r.holder = string_at(lease, {"spec", "holderIdentity"});
-  r.acquire_time = string_at(lease, {"spec", "acquireTime"});
-  r.renew_time = string_at(lease, {"spec", "renewTime"});
-  if (const auto* d = find_path(lease, {"spec", "leaseDurationSeconds"}); d != nullptr && d->IsInt()) r.lease_duration_seconds = d->GetInt();
-  if (const auto* t = find_path(lease, {"spec", "leaseTransitions"}); t != nullptr && t->IsInt()) r.transitions = t->GetInt();
-  return r;
-}
-
-void write_spec(rapidjson::Document& lease, const LeaseRecord& r) {
-  auto& a = lease.GetAllocator();
-  if (!lease.HasMember("spec") || !lease["spec"].IsObject()) {
-    lease.RemoveMember("spec");
-    lease.AddMember("spec", rapidjson::Value(rapidjson::kObjectType), a);
-  }
-  rapidjson::Value& spec = lease["spec"];
-  auto set = [&](const char* key, rapidjson::Value v) {
-    spec.RemoveMember(key);
-    spec.AddMember(rapidjson::Value(key, a), v, a);
-  };
-  set("holderIdentity", rapidjson::Value(r.holder, a));
-  set("leaseDurationSeconds", rapidjson::Value(r.lease_duration_seconds));
-  set("acquireTime", rapidjson::Value(r.acquire_time, a));
-  set("renewTime", rapidjson::Value(r.renew_time, a));
-  set("leaseTransitions", rapidjson::Value(r.transitions));
-}
-
-int whole_seconds_up(Duration d) {
-  const double s = std::chrono::duration<double>(d).count();
-  return std::max(1, int(std::ceil(s)));
-}
+using lease::read_record;
+using lease::whole_seconds_up;
+using lease::write_spec;
 
 }  // namespace
 
 LeaderElector::LeaderElector(const Config& config, LeaderElectionConfig le, const Clock& clock) : le_(std::move(le)), clock_(clock) {
   if (le_.identity.empty()) throw std::invalid_argument("leader election: identity (the pod name) is empty");
   if (le_.lease_namespace.empty()) throw std::invalid_argument("leader election: lease namespace is empty");
-  if (le_.renew_deadline >= le_.lease_duration)
-    throw std::invalid_argument("leader election: renew deadline must be shorter than the lease duration");
-  if (le_.retry_period >= le_.renew_deadline)
-    throw std::invalid_argument("leader election: retry period must be shorter than the renew deadline");
-  Config own = config;
-  own.qps = 0;  // never wait behind the shared limiter
-  own.request_timeout = std::max(std::chrono::milliseconds(100), std::chrono::duration_cast<std::chrono::milliseconds>(le_.retry_period));
-  own.connect_timeout = std::min(own.connect_timeout, own.request_timeout);
-  client_ = std::make_unique<Client>(std::move(own));
+  lease::check_timings("leader election", le_.lease_duration, le_.renew_deadline, le_.retry_period);
+  client_ = std::make_unique<Client>(lease::client_config(config, le_.retry_period));
 }
 
 LeaderElector::~LeaderElector() { stop(); }

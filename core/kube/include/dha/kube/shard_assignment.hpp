@@ -1,0 +1,41 @@
+#pragma once
+// Which shard a DHA belongs to, and which shards a replica should hold: the pure half of
+// sharding (shard_leases.hpp runs it against the Leases).
+//
+// Hash: shard_of("namespace/name", N) = FNV-1a 64-bit of the key's bytes, modulo N. It is part
+// of the contract (a DHA must land in the same shard on every replica and every version), so
+// tests pin its values.
+//
+// Policy, run by every replica each retry period: a replica that holds a member slot counts
+// the live member slots L (its own included) and aims at fair = ceil(N / L) shards. Holding
+// more, it releases the extras (highest shard first); holding fewer, it takes free shards (no
+// Lease, no holder, or not renewed for the lease duration) lowest first, up to fair. Replicas
+// joining thus take shards from the others, and a dead replica's shards are free again once
+// its Leases expire.
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace dha::kube {
+
+std::uint64_t fnv1a64(std::string_view bytes);
+// `key` is "namespace/name"; shards >= 1.
+int shard_of(std::string_view key, int shards);
+
+struct ShardView {
+  int shards = 1;
+  int live_members = 1;     // live member slots, this replica's included
+  std::vector<int> held;    // shards this replica holds
+  std::vector<int> free;    // shards nobody holds (or whose holder stopped renewing)
+};
+
+struct ShardPlan {
+  std::vector<int> acquire;
+  std::vector<int> release;
+};
+
+int fair_share(int shards, int live_members);
+ShardPlan plan_shards(const ShardView& view);
+
+}  // namespace dha::kube

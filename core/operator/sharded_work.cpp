@@ -1,0 +1,93 @@
+#include "operator/sharded_work.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "dha/kube/client.hpp"
+#include "dha/kube/json.hpp"
+#include "dha/kube/shard_assignment.hpp"
+
+namespace dha::op {
+namespace {
+
+// The shard whose DHA this thread reconciles now; -1 outside a reconcile.
+thread_local int current_shard = -1;
+
+}  // namespace
+
+ShardedWork::ShardedWork(int shards) : shards_(shards), running_(static_cast<std::size_t>(shards), 0) {}
+
+int ShardedWork::shard_of(const std::string& key) const { return kube::shard_of(key, shards_); }
+
+bool ShardedWork::owns(const std::string& key) const { return leases_ != nullptr && leases_->holds(shard_of(key)); }
+
+kube::ReconcileResult ShardedWork::reconcile(const std::string& key,
+                                             const std::function<kube::ReconcileResult(const std::string&)>& run) {
+  const int shard = shard_of(key);
+  if (!owns(key)) return kube::Done{};
+  {
+    std::lock_guard lock(mu_);
+    ++running_[shard];
+  }
+  struct Scope {
+    ShardedWork& work;
+    int shard;
+    Scope(ShardedWork& w, int s) : work(w), shard(s) { current_shard = s; }
+    ~Scope() {
+      current_shard = -1;
+      {
+        std::lock_guard lock(work.mu_);
+        --work.running_[shard];
+      }
+      work.idle_.notify_all();
+    }
+  } scope(*this, shard);
+  kube::ReconcileResult result = run(key);
+  if (!owns(key)) return kube::Done{};
+  return result;
+}
+
+void ShardedWork::fence() const {
+  const int shard = current_shard;
+  if (shard < 0) throw kube::WriteFenced("not writing: no DHA of a held shard is being reconciled on this thread");
+  if (leases_ == nullptr || !leases_->holds(shard))
+    throw kube::WriteFenced(fmt::format("not writing: this replica does not hold the lease of shard {}", shard));
+}
+
+bool ShardedWork::drain(int shard, std::chrono::milliseconds limit) {
+  std::unique_lock lock(mu_);
+  return idle_.wait_for(lock, limit, [&] { return running_[static_cast<std::size_t>(shard)] == 0; });
+}
+
+std::unique_ptr<kube::ShardLeases> start_shard_leases(const kube::Config& config, kube::ShardLeaseConfig c,
+                                                      ShardedWork& work, const kube::Informer& dhas,
+                                                      kube::WorkQueue& queue, SelfMetrics& metrics) {
+  auto leases_box = std::make_shared<const kube::ShardLeases*>(nullptr);
+  c.shards = work.shards();
+  c.on_gained = [&work, &dhas, &queue, &metrics](int shard) {
+    metrics.set_leader(true);
+    int queued = 0;
+    for (const auto& dha : dhas.list()) {
+      const std::string key = kube::key_of(*dha);
+      if (work.shard_of(key) != shard) continue;
+      queue.add(key);
+      ++queued;
+    }
+    spdlog::info("reconciling shard {} of {}: {} DHAs queued", shard, work.shards(), queued);
+  };
+  const auto limit = std::chrono::duration_cast<std::chrono::milliseconds>(c.renew_deadline);
+  c.on_lost = [&work, &metrics, leases_box, limit](int shard) {
+    if (!work.drain(shard, limit))
+      spdlog::warn("shard {}: reconciles still running {} ms after the shard was lost; their writes are refused", shard,
+                   limit.count());
+    metrics.set_leader(*leases_box != nullptr && !(*leases_box)->held().empty());
+    spdlog::info("stopped reconciling shard {} of {}", shard, work.shards());
+  };
+  auto leases = std::make_unique<kube::ShardLeases>(config, std::move(c));
+  *leases_box = leases.get();
+  work.attach(*leases);
+  leases->start();
+  return leases;
+}
+
+}  // namespace dha::op

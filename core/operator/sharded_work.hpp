@@ -1,0 +1,58 @@
+#pragma once
+// The operator's half of sharding (--shards N > 1): which DHAs this replica may reconcile now,
+// and the fence its writes pass. The Leases themselves are kube::ShardLeases.
+//
+// A reconcile runs only for a DHA whose shard (kube::shard_of of "namespace/name") this replica
+// holds; a key of another shard is dropped when a worker takes it (it comes back when its shard
+// is gained). The reconcile runs with its shard in scope, so fence() — called before every
+// write of the shared client — lets through only writes of a shard still held, as of now.
+// A result that comes back after the shard was lost is dropped too: no retry, no requeue here.
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "dha/kube/informer.hpp"
+#include "dha/kube/reconcile.hpp"
+#include "dha/kube/shard_leases.hpp"
+#include "dha/kube/work_queue.hpp"
+#include "operator/self_metrics.hpp"
+
+namespace dha::op {
+
+class ShardedWork {
+ public:
+  explicit ShardedWork(int shards);
+
+  // Before any reconcile runs; the leases outlive this object's use.
+  void attach(const kube::ShardLeases& leases) { leases_ = &leases; }
+  int shards() const { return shards_; }
+  int shard_of(const std::string& key) const;
+  bool owns(const std::string& key) const;
+
+  kube::ReconcileResult reconcile(const std::string& key, const std::function<kube::ReconcileResult(const std::string&)>& run);
+  // Throws kube::WriteFenced unless the calling thread reconciles a DHA of a shard held now.
+  void fence() const;
+  // Waits until no reconcile of `shard` runs, at most `limit`; false when one still does.
+  bool drain(int shard, std::chrono::milliseconds limit);
+
+ private:
+  const int shards_;
+  const kube::ShardLeases* leases_ = nullptr;
+  std::mutex mu_;
+  std::condition_variable idle_;
+  std::vector<int> running_;  // reconciles in flight, per shard
+};
+
+// Creates and starts the shard Leases of `work`: a gained shard enqueues its DHAs (from the DHA
+// cache) at once; a lost one waits up to the renew deadline for its reconciles to end. The
+// leader gauge says whether this replica holds any shard.
+std::unique_ptr<kube::ShardLeases> start_shard_leases(const kube::Config& config, kube::ShardLeaseConfig c,
+                                                      ShardedWork& work, const kube::Informer& dhas,
+                                                      kube::WorkQueue& queue, SelfMetrics& metrics);
+
+}  // namespace dha::op

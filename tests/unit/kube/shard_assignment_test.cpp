@@ -1,0 +1,120 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <vector>
+
+#include "dha/kube/shard_assignment.hpp"
+
+namespace dha::kube {
+namespace {
+
+// The hash is a contract: a DHA must land in the same shard on every replica and every
+// version, or two versions running side by side during a rollout would split it differently.
+TEST(ShardHash, PinnedValues) {
+  EXPECT_EQ(fnv1a64(""), 0xcbf29ce484222325ull);
+  EXPECT_EQ(fnv1a64("a"), 0xaf63dc4c8601ec8cull);  // the published FNV-1a 64 test vector
+  struct Pin {
+    const char* key;
+    int of2, of3, of7;
+  };
+  for (const Pin& p : {Pin{"tenant-a/db-dha", 0, 1, 5}, Pin{"tenant-a/pg", 1, 0, 1}, Pin{"tenant-b/pg", 0, 0, 6},
+                       Pin{"tenant-root/mysql-main", 1, 0, 1}, Pin{"x/y", 1, 1, 4}}) {
+    EXPECT_EQ(shard_of(p.key, 2), p.of2) << p.key;
+    EXPECT_EQ(shard_of(p.key, 3), p.of3) << p.key;
+    EXPECT_EQ(shard_of(p.key, 7), p.of7) << p.key;
+    EXPECT_EQ(shard_of(p.key, 1), 0) << p.key;
+  }
+}
+
+TEST(ShardHash, SpreadsKeys) {
+  std::vector<int> count(4, 0);
+  for (int i = 0; i < 4000; ++i) ++count[shard_of("tenant-" + std::to_string(i % 40) + "/pg-" + std::to_string(i), 4)];
+  for (int c : count) EXPECT_NEAR(c, 1000, 150);
+}
+
+struct PlanCase {
+  const char* name;
+  ShardView view;
+  std::vector<int> acquire;
+  std::vector<int> release;
+};
+
+class ShardPlanTable : public testing::TestWithParam<PlanCase> {};
+
+TEST_P(ShardPlanTable, Plans) {
+  const auto& c = GetParam();
+  const ShardPlan plan = plan_shards(c.view);
+  EXPECT_EQ(plan.acquire, c.acquire);
+  EXPECT_EQ(plan.release, c.release);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, ShardPlanTable,
+    testing::Values(PlanCase{"alone_takes_all", {3, 1, {}, {0, 1, 2}}, {0, 1, 2}, {}},
+                    PlanCase{"second_replica_makes_the_first_release", {3, 2, {0, 1, 2}, {}}, {}, {2}},
+                    PlanCase{"newcomer_takes_up_to_its_share", {3, 2, {}, {2}}, {2}, {}},
+                    PlanCase{"at_share_takes_nothing", {4, 2, {0, 1}, {2, 3}}, {}, {}},
+                    PlanCase{"dead_replica_frees_shards_survivor_takes_share", {3, 2, {0}, {1, 2}}, {1}, {}},
+                    PlanCase{"last_survivor_takes_everything", {3, 1, {0}, {1, 2}}, {1, 2}, {}},
+                    PlanCase{"more_replicas_than_shards", {2, 3, {0, 1}, {}}, {}, {1}},
+                    PlanCase{"releases_highest_first", {6, 3, {5, 0, 3, 1}, {}}, {}, {5, 3}},
+                    PlanCase{"free_list_unsorted", {4, 1, {}, {3, 1, 0, 2}}, {0, 1, 2, 3}, {}},
+                    PlanCase{"zero_live_counts_as_one", {2, 0, {}, {0, 1}}, {0, 1}, {}}),
+    [](const testing::TestParamInfo<PlanCase>& i) { return std::string(i.param.name); });
+
+// Replicas join and leave; each round every live replica plans against the same shared state
+// (as each would after its List). After a few rounds every shard has exactly one holder and
+// nobody holds more than its fair share.
+struct Scenario {
+  const char* name;
+  int shards;
+  std::vector<std::vector<int>> phases;  // live replicas per phase
+};
+
+class ShardPolicySimulation : public testing::TestWithParam<Scenario> {};
+
+TEST_P(ShardPolicySimulation, SettlesOnAFairSpread) {
+  const auto& sc = GetParam();
+  std::vector<int> owner(static_cast<std::size_t>(sc.shards), -1);
+  for (const auto& live : sc.phases) {
+    for (int& o : owner)
+      if (o >= 0 && std::find(live.begin(), live.end(), o) == live.end()) o = -1;  // its Leases expired
+    for (int round = 0; round < 4; ++round) {
+      for (int r : live) {
+        ShardView v;
+        v.shards = sc.shards;
+        v.live_members = std::min<int>(static_cast<int>(live.size()), sc.shards);
+        for (int s = 0; s < sc.shards; ++s) {
+          if (owner[s] == r) v.held.push_back(s);
+          if (owner[s] < 0) v.free.push_back(s);
+        }
+        const ShardPlan p = plan_shards(v);
+        for (int s : p.release) owner[s] = -1;
+        for (int s : p.acquire)
+          if (owner[s] < 0) owner[s] = r;
+      }
+    }
+    const int fair = fair_share(sc.shards, static_cast<int>(live.size()));
+    std::map<int, int> count;
+    for (int s = 0; s < sc.shards; ++s) {
+      EXPECT_GE(owner[s], 0) << "shard " << s << " has no holder with " << live.size() << " replicas";
+      ++count[owner[s]];
+    }
+    for (int r : live) EXPECT_LE(count[r], fair) << "replica " << r << " with " << live.size() << " replicas";
+    if (static_cast<int>(live.size()) <= sc.shards) {
+      for (int r : live) EXPECT_GE(count[r], sc.shards / static_cast<int>(live.size())) << "replica " << r;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, ShardPolicySimulation,
+                         testing::Values(Scenario{"three_join_one_by_one", 3, {{0}, {0, 1}, {0, 1, 2}}},
+                                         Scenario{"one_of_three_dies", 3, {{0, 1, 2}, {0, 2}}},
+                                         Scenario{"two_of_three_die", 3, {{0, 1, 2}, {1}}},
+                                         Scenario{"more_shards_than_replicas", 8, {{0, 1, 2}, {0, 1}, {0, 1, 2, 3}}},
+                                         Scenario{"replaced_replica", 4, {{0, 1}, {1}, {1, 2}}}),
+                         [](const testing::TestParamInfo<Scenario>& i) { return std::string(i.param.name); });
+
+}  // namespace
+}  // namespace dha::kube
