@@ -19,7 +19,7 @@ ShardedWork::ShardedWork(int shards) : shards_(shards), running_(static_cast<std
 
 int ShardedWork::shard_of(const std::string& key) const { return kube::shard_of(key, shards_); }
 
-bool ShardedWork::owns(const std::string& key) const { return leases_ != nullptr && leases_->holds(shard_of(key)); }
+bool ShardedWork::owns(const std::string& key) const { return holds_ && holds_(shard_of(key)); }
 
 kube::ReconcileResult ShardedWork::reconcile(const std::string& key,
                                              const std::function<kube::ReconcileResult(const std::string&)>& run) {
@@ -50,7 +50,7 @@ kube::ReconcileResult ShardedWork::reconcile(const std::string& key,
 void ShardedWork::fence() const {
   const int shard = current_shard;
   if (shard < 0) throw kube::WriteFenced("not writing: no DHA of a held shard is being reconciled on this thread");
-  if (leases_ == nullptr || !leases_->holds(shard))
+  if (!holds_ || !holds_(shard))
     throw kube::WriteFenced(fmt::format("not writing: this replica does not hold the lease of shard {}", shard));
 }
 
@@ -85,7 +85,7 @@ std::unique_ptr<kube::ShardLeases> start_shard_leases(const kube::Config& config
   };
   auto leases = std::make_unique<kube::ShardLeases>(config, std::move(c));
   *leases_box = leases.get();
-  work.attach(*leases);
+  work.attach([l = leases.get()](int shard) { return l->holds(shard); });
   leases->start();
   return leases;
 }

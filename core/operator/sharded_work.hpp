@@ -28,8 +28,8 @@ class ShardedWork {
  public:
   explicit ShardedWork(int shards);
 
-  // Before any reconcile runs; the leases outlive this object's use.
-  void attach(const kube::ShardLeases& leases) { leases_ = &leases; }
+  // Before any reconcile runs: whether this replica holds a shard now (kube::ShardLeases::holds).
+  void attach(std::function<bool(int shard)> holds) { holds_ = std::move(holds); }
   int shards() const { return shards_; }
   int shard_of(const std::string& key) const;
   bool owns(const std::string& key) const;
@@ -42,7 +42,7 @@ class ShardedWork {
 
  private:
   const int shards_;
-  const kube::ShardLeases* leases_ = nullptr;
+  std::function<bool(int shard)> holds_;
   std::mutex mu_;
   std::condition_variable idle_;
   std::vector<int> running_;  // reconciles in flight, per shard

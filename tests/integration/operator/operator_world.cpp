@@ -33,6 +33,8 @@ std::string service_account_name(const char* username) {
 
 }  // namespace
 
+const char* operator_username(char which) { return which == 'a' ? kOperatorA : which == 'b' ? kOperatorB : kOperatorC; }
+
 void OperatorWorld::SetUp() {
   char tmpl[] = "/tmp/dha-operator-test-XXXXXX";
   ASSERT_NE(mkdtemp(tmpl), nullptr);
@@ -41,6 +43,7 @@ void OperatorWorld::SetUp() {
   testing::TestClusterOptions o;
   o.identities["operator-a"] = testing::service_account(kReleaseNamespace, service_account_name(kOperatorA));
   o.identities["operator-b"] = testing::service_account(kReleaseNamespace, service_account_name(kOperatorB));
+  o.identities["operator-c"] = testing::service_account(kReleaseNamespace, service_account_name(kOperatorC));
   o.identities["tenant"] = {"tenant-user", {"system:authenticated"}, "uid-t"};
   o.identities["scraper"] = {"vmagent-scraper", {"system:authenticated"}, "uid-s"};
   o.identities["apps"] = testing::service_account("cozy-system", "cozystack-api");  // the apps API
@@ -83,6 +86,7 @@ void OperatorWorld::SetUp() {
   }
   metrics_port_a_ = testing::free_loopback_port();
   metrics_port_b_ = testing::free_loopback_port();
+  metrics_port_c_ = testing::free_loopback_port();
   converger_ = std::thread([this] { converge_loop(); });
 }
 
@@ -104,7 +108,7 @@ void OperatorWorld::TearDown() {
 
 OperatorProcess& OperatorWorld::start_operator(char which, std::map<std::string, std::string> flags,
                                                std::vector<std::string> extra) {
-  const std::string kubeconfig = cluster_->kubeconfig(which == 'a' ? "operator-a" : "operator-b");
+  const std::string kubeconfig = cluster_->kubeconfig(std::string("operator-") + which);
   std::map<std::string, std::string> defaults{
       {"--kubeconfig", kubeconfig},
       {"--plugins", "postgres,metrics-vm"},
@@ -114,7 +118,7 @@ OperatorProcess& OperatorWorld::start_operator(char which, std::map<std::string,
       {"--health-probe-bind-address", "127.0.0.1:0"},
       {"--metrics-bind-address", fmt::format("127.0.0.1:{}", metrics_port(which))},
       {"--metrics-secure", "false"},
-      {"--operator-username", which == 'a' ? kOperatorA : kOperatorB},
+      {"--operator-username", operator_username(which)},
       {"--log-format", "text"},
       {"--log-level", "debug"}};
   for (auto& [flag, value] : flags) defaults[flag] = value;
@@ -345,7 +349,8 @@ void OperatorWorld::apply_real_rbac() {
   }
   chart_grants_ = apply_chart_rbac(*cluster_, rendered[chart_args_],
                                    {{kReleaseNamespace, service_account_name(kOperatorA)},
-                                    {kReleaseNamespace, service_account_name(kOperatorB)}});
+                                    {kReleaseNamespace, service_account_name(kOperatorB)},
+                                    {kReleaseNamespace, service_account_name(kOperatorC)}});
   // Not the chart's business: the tenant owns its databases, and a scraper is bound to the
   // chart's metrics-reader role as its values.metrics.readers would bind vmagent.
   const std::string rbac = "/apis/rbac.authorization.k8s.io/v1/";
@@ -375,7 +380,7 @@ void OperatorWorld::apply_real_rbac() {
 std::vector<std::string> OperatorWorld::operator_403s() {
   std::vector<std::string> out;
   for (const auto& e : cluster_->audit()) {
-    if ((e.username == kOperatorA || e.username == kOperatorB) && e.status == 403 &&
+    if ((e.username == kOperatorA || e.username == kOperatorB || e.username == kOperatorC) && e.status == 403 &&
         expected_refusals_.count(e.method + " " + e.path) == 0) {
       const Grant g = grant_of(e);
       out.push_back(g.verb + " " + g.resource + (g.group.empty() ? "" : "." + g.group) + " (" + e.method + " " +

@@ -37,6 +37,9 @@ inline constexpr const char* kApp = "db";
 inline constexpr const char* kDha = "db-dha";
 inline constexpr const char* kOperatorA = "system:serviceaccount:cozy-db-autoscaler:db-autoscaler-a";
 inline constexpr const char* kOperatorB = "system:serviceaccount:cozy-db-autoscaler:db-autoscaler-b";
+inline constexpr const char* kOperatorC = "system:serviceaccount:cozy-db-autoscaler:db-autoscaler-c";
+// The username of operator 'a', 'b' or 'c'.
+const char* operator_username(char which);
 
 struct DhaOptions {
   int min = 2;
@@ -60,11 +63,13 @@ class OperatorWorld : public ::testing::Test {
   void TearDown() override;
 
   // --- the operator ---
-  // Starts `db-autoscaler run` authenticated as operator "a" or "b". `flags` override the
+  // Starts `db-autoscaler run` authenticated as operator "a", "b" or "c". `flags` override the
   // test defaults by name ({"--sync-period", "60s"}); `extra` are appended as they are.
   OperatorProcess& start_operator(char which = 'a', std::map<std::string, std::string> flags = {},
                                   std::vector<std::string> extra = {});
-  std::uint16_t metrics_port(char which = 'a') const { return which == 'a' ? metrics_port_a_ : metrics_port_b_; }
+  std::uint16_t metrics_port(char which = 'a') const {
+    return which == 'a' ? metrics_port_a_ : which == 'b' ? metrics_port_b_ : metrics_port_c_;
+  }
   std::string metrics_text(char which = 'a');
 
   // --- the world ---
@@ -130,6 +135,7 @@ class OperatorWorld : public ::testing::Test {
   std::string quota_hard_;
   std::uint16_t metrics_port_a_ = 0;
   std::uint16_t metrics_port_b_ = 0;
+  std::uint16_t metrics_port_c_ = 0;
   std::atomic<bool> auto_converge_{false};
   std::atomic<bool> stop_{false};
   std::thread converger_;
