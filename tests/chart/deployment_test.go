@@ -142,7 +142,7 @@ func TestSelectorsMatchThePods(t *testing.T) {
 
 // The operator's flags (docs/operator.md). An arg the binary does not know would crash-loop the pods.
 var operatorFlags = map[string]bool{
-	"--kubeconfig": true, "--leader-elect": true, "--leader-election-namespace": true,
+	"--kubeconfig": true, "--leader-elect": true, "--leader-election-namespace": true, "--shards": true,
 	"--plugin-dir": true, "--plugins": true, "--plugin-config": true,
 	"--metrics-bind-address": true, "--health-probe-bind-address": true, "--webhook-port": true,
 	"--cert-dir": true, "--operator-username": true, "--apps-api-username": true,
@@ -161,6 +161,7 @@ func TestArgsUseOnlyOperatorFlags(t *testing.T) {
 		{"hardened", []string{"hardened.yaml"}, nil},
 		{"metrics off", nil, []string{"metrics.enabled=false"}},
 		{"single replica without leader election", nil, []string{"replicas=1", "leaderElection.enabled=false"}},
+		{"sharded", nil, []string{"replicas=3", "shards=3"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -175,6 +176,19 @@ func TestArgsUseOnlyOperatorFlags(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Single-shard (the default) passes no --shards, so the operator runs exactly as without
+// sharding; shards > 1 passes the count.
+func TestShardsFlag(t *testing.T) {
+	for _, a := range operatorArgs(t, renderChart(t, nil)) {
+		if strings.HasPrefix(a, "--shards") {
+			t.Errorf("the default render passes %q", a)
+		}
+	}
+	if args := operatorArgs(t, renderChart(t, nil, "replicas=3", "shards=3")); !contains(args, "--shards=3") {
+		t.Errorf("shards=3 must pass --shards=3, args %v", args)
 	}
 }
 

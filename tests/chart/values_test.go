@@ -32,6 +32,9 @@ func TestValuesSchema(t *testing.T) {
 		{"label value that is not a string", `dashboard: {labels: {grafana_dashboard: 1}}`, "dashboard.labels.grafana_dashboard"},
 		{"two replicas without a lease", `leaderElection: {enabled: false}`, "replicas > 1 requires leaderElection.enabled"},
 		{"one replica without a lease", "replicas: 1\nleaderElection: {enabled: false}", ""},
+		{"shards without a lease", "replicas: 1\nshards: 2\nleaderElection: {enabled: false}", "shards > 1 requires leaderElection.enabled"},
+		{"zero shards", `shards: 0`, "shards"},
+		{"fractional shards", `shards: 1.5`, "shards"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -73,6 +73,9 @@ express them.
 {{- if and (gt (int .Values.replicas) 1) (not .Values.leaderElection.enabled) -}}
 {{- fail "replicas > 1 requires leaderElection.enabled: two replicas without a lease would both reconcile and patch" -}}
 {{- end -}}
+{{- if and (gt (int .Values.shards) 1) (not .Values.leaderElection.enabled) -}}
+{{- fail "shards > 1 requires leaderElection.enabled: shards are held through Leases" -}}
+{{- end -}}
 {{- $seen := dict -}}
 {{- range .Values.plugins.enabled -}}
 {{- if hasKey $seen . -}}{{- fail (printf "plugins.enabled lists %q twice" .) -}}{{- end -}}
