@@ -189,6 +189,9 @@ void add_run_command(CLI::App& app) {
     o.version = DHA_VERSION;
     o.sync_period = parse_sync_period(f.sync_period);
     apply_lease_timings(f.lease_duration, f.renew_deadline, f.retry_period, o);
+    if (o.shards > 1 && !o.leader_elect)
+      throw Exit(kExitBadInput, "--shards " + std::to_string(o.shards) +
+                                    " needs --leader-elect: each shard is held through its own Lease");
     o.plugin_dirs = plugin_search_dirs(f.plugin_dirs);
     // Block the shutdown signals before any thread exists, so that only sigtimedwait sees them.
     sigset_t signals;

@@ -103,9 +103,10 @@ class Checker {
     for (const auto& e : audit_) {
       if (!is_write(e.method) || e.status >= 300) continue;
       auto body = parse(e.body);
-      if (!rules_.lease_path.empty() && touches(e, rules_.lease_path, body) && e.method != "DELETE" && body) {
+      for (const auto& path : lease_paths()) {
+        if (!touches(e, path, body) || e.method == "DELETE" || !body) continue;
         const bool held = !string_at(*body, {"spec", "holderIdentity"}).empty();
-        leases_.push_back({e.time, held ? e.username : std::string()});
+        leases_[path].push_back({e.time, held ? e.username : std::string()});
       }
       for (const auto& t : rules_.targets) {
         if (e.path != t.dha_path + "/status" || !body) continue;
@@ -121,9 +122,19 @@ class Checker {
     }
   }
 
-  std::string holder_at(Time t) const {
+  std::string lease_of(const TargetRules& t) const { return t.lease_path.empty() ? rules_.lease_path : t.lease_path; }
+  std::set<std::string> lease_paths() const {
+    std::set<std::string> out;
+    for (const auto& t : rules_.targets)
+      if (!lease_of(t).empty()) out.insert(lease_of(t));
+    return out;
+  }
+
+  std::string holder_at(const std::string& lease, Time t) const {
     std::string holder;
-    for (const auto& [time, who] : leases_) {
+    const auto it = leases_.find(lease);
+    if (it == leases_.end()) return holder;
+    for (const auto& [time, who] : it->second) {
       if (time > t) break;
       holder = who;
     }
@@ -135,8 +146,8 @@ class Checker {
     report_.violations.push_back({rule, describe(e), std::move(state)});
   }
 
-  void check_leader(const testing::AuditEntry& e) {
-    const std::string holder = holder_at(e.received);
+  void check_leader(const TargetRules& t, const testing::AuditEntry& e) {
+    const std::string holder = holder_at(lease_of(t), e.received);
     if (holder == e.username) pass("leader");
     else fail("leader", e, fmt::format("Lease holder when it arrived: \"{}\"", holder));
   }
@@ -157,7 +168,7 @@ class Checker {
       // resourceVersion) still came from whoever sent it.
       if (by_operator && (e.path == t.dha_path || e.path == t.dha_path + "/status")) {
         ++report_.writes_checked;
-        check_leader(e);
+        check_leader(t, e);
         if (t.dry_run && body && e.status < 300) count_dry_run_decision(t, *body);
       }
       if (!touches(e, t.target_path, body)) continue;
@@ -165,7 +176,7 @@ class Checker {
       if (e.status >= 300) {
         if (by_operator) {
           ++report_.writes_checked;
-          check_leader(e);
+          check_leader(t, e);
         }
         continue;
       }
@@ -175,7 +186,7 @@ class Checker {
           body ? replicas_in(*body, scale ? "replicas" : t.replicas_field.c_str()) : std::nullopt;
       if (by_operator) {
         ++report_.writes_checked;
-        check_leader(e);
+        check_leader(t, e);
         if (next) check_replicas_write(t, state, e, *next);
       }
       if (next) state.replicas = next;
@@ -259,7 +270,7 @@ class Checker {
   const Rules& rules_;
   const std::vector<testing::AuditEntry>& audit_;
   std::map<std::string, std::vector<Time>> pushes_;
-  std::vector<std::pair<Time, std::string>> leases_;
+  std::map<std::string, std::vector<std::pair<Time, std::string>>> leases_;  // by Lease path
   std::map<std::string, std::map<Time, int>> recommendations_;
   std::map<std::string, TargetState> targets_;
   std::map<std::string, Quota> quotas_;

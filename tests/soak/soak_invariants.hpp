@@ -30,6 +30,7 @@ struct TargetRules {
   std::string target_path;       // API path of the target object (its PATCHes carry replicas)
   std::string replicas_field = "replicas";  // spec.<field> on the object; /scale writes use spec.replicas
   std::string dha_path;          // API path of the DHA (writes to it and to /status count as leading)
+  std::string lease_path;        // the Lease its writer must hold (its shard's); "" = Rules::lease_path
   std::string series;            // key of this target's metric pushes (MetricPush::series)
   int min = 1;
   int max = 1;
@@ -75,7 +76,8 @@ struct Report {
 //   ownership      no replicas write while the target's replicas differ from the operator's own
 //                  last applied value (a competing writer holds it)
 //   leader         every operator write to a target or DHA, refused ones too, comes from the
-//                  identity holding the Lease when it arrived (never two leaders writing)
+//                  identity holding the Lease when it arrived (never two leaders writing);
+//                  sharded, the Lease of that DHA's shard (TargetRules::lease_path)
 //   fresh-metric   every replicas write has a sample of its target pushed within `freshness`
 //                  before it arrived (no metric, no scale; rollbacks included)
 //   down-window    a scale-down (not a rollback) from c only when every recommendation the DHA

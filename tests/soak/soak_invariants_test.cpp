@@ -285,3 +285,52 @@ TEST(SoakParsers, MilliCpu) {
 
 }  // namespace
 }  // namespace dha::soak
+
+namespace dha::soak {
+namespace {
+
+// Sharded: each DHA's writer must hold the Lease of that DHA's shard, not just some Lease.
+TEST(SoakInvariants, ShardedWritesNeedTheirShardsLease) {
+  const std::string shard0 = kLease + "-shard-0";
+  const std::string shard1 = kLease + "-shard-1";
+  const std::string other = "/apis/apps.cozystack.io/v1alpha1/namespaces/t/postgreses/db2";
+  Rules r = rules();
+  r.lease_path.clear();
+  r.targets[0].lease_path = shard0;
+  TargetRules second = r.targets[0];
+  second.name = "t/db2";
+  second.target_path = other;
+  second.dha_path = kDha + "2";
+  second.series = "db2";
+  second.lease_path = shard1;
+  r.targets.push_back(second);
+  auto world = [&] {
+    Log l = Log::world();  // its unsharded Lease write counts for no target here
+    l.add(30ms, "POST", "/apis/apps.cozystack.io/v1alpha1/namespaces/t/postgreses", "admin",
+          R"({"metadata":{"name":"db2"},"spec":{"replicas":3}})", 201);
+    l.add(40ms, "PUT", shard0, kA, R"({"spec":{"holderIdentity":"a-host"}})");
+    l.add(50ms, "PUT", shard1, kB, R"({"spec":{"holderIdentity":"b-host"}})");
+    return l;
+  };
+  auto pushes = pushes_every_second(30s);
+  for (auto p : pushes_every_second(30s)) pushes.push_back({p.time, "db2"});
+  auto patch = [](Log& l, std::chrono::milliseconds at, const std::string& path, const std::string& who) {
+    l.add(at, "PATCH", path, who,
+          R"({"metadata":{"annotations":{"autoscaling.cozystack.io/managed-by":"db"}},"spec":{"replicas":4}})");
+  };
+  Log clean = world();
+  patch(clean, 2s, kTarget, kA);
+  patch(clean, 2s, other, kB);
+  const auto ok = check(r, clean.entries, pushes);
+  EXPECT_TRUE(ok.violations.empty()) << ok.violations[0].rule << ": " << ok.violations[0].state;
+  EXPECT_EQ(ok.passed.at("leader"), 2u);
+
+  Log bad = world();
+  patch(bad, 2s, other, kA);  // A holds shard 0, not db2's shard 1
+  const auto report = check(r, bad.entries, pushes);
+  ASSERT_EQ(report.violations.size(), 1u);
+  EXPECT_EQ(report.violations[0].rule, "leader");
+}
+
+}  // namespace
+}  // namespace dha::soak

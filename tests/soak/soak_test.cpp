@@ -5,6 +5,7 @@
 //
 //   soak_test                          # ~90 s of chaos, a fresh random seed (printed)
 //   soak_test --seed=42 --seconds=1800 # replay / run long; or DHA_SOAK_SEED, DHA_SOAK_SECONDS
+//   soak_test --shards=2               # the operators run with --shards 2; or DHA_SOAK_SHARDS
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
@@ -26,6 +27,7 @@
 #include "dha/kube/client.hpp"
 #include "dha/kube/config.hpp"
 #include "dha/kube/json.hpp"
+#include "dha/kube/shard_assignment.hpp"
 #include "dha/testing/api_server.hpp"
 #include "dha/testing/child_process.hpp"
 #include "dha/testing/world/load_curve.hpp"
@@ -42,6 +44,7 @@ using Clock = std::chrono::steady_clock;
 
 std::uint64_t g_seed = 0;
 int g_seconds = 90;
+int g_shards = 1;  // > 1: each write must come from the holder of its DHA's shard Lease
 
 constexpr const char* kAdminToken = "admin-token";
 constexpr const char* kTenantToken = "tenant-token";
@@ -66,6 +69,11 @@ struct Target {
   std::string path() const {
     return cnpg() ? fmt::format("/apis/postgresql.cnpg.io/v1/namespaces/{}/clusters/{}", ns, app)
                   : fmt::format("/apis/apps.cozystack.io/v1alpha1/namespaces/{}/postgreses/{}", ns, app);
+  }
+  // The Lease its writer must hold: the leader Lease, or (sharded) its shard's.
+  std::string lease_path() const {
+    if (g_shards <= 1) return kLeasePath;
+    return fmt::format("{}-shard-{}", kLeasePath, kube::shard_of(ns + "/" + dha(), g_shards));
   }
   std::string dha_path() const {
     return fmt::format("/apis/autoscaling.cozystack.io/v1alpha1/namespaces/{}/databasehorizontalautoscalers/{}", ns,
@@ -158,6 +166,7 @@ class Soak : public ::testing::Test {
       r.target_path = t.path();
       r.replicas_field = t.cnpg() ? "instances" : "replicas";
       r.dha_path = t.dha_path();
+      r.lease_path = t.lease_path();
       r.series = t.ns + "/" + t.app;
       r.min = t.min;
       r.max = t.max;
@@ -380,14 +389,16 @@ class Soak : public ::testing::Test {
           std::string("--leader-election-namespace=default"), std::string("--log-format=text"),
           std::string("--log-level=info")})
       args.push_back(flag);
+    if (g_shards > 1) args.push_back(fmt::format("--shards={}", g_shards));
     operators_[slot] = std::make_unique<OperatorRun>(args, fmt::format("{}/operator-{}-{}.log", dir_, name, incarnation));
   }
 
-  // The slot whose current process holds the Lease, from the audit log (the last Lease write).
-  std::optional<std::size_t> leader_slot() {
+  // The slot whose current process holds `lease` (the leader Lease, or a shard's), from the
+  // audit log (the last write of that Lease).
+  std::optional<std::size_t> leader_slot(const std::string& lease) {
     const auto audit = api_->audit();
     for (auto it = audit.rbegin(); it != audit.rend(); ++it) {
-      if (it->path != kLeasePath || it->status >= 300 || it->method == "GET") continue;
+      if (it->path != lease || it->status >= 300 || it->method == "GET") continue;
       rapidjson::Document d;
       d.Parse(it->body.c_str());
       if (d.HasParseError() || !d.IsObject()) continue;
@@ -537,7 +548,7 @@ class Soak : public ::testing::Test {
     std::string method;
     switch (p.kind) {
       case FaultKind::kKillLeader: {
-        const auto slot = leader_slot().value_or(p.target % 2);
+        const auto slot = leader_slot(t.lease_path()).value_or(p.target % 2);
         PendingStatusCheck check{fmt::format("kill -9 of operator {}", slot == 0 ? 'a' : 'b'), {}, snapshot_statuses()};
         operators_[slot]->kill();
         sleep_while_resolving(p.length);
@@ -657,7 +668,9 @@ class Soak : public ::testing::Test {
   // still waits arrives after the takeover (the `leader` rule catches it); one its sender gave
   // up (at the end of its lease) is dropped unsent.
   void lose_lease_in_patch(std::chrono::milliseconds limit) {
-    const auto slot = leader_slot();
+    // Sharded: the Lease of the first target's shard (all its holder's PATCHes are held).
+    const std::string lease = targets_[0].lease_path();
+    const auto slot = leader_slot(lease);
     if (!slot) {
       ++lease_loss_.no_leader;
       return;
@@ -673,9 +686,9 @@ class Soak : public ::testing::Test {
       return;
     }
     const std::size_t other = 1 - *slot;
-    while (leader_slot() != std::optional<std::size_t>(other) && Clock::now() < until)
+    while (leader_slot(lease) != std::optional<std::size_t>(other) && Clock::now() < until)
       std::this_thread::sleep_for(200ms);
-    if (leader_slot() == std::optional<std::size_t>(other)) ++lease_loss_.taken_over;
+    if (leader_slot(lease) == std::optional<std::size_t>(other)) ++lease_loss_.taken_over;
     hop.release();
     std::this_thread::sleep_for(1s);  // what the hop forwards lands now
     lease_loss_.dropped += hop.dropped_connections() - dropped;
@@ -719,6 +732,7 @@ TEST_F(Soak, SafetyInvariantsHoldUnderChaos) {
   std::cout << fmt::format("soak: seed {} ({} s of chaos); replay with DHA_SOAK_SEED={} DHA_SOAK_SECONDS={}\n", g_seed,
                            g_seconds, g_seed, g_seconds)
             << "      (the fault sequence replays exactly; its timing against the operators does not)\n";
+  if (g_shards > 1) std::cout << fmt::format("      sharded: --shards {}, DHA_SOAK_SHARDS={}\n", g_shards, g_shards);
   const auto began = Clock::now();
   start_operator(0);
   start_operator(1);
@@ -818,14 +832,20 @@ int main(int argc, char** argv) {
   if (const char* s = std::getenv("DHA_SOAK_SEED")) dha::soak::g_seed = std::strtoull(s, nullptr, 10);
   else dha::soak::g_seed = std::random_device{}() % 1000000;
   if (const char* s = std::getenv("DHA_SOAK_SECONDS")) dha::soak::g_seconds = std::atoi(s);
+  if (const char* s = std::getenv("DHA_SOAK_SHARDS")) dha::soak::g_shards = std::atoi(s);
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a.rfind("--seed=", 0) == 0) dha::soak::g_seed = std::strtoull(a.c_str() + 7, nullptr, 10);
     else if (a.rfind("--seconds=", 0) == 0) dha::soak::g_seconds = std::atoi(a.c_str() + 10);
+    else if (a.rfind("--shards=", 0) == 0) dha::soak::g_shards = std::atoi(a.c_str() + 9);
     else {
-      std::cerr << "unknown argument " << a << " (use --seed=N, --seconds=N or gtest flags)\n";
+      std::cerr << "unknown argument " << a << " (use --seed=N, --seconds=N, --shards=N or gtest flags)\n";
       return 2;
     }
+  }
+  if (dha::soak::g_shards < 1) {
+    std::cerr << "--shards / DHA_SOAK_SHARDS must be at least 1\n";
+    return 2;
   }
   if (dha::soak::g_seconds <= 0) {
     std::cerr << "--seconds / DHA_SOAK_SECONDS must be a positive number of seconds\n";

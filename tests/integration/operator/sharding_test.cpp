@@ -7,6 +7,7 @@
 
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "dha/kube/json.hpp"
 #include "dha/kube/shard_assignment.hpp"
@@ -231,6 +232,12 @@ TEST_F(ShardingTest, ThreeReplicasSpreadShardsAndTakeOverAKilledOneWithoutOverla
                     << " while the lease was " << (last == nullptr ? "never written" : "held by " + last->holder);
   }
   EXPECT_GT(checked, 2 * kDhas);
+  // What each replica said about its shards (docs/operator.md shows these lines).
+  for (const auto& op : operators_) {
+    std::istringstream log(op->log());
+    for (std::string line; std::getline(log, line);)
+      if (line.find("shard") != std::string::npos) std::cout << op->log_path().substr(dir_.size() + 1) << ": " << line << "\n";
+  }
   // The victim's DHAs were written by the victim before and by a survivor after.
   for (const auto& key : victim_keys) {
     EXPECT_TRUE(writers.count(victim + " " + key) == 1) << key;
