@@ -13,9 +13,18 @@ std::uint64_t fnv1a64(std::string_view bytes) {
   return h;
 }
 
+std::uint64_t mix64(std::uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 33;
+  return h;
+}
+
 int shard_of(std::string_view key, int shards) {
   if (shards <= 1) return 0;
-  return static_cast<int>(fnv1a64(key) % static_cast<std::uint64_t>(shards));
+  return static_cast<int>(mix64(fnv1a64(key)) % static_cast<std::uint64_t>(shards));
 }
 
 int fair_share(int shards, int live_members) {

@@ -236,7 +236,8 @@ TEST_F(ShardingTest, ThreeReplicasSpreadShardsAndTakeOverAKilledOneWithoutOverla
   for (const auto& op : operators_) {
     std::istringstream log(op->log());
     for (std::string line; std::getline(log, line);)
-      if (line.find("shard") != std::string::npos) std::cout << op->log_path().substr(dir_.size() + 1) << ": " << line << "\n";
+      if (line.find(" shard") != std::string::npos)
+        std::cout << op->log_path().substr(dir_.size() + 1) << ": " << line << "\n";
   }
   // The victim's DHAs were written by the victim before and by a survivor after.
   for (const auto& key : victim_keys) {

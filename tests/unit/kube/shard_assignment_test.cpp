@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "dha/kube/shard_assignment.hpp"
@@ -18,13 +20,28 @@ TEST(ShardHash, PinnedValues) {
     const char* key;
     int of2, of3, of7;
   };
-  for (const Pin& p : {Pin{"tenant-a/db-dha", 0, 1, 5}, Pin{"tenant-a/pg", 1, 0, 1}, Pin{"tenant-b/pg", 0, 0, 6},
-                       Pin{"tenant-root/mysql-main", 1, 0, 1}, Pin{"x/y", 1, 1, 4}}) {
+  EXPECT_EQ(mix64(fnv1a64("")), 0xefd01f60ba992926ull);
+  EXPECT_EQ(mix64(fnv1a64("tenant-a/db-dha")), 0xa8e9f8486c3fda2dull);
+  for (const Pin& p : {Pin{"tenant-a/db-dha", 1, 0, 5}, Pin{"tenant-a/pg", 1, 0, 5}, Pin{"tenant-b/pg", 1, 2, 2},
+                       Pin{"tenant-root/mysql-main", 0, 1, 4}, Pin{"x/y", 0, 0, 1}}) {
     EXPECT_EQ(shard_of(p.key, 2), p.of2) << p.key;
     EXPECT_EQ(shard_of(p.key, 3), p.of3) << p.key;
     EXPECT_EQ(shard_of(p.key, 7), p.of7) << p.key;
     EXPECT_EQ(shard_of(p.key, 1), 0) << p.key;
   }
+}
+
+// Without the finalizer, FNV-1a modulo 2 is the parity of the key's odd bytes (these four soak
+// DHAs all land in shard 1), and its high bits barely see the last byte (db-0 … db-9 all land in
+// one shard of 4).
+TEST(ShardHash, SimilarNamesDoNotShareAShard) {
+  std::set<int> of2;
+  for (const char* key : {"tenant-a/pg-main-dha", "tenant-a/pg-dry-dha", "tenant-b/pg-quota-dha", "tenant-a/cl-main-dha"})
+    of2.insert(shard_of(key, 2));
+  EXPECT_EQ(of2.size(), 2u);
+  std::set<int> of4;
+  for (int i = 0; i < 10; ++i) of4.insert(shard_of("tenant-a/db-" + std::to_string(i), 4));
+  EXPECT_GE(of4.size(), 3u);
 }
 
 TEST(ShardHash, SpreadsKeys) {

@@ -13,7 +13,7 @@ namespace dha::op {
 namespace {
 
 // Two DHA keys in different shards of 2 (pinned in ShardHash.PinnedValues).
-constexpr const char* kShard0 = "tenant-a/db-dha";
+constexpr const char* kShard0 = "tenant-root/mysql-main";
 constexpr const char* kShard1 = "tenant-a/pg";
 
 class ShardedWorkTest : public testing::Test {

@@ -2,9 +2,11 @@
 // Which shard a DHA belongs to, and which shards a replica should hold: the pure half of
 // sharding (shard_leases.hpp runs it against the Leases).
 //
-// Hash: shard_of("namespace/name", N) = FNV-1a 64-bit of the key's bytes, modulo N. It is part
-// of the contract (a DHA must land in the same shard on every replica and every version), so
-// tests pin its values.
+// Hash: shard_of("namespace/name", N) = mix64(FNV-1a 64-bit of the key's bytes) modulo N, where
+// mix64 is MurmurHash3's 64-bit finalizer. FNV-1a alone is not enough: its low bits depend on few
+// input bits (modulo 2 it is the parity of the odd bytes) and a change in the last byte barely
+// reaches its high bits, so similar names would share a shard. It is part of the contract (a DHA
+// must land in the same shard on every replica and every version), so tests pin its values.
 //
 // Policy, run by every replica each retry period: a replica that holds a member slot counts
 // the live member slots L (its own included) and aims at fair = ceil(N / L) shards. Holding
@@ -20,6 +22,7 @@
 namespace dha::kube {
 
 std::uint64_t fnv1a64(std::string_view bytes);
+std::uint64_t mix64(std::uint64_t h);
 // `key` is "namespace/name"; shards >= 1.
 int shard_of(std::string_view key, int shards);
 
