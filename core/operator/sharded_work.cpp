@@ -75,13 +75,16 @@ std::unique_ptr<kube::ShardLeases> start_shard_leases(const kube::Config& config
     }
     spdlog::info("reconciling shard {} of {}: {} DHAs queued", shard, work.shards(), queued);
   };
-  const auto limit = std::chrono::duration_cast<std::chrono::milliseconds>(c.renew_deadline);
+  // One retry period: the Lease loop waits for this before it renews the other shards.
+  const auto limit = std::chrono::duration_cast<std::chrono::milliseconds>(c.retry_period);
   c.on_lost = [&work, &metrics, leases_box, limit](int shard) {
-    if (!work.drain(shard, limit))
+    const bool drained = work.drain(shard, limit);
+    if (!drained)
       spdlog::warn("shard {}: reconciles still running {} ms after the shard was lost; their writes are refused", shard,
                    limit.count());
     metrics.set_leader(*leases_box != nullptr && !(*leases_box)->held().empty());
     spdlog::info("stopped reconciling shard {} of {}", shard, work.shards());
+    return drained;
   };
   auto leases = std::make_unique<kube::ShardLeases>(config, std::move(c));
   *leases_box = leases.get();

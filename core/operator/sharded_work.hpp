@@ -49,7 +49,7 @@ class ShardedWork {
 };
 
 // Creates and starts the shard Leases of `work`: a gained shard enqueues its DHAs (from the DHA
-// cache) at once; a lost one waits up to the renew deadline for its reconciles to end. The
+// cache) at once; a lost one waits up to one retry period for its reconciles to end. The
 // leader gauge says whether this replica holds any shard.
 std::unique_ptr<kube::ShardLeases> start_shard_leases(const kube::Config& config, kube::ShardLeaseConfig c,
                                                       ShardedWork& work, const kube::Informer& dhas,

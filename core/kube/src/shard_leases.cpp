@@ -87,10 +87,10 @@ bool ShardLeases::write(const std::string& name, Seen& seen) {
   }
 }
 
-void ShardLeases::lose(int shard, const char* why) {
-  if (!held_[shard].exchange(false)) return;
+bool ShardLeases::lose(int shard, const char* why) {
+  if (!held_[shard].exchange(false)) return true;
   spdlog::warn("shard leases: {} no longer holds shard {} ({})", c_.identity, shard, why);
-  if (c_.on_lost) c_.on_lost(shard);
+  return !c_.on_lost || c_.on_lost(shard);
 }
 
 void ShardLeases::drop_overdue(TimePoint now) {
@@ -161,10 +161,12 @@ void ShardLeases::round() {
 
   const ShardPlan plan = plan_shards(view);
   for (int shard : plan.release) {
-    lose(shard, fmt::format("fair share is {} of {} shards over {} replicas", fair_share(view.shards, view.live_members),
-                            view.shards, view.live_members)
-                    .c_str());
-    release_lease(shard_lease_name(c_.lease_name, shard));
+    const std::string why = fmt::format("fair share is {} of {} shards over {} replicas",
+                                        fair_share(view.shards, view.live_members), view.shards, view.live_members);
+    if (lose(shard, why.c_str()))
+      release_lease(shard_lease_name(c_.lease_name, shard));
+    else
+      spdlog::warn("shard leases: shard {} still has work running; its Lease is left to expire", shard);
   }
   for (int shard : plan.acquire) {
     const std::string name = shard_lease_name(c_.lease_name, shard);
@@ -221,8 +223,7 @@ void ShardLeases::stop() {
   if (thread_.joinable()) thread_.join();
   for (int s = 0; s < c_.shards; ++s) {
     if (!held_[s].load()) continue;
-    lose(s, "stopping");
-    release_lease(shard_lease_name(c_.lease_name, s));
+    if (lose(s, "stopping")) release_lease(shard_lease_name(c_.lease_name, s));
   }
   if (member_slot_ >= 0) release_lease(member_lease_name(c_.lease_name, member_slot_));
   member_slot_ = -1;

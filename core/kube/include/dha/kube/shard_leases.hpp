@@ -4,7 +4,7 @@
 //
 //   ShardLeaseConfig c; c.lease_namespace = ns; c.identity = pod; c.shards = 3;
 //   c.on_gained = [&](int s) { enqueue the DHAs of shard s };
-//   c.on_lost = [&](int s) { wait (bounded) for shard s's reconciles to end };
+//   c.on_lost = [&](int s) { return whether shard s's reconciles ended within a bound };
 //   ShardLeases leases(config, c);
 //   leases.start();                      // ... leases.holds(s) fences every write of shard s
 //
@@ -19,7 +19,8 @@
 // successful renewal is renew_deadline old (renew_deadline < lease_duration, so a replica stops
 // writing before anyone can take over), when another holder shows up, or when the plan
 // releases it; a voluntary release calls on_lost before clearing the holder, so the next
-// holder never overlaps with it.
+// holder never overlaps with it — and when on_lost says work of the shard still runs, the
+// holder is not cleared: the Lease expires after its duration instead.
 //
 // Threading: one thread; on_gained / on_lost run on it. holds() and held() from any thread.
 
@@ -52,7 +53,9 @@ struct ShardLeaseConfig {
   Duration renew_deadline = std::chrono::seconds(10);
   Duration retry_period = std::chrono::seconds(2);
   std::function<void(int shard)> on_gained;
-  std::function<void(int shard)> on_lost;  // holds(shard) is already false
+  // holds(shard) is already false. Returns true once no work of the shard runs; keep it short
+  // (about one retry period): the loop renews the other shards only after it returns.
+  std::function<bool(int shard)> on_lost;
 };
 
 std::string shard_lease_name(const std::string& prefix, int shard);
@@ -88,7 +91,7 @@ class ShardLeases {
   LeaseAction action_for(const std::string& name, const Seen& seen, TimePoint now) const;
   bool write(const std::string& name, Seen& seen);
   void release_lease(const std::string& name);
-  void lose(int shard, const char* why);
+  bool lose(int shard, const char* why);  // on_lost's answer
   void drop_overdue(TimePoint now);
 
   ShardLeaseConfig c_;
