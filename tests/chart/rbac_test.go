@@ -144,6 +144,13 @@ func TestLeaderElectionIsNamespaced(t *testing.T) {
 	expectEqual(t, "RoleBinding subject", at(binding, "subjects[0].name"), "db-autoscaler")
 	expectEqual(t, "RoleBinding subject namespace", at(binding, "subjects[0].namespace"), releaseNamespace)
 
+	// Sharded, each replica lists the Leases to see who holds which shard; unsharded, never.
+	sharded := only(t, renderChart(t, nil, "replicas=3", "shards=3"), "Role", "db-autoscaler-leader-election")
+	wantSharded := []rule{{"coordination.k8s.io", "leases", "get,create,update,list"}}
+	if got := rulesOf(sharded); fmt.Sprint(got) != fmt.Sprint(wantSharded) {
+		t.Errorf("sharded leader-election rules got %v want %v", got, wantSharded)
+	}
+
 	off := renderChart(t, nil, "replicas=1", "leaderElection.enabled=false")
 	if len(ofKind(off, "Role")) != 0 {
 		t.Error("leader election off still renders the lease Role")

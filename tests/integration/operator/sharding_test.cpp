@@ -64,6 +64,9 @@ std::string dha_written(const testing::AuditEntry& e) {
 
 class ShardingTest : public OperatorWorld {
  protected:
+  // On the real server: the RBAC of a chart installed with shards (it adds list on Leases).
+  ShardingTest() { chart_args_ = {"--set", fmt::format("shards={}", kShards), "--set", "replicas=3"}; }
+
   void create_app(int i) {
     const std::string app = app_name(i);
     admin_->create(kube::resources::dhas(kNamespace),
