@@ -259,9 +259,14 @@ void Operator::start() {
 
   if (p.sharded) {
     // Sharded: the same fencing, by the lease of the shard of the DHA being reconciled.
-    p.wiring->client->set_write_fence([sharded = p.sharded.get()] {
-      sharded->fence();
-      return kube::TimePoint::max();
+    // A write that passes is abandoned when that shard's lease ends, as in single-shard mode.
+    p.wiring->client->set_write_fence([&p] {
+      try {
+        return p.sharded->fence();
+      } catch (const kube::WriteFenced&) {
+        p.wiring->metrics->count_fenced_write();
+        throw;
+      }
     });
   } else if (options_.leader_elect) {
     // Fencing: every write of the reconcilers (replicas, status, events, finalizers) first

@@ -19,7 +19,10 @@ ShardedWork::ShardedWork(int shards) : shards_(shards), running_(static_cast<std
 
 int ShardedWork::shard_of(const std::string& key) const { return kube::shard_of(key, shards_); }
 
-bool ShardedWork::owns(const std::string& key) const { return holds_ && holds_(shard_of(key)); }
+bool ShardedWork::owns(const std::string& key) const {
+  const auto until = valid_until_ ? valid_until_(shard_of(key)) : std::nullopt;
+  return until.has_value() && std::chrono::steady_clock::now() < *until;
+}
 
 kube::ReconcileResult ShardedWork::reconcile(const std::string& key,
                                              const std::function<kube::ReconcileResult(const std::string&)>& run) {
@@ -47,11 +50,16 @@ kube::ReconcileResult ShardedWork::reconcile(const std::string& key,
   return result;
 }
 
-void ShardedWork::fence() const {
+kube::TimePoint ShardedWork::fence() const {
   const int shard = current_shard;
   if (shard < 0) throw kube::WriteFenced("not writing: no DHA of a held shard is being reconciled on this thread");
-  if (!holds_ || !holds_(shard))
-    throw kube::WriteFenced(fmt::format("not writing: this replica does not hold the lease of shard {}", shard));
+  const auto until = valid_until_ ? valid_until_(shard) : std::nullopt;
+  const auto now = std::chrono::steady_clock::now();
+  if (until && now < *until) return *until;
+  if (!until)
+    throw kube::WriteFenced(fmt::format("not writing: this replica does not hold the lease of shard {} of {}", shard, shards_));
+  throw kube::WriteFenced(fmt::format("not writing: the lease of shard {} of {} ran out {:.1f} s ago", shard, shards_,
+                                      std::chrono::duration<double>(now - *until).count()));
 }
 
 bool ShardedWork::drain(int shard, std::chrono::milliseconds limit) {
@@ -88,7 +96,7 @@ std::unique_ptr<kube::ShardLeases> start_shard_leases(const kube::Config& config
   };
   auto leases = std::make_unique<kube::ShardLeases>(config, std::move(c));
   *leases_box = leases.get();
-  work.attach([l = leases.get()](int shard) { return l->holds(shard); });
+  work.attach([l = leases.get()](int shard) { return l->valid_until(shard); });
   leases->start();
   return leases;
 }

@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,21 +29,24 @@ class ShardedWork {
  public:
   explicit ShardedWork(int shards);
 
-  // Before any reconcile runs: whether this replica holds a shard now (kube::ShardLeases::holds).
-  void attach(std::function<bool(int shard)> holds) { holds_ = std::move(holds); }
+  // Before any reconcile runs: until when this replica's writes of a shard are covered by its
+  // Lease, nullopt when it does not hold it (kube::ShardLeases::valid_until; steady clock).
+  using ValidUntil = std::function<std::optional<kube::TimePoint>(int shard)>;
+  void attach(ValidUntil valid_until) { valid_until_ = std::move(valid_until); }
   int shards() const { return shards_; }
   int shard_of(const std::string& key) const;
   bool owns(const std::string& key) const;
 
   kube::ReconcileResult reconcile(const std::string& key, const std::function<kube::ReconcileResult(const std::string&)>& run);
-  // Throws kube::WriteFenced unless the calling thread reconciles a DHA of a shard held now.
-  void fence() const;
+  // The write fence: the time by which a write must be over (the end of the Lease of the shard
+  // the calling thread reconciles); throws kube::WriteFenced, with the numbers, when there is none.
+  kube::TimePoint fence() const;
   // Waits until no reconcile of `shard` runs, at most `limit`; false when one still does.
   bool drain(int shard, std::chrono::milliseconds limit);
 
  private:
   const int shards_;
-  std::function<bool(int shard)> holds_;
+  ValidUntil valid_until_;
   std::mutex mu_;
   std::condition_variable idle_;
   std::vector<int> running_;  // reconciles in flight, per shard

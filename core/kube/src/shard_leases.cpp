@@ -33,8 +33,13 @@ ShardLeases::ShardLeases(const Config& config, ShardLeaseConfig c, const Clock& 
 ShardLeases::~ShardLeases() { stop(); }
 
 bool ShardLeases::holds(int shard) const {
-  if (shard < 0 || shard >= c_.shards || !held_[shard].load()) return false;
-  return !renew_deadline_passed(TimePoint(Duration(last_renew_[shard].load())), clock_.now(), c_.renew_deadline);
+  const auto until = valid_until(shard);
+  return until.has_value() && clock_.now() < *until;
+}
+
+std::optional<TimePoint> ShardLeases::valid_until(int shard) const {
+  if (shard < 0 || shard >= c_.shards || !held_[shard].load()) return std::nullopt;
+  return TimePoint(Duration(last_renew_[shard].load())) + c_.renew_deadline;
 }
 
 std::vector<int> ShardLeases::held() const {

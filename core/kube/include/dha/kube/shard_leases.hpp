@@ -30,6 +30,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -76,6 +77,10 @@ class ShardLeases {
 
   int shards() const { return c_.shards; }
   bool holds(int shard) const;
+  // While shard is held: when its Lease stops covering this replica's writes (its last
+  // renewal's send time + renew_deadline, on the clock's now() scale); nullopt otherwise. A write
+  // of the shard must be over by then.
+  std::optional<TimePoint> valid_until(int shard) const;
   std::vector<int> held() const;
   // One list-renew-plan round (the loop calls it; exposed for tests).
   void round();
