@@ -302,7 +302,11 @@ void Operator::start() {
                  options_.leader_election_id, options_.shards - 1, sc.identity);
     p.controller->start();
     p.shard_leases = start_shard_leases(p.wiring->config, std::move(sc), *p.sharded, *p.dha_informer,
-                                        p.controller->queue(), *p.wiring->metrics);
+                                        p.controller->queue(), *p.wiring->metrics,
+                                        [&r = *p.wiring->reconciler](const std::string& key) {
+                                          const auto slash = key.find('/');
+                                          r.forget(key.substr(0, slash), key.substr(slash + 1));
+                                        });
     return;
   }
   kube::LeaderElectionConfig le;

@@ -69,15 +69,21 @@ bool ShardedWork::drain(int shard, std::chrono::milliseconds limit) {
 
 std::unique_ptr<kube::ShardLeases> start_shard_leases(const kube::Config& config, kube::ShardLeaseConfig c,
                                                       ShardedWork& work, const kube::Informer& dhas,
-                                                      kube::WorkQueue& queue, SelfMetrics& metrics) {
+                                                      kube::WorkQueue& queue, SelfMetrics& metrics,
+                                                      std::function<void(const std::string& key)> forget) {
   auto leases_box = std::make_shared<const kube::ShardLeases*>(nullptr);
   c.shards = work.shards();
-  c.on_gained = [&work, &dhas, &queue, &metrics](int shard) {
+  auto keys_of = [&work, &dhas](int shard) {
+    std::vector<std::string> keys;
+    for (const auto& dha : dhas.list())
+      if (std::string key = kube::key_of(*dha); work.shard_of(key) == shard) keys.push_back(std::move(key));
+    return keys;
+  };
+  c.on_gained = [keys_of, forget, &work, &queue, &metrics](int shard) {
     metrics.set_leader(true);
     int queued = 0;
-    for (const auto& dha : dhas.list()) {
-      const std::string key = kube::key_of(*dha);
-      if (work.shard_of(key) != shard) continue;
+    for (const auto& key : keys_of(shard)) {
+      forget(key);
       queue.add(key);
       ++queued;
     }
@@ -85,8 +91,9 @@ std::unique_ptr<kube::ShardLeases> start_shard_leases(const kube::Config& config
   };
   // One retry period: the Lease loop waits for this before it renews the other shards.
   const auto limit = std::chrono::duration_cast<std::chrono::milliseconds>(c.retry_period);
-  c.on_lost = [&work, &metrics, leases_box, limit](int shard) {
+  c.on_lost = [keys_of, forget, &work, &metrics, leases_box, limit](int shard) {
     const bool drained = work.drain(shard, limit);
+    for (const auto& key : keys_of(shard)) forget(key);
     if (!drained)
       spdlog::warn("shard {}: reconciles still running {} ms after the shard was lost; their writes are refused", shard,
                    limit.count());

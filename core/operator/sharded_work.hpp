@@ -55,8 +55,12 @@ class ShardedWork {
 // Creates and starts the shard Leases of `work`: a gained shard enqueues its DHAs (from the DHA
 // cache) at once; a lost one waits up to one retry period for its reconciles to end. The
 // leader gauge says whether this replica holds any shard.
+// `forget` drops what the process keeps for one DHA ("namespace/name"): called for each DHA of a
+// shard when it is lost and again when it is gained, so a state kept from before (a status write
+// the fence refused, to be restored later) never overwrites what the other holder wrote since.
 std::unique_ptr<kube::ShardLeases> start_shard_leases(const kube::Config& config, kube::ShardLeaseConfig c,
                                                       ShardedWork& work, const kube::Informer& dhas,
-                                                      kube::WorkQueue& queue, SelfMetrics& metrics);
+                                                      kube::WorkQueue& queue, SelfMetrics& metrics,
+                                                      std::function<void(const std::string& key)> forget);
 
 }  // namespace dha::op

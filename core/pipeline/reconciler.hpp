@@ -44,10 +44,13 @@ class Reconciler {
              ReconcilerOptions options, WatchRequest watch = {});
 
   kube::ReconcileResult reconcile(const std::string& key);
+  // Drops what this process keeps for a DHA (decision state a failed status write lost, its
+  // gauges, what it references): on deletion, and when a sharded replica's shard moves, since
+  // another replica may have written a newer status meanwhile.
+  void forget(const std::string& ns, const std::string& name);
 
  private:
   kube::ReconcileResult reconcile_dha(const std::string& ns, const std::string& name);
-  void forget(const std::string& ns, const std::string& name);
   std::int64_t now() const;
 
   kube::Client& client_;
