@@ -2,12 +2,14 @@
 // crashed one's after its Leases expire, stop holding at the renew deadline when cut off, and
 // leave a shard's Lease to expire rather than clear it while its work still runs.
 #include <atomic>
+#include <cctype>
 #include <mutex>
 #include <set>
 #include <thread>
 
 #include "dha/kube/shard_leases.hpp"
 #include "kube_fixture.hpp"
+#include "tcp_proxy.hpp"
 
 namespace dha::kube::test {
 namespace {
@@ -23,10 +25,18 @@ struct Replica {
 
 class KubeShardLeases : public KubeTest {
  protected:
-  std::unique_ptr<Replica> replica(const std::string& identity, int shards) {
+  // Its own Lease names per test: the suite shares one API server, and a crashed replica's Leases
+  // outlive the test that made them.
+  std::string prefix() const {
+    std::string name = std::string("shards-") + ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return name;  // a Lease name is lowercase
+  }
+  std::unique_ptr<Replica> replica(const std::string& identity, int shards, std::uint16_t via_port = 0) {
     auto r = std::make_unique<Replica>();
     ShardLeaseConfig c;
     c.lease_namespace = "kube-system";
+    c.lease_name = prefix();
     c.identity = identity;
     c.shards = shards;
     c.lease_duration = std::chrono::seconds(2);
@@ -42,12 +52,12 @@ class KubeShardLeases : public KubeTest {
       raw->lost.push_back(s);
       return raw->work_done.load();
     };
-    r->leases = std::make_unique<ShardLeases>(config_for(kAdminToken), c);
+    r->leases = std::make_unique<ShardLeases>(via_port == 0 ? config_for(kAdmin) : config_via(via_port), c);
     return r;
   }
   std::string holder(int shard) {
     auto lease = client_->get_if_exists(
-        resources::leases("kube-system").named(shard_lease_name("db-autoscaler.autoscaling.cozystack.io", shard)));
+        resources::leases("kube-system").named(shard_lease_name(prefix(), shard)));
     return lease ? string_at(*lease, {"spec", "holderIdentity"}) : std::string();
   }
   // Every shard held by exactly one of `rs`, each holding `per` of them.
@@ -91,10 +101,11 @@ TEST_F(KubeShardLeases, TwoReplicasSplitFourShardsAndTheSurvivorTakesAllAfterACr
 }
 
 TEST_F(KubeShardLeases, CutOffFromTheServerHoldsNothingPastTheRenewDeadline) {
-  auto a = replica("pod-a", 2);
+  testsupport::TcpProxy proxy(server_port());
+  auto a = replica("pod-a", 2, proxy.port());
   a->leases->start();
   ASSERT_TRUE(eventually([&] { return a->leases->holds(0) && a->leases->holds(1); }, std::chrono::seconds(5)));
-  server_->stop();
+  proxy.down();  // the server is gone as the replica sees it
   const auto t0 = std::chrono::steady_clock::now();
   while ((a->leases->holds(0) || a->leases->holds(1)) && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5))
     std::this_thread::sleep_for(milliseconds(5));
@@ -136,10 +147,10 @@ TEST_F(KubeShardLeases, RejectsABadConfiguration) {
   c.lease_namespace = "kube-system";
   c.identity = "pod-a";
   c.shards = 0;
-  EXPECT_THROW(ShardLeases(config_for(kAdminToken), c), std::invalid_argument);
+  EXPECT_THROW(ShardLeases(config_for(kAdmin), c), std::invalid_argument);
   c.shards = 2;
   c.renew_deadline = c.lease_duration;
-  EXPECT_THROW(ShardLeases(config_for(kAdminToken), c), std::invalid_argument);
+  EXPECT_THROW(ShardLeases(config_for(kAdmin), c), std::invalid_argument);
 }
 
 }  // namespace
