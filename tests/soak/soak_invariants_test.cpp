@@ -248,6 +248,23 @@ TEST(StatusKept, AForgottenRecommendationInsideTheWindowFails) {
   EXPECT_NE(v[0].state.find("forgotten"), std::string::npos);
 }
 
+// What the status writer drops on purpose: 3 between a newer 3 (or a newer 2 and a newer 4) can
+// change no window's lowest or highest. A 4 with only lower counts after it can.
+TEST(StatusKept, ARecommendationSupersededByNewerOnesIsNotForgotten) {
+  auto before = json(R"({"recommendations":[{"time":"2027-01-15T08:00:05Z","replicas":3},
+    {"time":"2027-01-15T08:00:06Z","replicas":4}]})");
+  auto same = json(R"({"recommendations":[{"time":"2027-01-15T08:00:07Z","replicas":3}]})");
+  EXPECT_TRUE(check_status_kept("restart", before, same, kT0 + 10s, 60s).size() == 1u)
+      << "the 4 has nothing at least 4 after it";
+  auto around = json(R"({"recommendations":[{"time":"2027-01-15T08:00:06Z","replicas":4},
+    {"time":"2027-01-15T08:00:07Z","replicas":2}]})");
+  EXPECT_TRUE(check_status_kept("restart", before, around, kT0 + 10s, 60s).empty());
+  auto only_lower = json(R"({"recommendations":[{"time":"2027-01-15T08:00:07Z","replicas":2}]})");
+  const auto v = check_status_kept("restart", before, only_lower, kT0 + 10s, 60s);
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_NE(v[0].state.find("08:00:05Z"), std::string::npos) << v[0].state;
+}
+
 TEST(StatusKept, ANoStatusAfterFails) {
   auto before = json(R"({"lastAppliedReplicas":3})");
   rapidjson::Document after;  // null
