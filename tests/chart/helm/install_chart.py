@@ -190,11 +190,13 @@ kubectl("apply", "-f", os.path.join(SOURCE, "examples/demo/dha.yaml"))
 
 
 def reconciled():
+    # Only its status: a DHA gets the operator's finalizer with its first write to the target,
+    # and this one has no load to act on.
     dha = json.loads(kubectl("get", "-f", os.path.join(SOURCE, "examples/demo/dha.yaml"), "-o", "json"))
-    return bool(dha.get("status", {}).get("conditions")) and bool(dha["metadata"].get("finalizers"))
+    return bool(dha.get("status", {}).get("conditions"))
 
 
-wait_for("the operator finalizes the DHA and writes its status", reconciled, 60)
+wait_for("the operator reconciles the DHA and writes its status", reconciled, 60)
 
 # Secure metrics with the chart's certificate, authorized through the real TokenReview and
 # SubjectAccessReview (the auth-delegator binding).
