@@ -59,9 +59,13 @@ extra=$(find "$plugin_dir" -name '*.so' | wc -l)
 ((extra == count)) || fail "the package has $extra plugins, the source tree $count: $(ls "$plugin_dir")"
 echo "plugin check accepts all $count bundled plugins"
 
+# Listed once into variables: `dpkg-deb --contents | grep -q` fails under pipefail when grep
+# stops reading early (dpkg-deb dies of SIGPIPE).
+operator_contents=$(dpkg-deb --contents "$operator_deb")
+sdk_contents=$(dpkg-deb --contents "$sdk_deb")
 for tool in dha-plugin-check dha-apiserver dha-world-sim dha-dev-env; do
   [[ -x "$root/usr/bin/$tool" ]] || fail "the SDK package lacks $tool"
-  ! dpkg-deb --contents "$operator_deb" | grep -q "/$tool\$" || fail "$tool is in the operator package"
+  ! grep -q "/$tool\$" <<<"$operator_contents" || fail "$tool is in the operator package"
 done
 "$root/usr/bin/dha-plugin-check" "$plugin_dir/postgres.so" >/dev/null \
   || fail "packaged dha-plugin-check refuses postgres.so"
@@ -72,7 +76,7 @@ doc=usr/share/doc/dha-sdk
 python3 "$source_dir/tests/package/check_installed_doc_links.py" "$root" "$doc/sdk/README.md" \
   "$doc/sdk/testing/README.md" "$doc/sdk/CHANGELOG.md" "$doc/docs/abi.md" "$doc/docs/writing-an-engine-adapter.md" \
   || fail "the installed documentation has links that do not resolve inside the package"
-dpkg-deb --contents "$sdk_deb" | grep -q "/$doc/sdk/testing/README.md\$" \
+grep -q "/$doc/sdk/testing/README.md\$" <<<"$sdk_contents" \
   || fail "the SDK package lacks $doc/sdk/testing/README.md"
 
 "$source_dir/tests/integration/sdk_template/check_template.sh" "$build_dir" "$source_dir" "$host" "$root/usr"
