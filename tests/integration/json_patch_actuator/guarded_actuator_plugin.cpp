@@ -4,6 +4,7 @@
 // the API server refuse the write instead of overwriting it.
 #include <string>
 
+#include "acmedb_fixture.hpp"
 #include "dha/sdk/sdk.hpp"
 
 namespace {
@@ -21,15 +22,12 @@ class GuardedAcmeDbAdapter final : public sdk::EngineAdapter {
   GuardedAcmeDbAdapter(const sdk::Host&, const sdk::json::Value&) {}
 
   std::vector<sdk::TargetKind> targets() const override {
-    return {{.api_group = "db.example.com", .version = "v1", .kind = "AcmeDB", .plural = "acmedbs",
-             .actuator = "guarded-json-patch"}};
+    sdk::TargetKind kind = dha::testsupport::acmedb_target_kind();
+    kind.actuator = "guarded-json-patch";
+    return {kind};
   }
   sdk::Topology topology(const sdk::ObjectView& target) const override {
-    sdk::Topology t;
-    t.current_replicas = sdk::values::read_replicas(target.json(), "spec.replicas");
-    t.release_name = "acmedb-" + std::string(target.name());
-    t.health = sdk::HealthSource::workload_monitor(t.release_name);
-    return t;
+    return dha::testsupport::acmedb_topology(target);
   }
   sdk::Queries queries(const sdk::QueryRequest&) const override {
     sdk::Queries q;

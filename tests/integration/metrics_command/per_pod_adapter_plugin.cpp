@@ -1,8 +1,7 @@
 // A fixture engine adapter whose load query is not aggregated in PromQL: one series per pod and
 // database reaches the host, which must combine them the same way in the operator and in
 // `db-autoscaler metrics`.
-#include <string>
-
+#include "acmedb_fixture.hpp"
 #include "dha/sdk/sdk.hpp"
 
 namespace {
@@ -20,14 +19,10 @@ class PerPodAdapter final : public sdk::EngineAdapter {
   PerPodAdapter(const sdk::Host&, const sdk::json::Value&) {}
 
   std::vector<sdk::TargetKind> targets() const override {
-    return {{.api_group = "db.example.com", .version = "v1", .kind = "AcmeDB", .plural = "acmedbs"}};
+    return {dha::testsupport::acmedb_target_kind()};
   }
   sdk::Topology topology(const sdk::ObjectView& target) const override {
-    sdk::Topology t;
-    t.current_replicas = sdk::values::read_replicas(target.json(), "spec.replicas");
-    t.release_name = "acmedb-" + std::string(target.name());
-    t.health = sdk::HealthSource::workload_monitor(t.release_name);
-    return t;
+    return dha::testsupport::acmedb_topology(target);
   }
   sdk::Queries queries(const sdk::QueryRequest&) const override {
     sdk::Queries q;
