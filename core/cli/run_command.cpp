@@ -64,6 +64,7 @@ void apply_lease_timings(const std::string& lease, const std::string& renew, con
 struct RunFlags {
   op::OperatorOptions options;
   std::string sync_period = "60s";
+  std::string grouped_query_max_age = "10s";
   std::string log_level = "info";
   std::string log_format = "json";
   bool zap_devel = false;
@@ -156,6 +157,10 @@ void add_run_command(CLI::App& app) {
       ->capture_default_str();
   run->add_option("--sync-period", f.sync_period, "Requeue interval of every DHA, e.g. 60s, 1m30s")
       ->capture_default_str();
+  run->add_option("--grouped-query-max-age", f.grouped_query_max_age,
+                  "How long one grouped metric answer serves a namespace's DHAs (at most the sync period); "
+                  "0s: each DHA asks its own")
+      ->capture_default_str();
   // Sizing (bench/scale): 8 workers and 500 requests/s keep 10 000 DHAs within a 60 s period.
   run->add_option("--workers", o.workers, "Reconciles running at once")
       ->check(CLI::Range(1, 64))
@@ -188,6 +193,8 @@ void add_run_command(CLI::App& app) {
     }
     o.version = DHA_VERSION;
     o.sync_period = parse_sync_period(f.sync_period);
+    o.grouped_query_max_age = std::chrono::duration_cast<std::chrono::seconds>(
+        parse_duration("--grouped-query-max-age", f.grouped_query_max_age, std::chrono::seconds(0)));
     apply_lease_timings(f.lease_duration, f.renew_deadline, f.retry_period, o);
     if (o.shards > 1 && !o.leader_elect)
       throw Exit(kExitBadInput, "--shards " + std::to_string(o.shards) +

@@ -183,7 +183,7 @@ void Operator::start() {
   wo.kube.qps = options_.kube_api_qps;
   wo.kube.burst = options_.kube_api_burst;
   wo.sync_period = options_.sync_period;
-  wo.grouped_answer_window = options_.sync_period;
+  wo.grouped_answer_max_age = std::min(options_.grouped_query_max_age, options_.sync_period);
   wo.watch = [this](const kube::ResourceRef& c) { ensure_watch(c); };
   p.wiring = std::make_unique<PipelineWiring>(p.registry, std::move(wo));
   telemetry::register_process_metrics(p.registry);

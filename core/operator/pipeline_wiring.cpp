@@ -23,7 +23,7 @@ PipelineWiring::PipelineWiring(telemetry::Registry& registry, PipelineWiringOpti
   pipeline::ReconcilerOptions ro;
   ro.sync_period = o.sync_period;
   ro.clock = &clock;
-  ro.observe.grouped_answer_seconds = o.grouped_answer_window.count();
+  ro.observe.grouped_answer_seconds = o.grouped_answer_max_age.count();
   reconciler = std::make_unique<pipeline::Reconciler>(*client, *reader, *plugins, *events, *metrics, owners, ro,
                                                       std::move(o.watch));
 }

@@ -25,9 +25,9 @@ struct PipelineWiringOptions {
   PluginSetOptions plugins;
   kube::ConfigFlags kube;                        // loaded after the plugins, whose errors come first
   std::chrono::seconds sync_period{60};
-  // How long one grouped metric answer serves a namespace's DHAs (observe.hpp); `run` uses the
-  // sync period, so that a namespace costs one query per signal and cycle. 0: not shared.
-  std::chrono::seconds grouped_answer_window{0};
+  // How long one grouped metric answer serves a namespace's DHAs (observe.hpp); `run` uses
+  // --grouped-query-max-age. 0: not shared.
+  std::chrono::seconds grouped_answer_max_age{0};
   // The one clock of the pipeline: decision time (its wall time, in seconds) and Event
   // timestamps. nullptr: the system clock. Outlives the wiring.
   const kube::Clock* clock = nullptr;

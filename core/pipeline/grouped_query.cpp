@@ -7,25 +7,25 @@ namespace dha::pipeline {
 std::shared_ptr<const SeriesAnswer> GroupedAnswers::get(const GroupedQueryKey& key, std::int64_t now_seconds,
                                                         const std::function<SeriesAnswer()>& fetch, bool& fetched) {
   fetched = false;
-  if (window_seconds_ <= 0) {
+  if (max_age_seconds_ <= 0) {
     fetched = true;
     return std::make_shared<const SeriesAnswer>(fetch());
   }
-  const std::int64_t window = now_seconds / window_seconds_ - (now_seconds % window_seconds_ < 0 ? 1 : 0);
   std::shared_future<Answer> answer;
   std::promise<Answer> mine;
   {
     std::lock_guard lock(mu_);
-    if (window != window_) {  // a new cycle: last cycle's answers are not this one's
-      answers_.clear();
-      window_ = window;
+    // Drop expired answers once per max age, so keys of namespaces that are gone do not pile up.
+    if (!swept_at_ || now_seconds < *swept_at_ || now_seconds - *swept_at_ >= max_age_seconds_) {
+      std::erase_if(answers_, [&](const auto& kv) { return !fresh(kv.second, now_seconds); });
+      swept_at_ = now_seconds;
     }
     auto it = answers_.find(key);
-    if (it != answers_.end()) {
-      answer = it->second;
+    if (it != answers_.end() && fresh(it->second, now_seconds)) {
+      answer = it->second.answer;
     } else {
       answer = mine.get_future().share();
-      answers_.emplace(key, answer);
+      answers_.insert_or_assign(key, Entry{now_seconds, answer});
       fetched = true;
     }
   }
@@ -39,6 +39,11 @@ std::shared_ptr<const SeriesAnswer> GroupedAnswers::get(const GroupedQueryKey& k
     }
   }
   return answer.get();
+}
+
+std::size_t GroupedAnswers::size() const {
+  std::lock_guard lock(mu_);
+  return answers_.size();
 }
 
 std::optional<std::map<std::string, std::string>> target_label_values(const std::map<std::string, std::string>& by,

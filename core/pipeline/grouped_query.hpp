@@ -30,25 +30,36 @@ struct GroupedQueryKey {
   auto operator<=>(const GroupedQueryKey&) const = default;
 };
 
-// One cycle's grouped answers, shared by the reconciles of that cycle. A cycle is a window of
-// `window_seconds` of the pipeline's wall clock (the answer is asked for again in the next
-// window); 0 shares nothing, so every reconcile asks its own grouped query. Concurrent
-// reconciles asking the same key wait for the one query in flight. Thread-safe.
+// Grouped answers shared by the reconciles that ask the same question close together. An answer
+// serves for `max_age_seconds` of the pipeline's wall clock from when it was asked for; after
+// that the next reconcile asks again. A namespace's DHAs come due together (cycle_phase.hpp), so
+// one answer serves them all and none decides on a reading older than the max age. 0 shares
+// nothing: every reconcile asks its own grouped query. Concurrent reconciles asking the same key
+// wait for the one query in flight. Thread-safe.
 class GroupedAnswers {
  public:
-  explicit GroupedAnswers(std::int64_t window_seconds) : window_seconds_(window_seconds) {}
+  explicit GroupedAnswers(std::int64_t max_age_seconds) : max_age_seconds_(max_age_seconds) {}
 
-  // The answer for `key` in the window of `now_seconds`; `fetch` runs when this window has none
-  // yet, and `fetched` tells whether it ran in this call (to count queries sent).
+  // The answer for `key` at `now_seconds`; `fetch` runs when there is none younger than the max
+  // age, and `fetched` tells whether it ran in this call (to count queries sent).
   std::shared_ptr<const SeriesAnswer> get(const GroupedQueryKey& key, std::int64_t now_seconds,
                                           const std::function<SeriesAnswer()>& fetch, bool& fetched);
 
+  // Answers kept (for tests: expired ones are dropped, so a namespace that is gone costs nothing).
+  std::size_t size() const;
+
  private:
   using Answer = std::shared_ptr<const SeriesAnswer>;
-  const std::int64_t window_seconds_;
-  std::mutex mu_;
-  std::int64_t window_ = INT64_MIN;  // the window whose answers `answers_` holds
-  std::map<GroupedQueryKey, std::shared_future<Answer>> answers_;
+  struct Entry {
+    std::int64_t asked_at;
+    std::shared_future<Answer> answer;
+  };
+  bool fresh(const Entry& e, std::int64_t now) const { return now >= e.asked_at && now - e.asked_at < max_age_seconds_; }
+
+  const std::int64_t max_age_seconds_;
+  mutable std::mutex mu_;
+  std::optional<std::int64_t> swept_at_;  // when expired answers were last dropped
+  std::map<GroupedQueryKey, Entry> answers_;
 };
 
 // The values the `by` labels have in a grouped answer for `target` (${name}, ${release} and

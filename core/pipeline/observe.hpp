@@ -36,8 +36,8 @@ inline constexpr const char* kMonitoringNamespaceLabel = "namespace.cozystack.io
 
 struct ObserveOptions {
   double query_timeout_seconds = 10;
-  // How long a grouped metric answer serves the reconciles of one namespace and kind (a cycle:
-  // the operator uses its sync period); 0: each reconcile asks its own grouped query.
+  // How long a grouped metric answer serves the reconciles of one namespace and kind, from when
+  // it was asked for; 0: each reconcile asks its own grouped query.
   std::int64_t grouped_answer_seconds = 0;
   // false: every target asks its own queries even where the adapter offers grouped ones.
   bool grouped_queries = true;

@@ -12,6 +12,7 @@
 #include "dha/model/input_error.hpp"
 #include "operator/api_calls.hpp"
 #include "operator/logging.hpp"
+#include "pipeline/cycle_phase.hpp"
 #include "pipeline/finalizer.hpp"
 #include "pipeline/first_observation.hpp"
 #include "pipeline/target_claim.hpp"
@@ -76,7 +77,8 @@ void Reconciler::forget(const std::string& ns, const std::string& name) {
 }
 
 kube::ReconcileResult Reconciler::reconcile_dha(const std::string& ns, const std::string& name) {
-  const kube::RequeueAfter again{options_.sync_period};
+  // Periodic: at the namespace's phase in the sync period, so its DHAs share fresh grouped answers.
+  const kube::RequeueAfter again{until_next_phase(ns, options_.clock->wall_now(), options_.sync_period)};
   const kube::ResourceRef ref = kube::resources::dhas(ns).named(name);
   auto dha = op::counted_api_call(metrics_, "get", [&] { return client_.get_if_exists(ref); });
   if (!dha) {

@@ -22,8 +22,9 @@
 // → parse the spec → OBSERVE (target, topology, health, quota, metrics) → DECIDE (pure, with the
 // gate chain) → ACT through the engine's actuator → the status writer reports it all.
 // Every path ends in a kube::ReconcileResult; the controller's apply_result() is the one place
-// that turns those into queue actions. Early stops requeue at the sync period, so a target that
-// appears or becomes scalable is picked up without a watch event.
+// that turns those into queue actions. Every reconcile that is not done with the DHA, early stops
+// included, requeues it at its namespace's next phase instant (cycle_phase.hpp, at most one sync
+// period away), so a target that appears or becomes scalable is picked up without a watch event.
 namespace dha::pipeline {
 
 struct ReconcilerOptions {

@@ -25,6 +25,7 @@ func TestDeploymentReferenceAssertions(t *testing.T) {
 		"--metrics-secure=true",
 		"--health-probe-bind-address=:8081",
 		"--sync-period=60s",
+		"--grouped-query-max-age=10s",
 		"--workers=8",
 		"--kube-api-qps=500",
 		"--kube-api-burst=1000",
@@ -146,7 +147,7 @@ var operatorFlags = map[string]bool{
 	"--plugin-dir": true, "--plugins": true, "--plugin-config": true,
 	"--metrics-bind-address": true, "--health-probe-bind-address": true, "--webhook-port": true,
 	"--cert-dir": true, "--operator-username": true, "--apps-api-username": true,
-	"--sync-period": true, "--workers": true, "--kube-api-qps": true, "--kube-api-burst": true, "--log-level": true, "--log-format": true, "--metrics-secure": true,
+	"--sync-period": true, "--grouped-query-max-age": true, "--workers": true, "--kube-api-qps": true, "--kube-api-burst": true, "--log-level": true, "--log-format": true, "--metrics-secure": true,
 }
 
 func TestArgsUseOnlyOperatorFlags(t *testing.T) {

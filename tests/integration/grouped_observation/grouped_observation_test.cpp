@@ -49,7 +49,7 @@ struct Db {
 // VictoriaMetrics.
 class Observer {
  public:
-  Observer(const std::string& vm_url, bool grouped, std::int64_t window_seconds, const TestClock& clock)
+  Observer(const std::string& vm_url, bool grouped, std::int64_t max_age_seconds, const TestClock& clock)
       : plugins_(op::PluginSet::load({{DHA_POSTGRES_DIR, DHA_METRICS_VM_DIR},
                                       {"postgres", "metrics-vm"},
                                       R"({"metrics-vm": {"url": ")" + vm_url + R"(", "timeoutSeconds": 3}})"})),
@@ -59,7 +59,7 @@ class Observer {
     pipeline::ObserveOptions options;
     options.query_timeout_seconds = 3;
     options.grouped_queries = grouped;
-    options.grouped_answer_seconds = window_seconds;
+    options.grouped_answer_seconds = max_age_seconds;
     options.clock = &clock;
     observe_ = std::make_unique<pipeline::Observe>(reader_, *plugins_, metrics_, owners_, options);
   }

@@ -1,5 +1,5 @@
-// The parts of grouped observation that need no metric source: one answer per key and cycle
-// (asked once even by concurrent reconciles), each target's series picked by its labels and
+// The parts of grouped observation that need no metric source: one answer per key for its max
+// age (asked once even by concurrent reconciles), each target's series picked by its labels and
 // combined as its own query's would be, and which failures speak for each target.
 #include <gtest/gtest.h>
 
@@ -49,8 +49,45 @@ TEST(GroupedAnswers, OneFetchPerKeyAndCycleEvenForConcurrentReconciles) {
   answers.get(other, 1'700'000'000, fetch, fetched);
   EXPECT_TRUE(fetched) << "another namespace is another question";
   answers.get(kKey, 1'700'000'000 + 60, fetch, fetched);
-  EXPECT_TRUE(fetched) << "the next cycle asks again";
+  EXPECT_TRUE(fetched) << "an answer as old as the max age is not used";
   EXPECT_EQ(fetches, 3);
+}
+
+TEST(GroupedAnswers, AnAnswerServesForItsMaxAgeFromWhenItWasAskedFor) {
+  // Counted from the ask, not from a window of the wall clock: an answer asked for a second
+  // before a multiple of the max age still serves the reconciles just after it.
+  GroupedAnswers answers(10);
+  int fetches = 0;
+  bool fetched = false;
+  const auto fetch = [&] { ++fetches; return answer_of({}); };
+  const std::int64_t t = 1'700'000'009;  // one second before a multiple of 10
+  answers.get(kKey, t, fetch, fetched);
+  EXPECT_TRUE(fetched);
+  answers.get(kKey, t + 1, fetch, fetched);
+  EXPECT_FALSE(fetched) << "a second later, across a multiple of the max age";
+  answers.get(kKey, t + 9, fetch, fetched);
+  EXPECT_FALSE(fetched) << "nine seconds old";
+  answers.get(kKey, t + 10, fetch, fetched);
+  EXPECT_TRUE(fetched) << "ten seconds old: asked again";
+  answers.get(kKey, t + 11, fetch, fetched);
+  EXPECT_FALSE(fetched) << "the new answer serves from its own ask";
+  answers.get(kKey, t + 5, fetch, fetched);
+  EXPECT_TRUE(fetched) << "the clock went back: an answer from the future is not used";
+  EXPECT_EQ(fetches, 3);
+}
+
+TEST(GroupedAnswers, ExpiredAnswersAreDropped) {
+  GroupedAnswers answers(10);
+  bool fetched = false;
+  const auto fetch = [] { return answer_of({}); };
+  for (int i = 0; i < 50; ++i) {
+    GroupedQueryKey k = kKey;
+    k.namespace_name = "tenant-" + std::to_string(i);
+    answers.get(k, 1'700'000'000, fetch, fetched);
+  }
+  EXPECT_EQ(answers.size(), 50u);
+  answers.get(kKey, 1'700'000'000 + 30, fetch, fetched);
+  EXPECT_EQ(answers.size(), 1u) << "namespaces that stopped asking (deleted, say) cost nothing";
 }
 
 TEST(GroupedAnswers, AWindowOfZeroSharesNothing) {
