@@ -22,6 +22,7 @@ PipelineWiring::PipelineWiring(telemetry::Registry& registry, PipelineWiringOpti
   reader = std::make_unique<CachedReader>(*client, *metrics);
   pipeline::ReconcilerOptions ro;
   ro.sync_period = o.sync_period;
+  ro.requeue_at_namespace_phase = o.requeue_at_namespace_phase;
   ro.clock = &clock;
   ro.observe.grouped_answer_seconds = o.grouped_answer_max_age.count();
   reconciler = std::make_unique<pipeline::Reconciler>(*client, *reader, *plugins, *events, *metrics, owners, ro,

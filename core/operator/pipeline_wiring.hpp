@@ -25,6 +25,7 @@ struct PipelineWiringOptions {
   PluginSetOptions plugins;
   kube::ConfigFlags kube;                        // loaded after the plugins, whose errors come first
   std::chrono::seconds sync_period{60};
+  bool requeue_at_namespace_phase = true;  // reconciler.hpp
   // How long one grouped metric answer serves a namespace's DHAs (observe.hpp); `run` uses
   // --grouped-query-max-age. 0: not shared.
   std::chrono::seconds grouped_answer_max_age{0};

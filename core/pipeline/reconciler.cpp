@@ -78,7 +78,9 @@ void Reconciler::forget(const std::string& ns, const std::string& name) {
 
 kube::ReconcileResult Reconciler::reconcile_dha(const std::string& ns, const std::string& name) {
   // Periodic: at the namespace's phase in the sync period, so its DHAs share fresh grouped answers.
-  const kube::RequeueAfter again{until_next_phase(ns, options_.clock->wall_now(), options_.sync_period)};
+  const kube::RequeueAfter again{options_.requeue_at_namespace_phase
+                                     ? until_next_phase(ns, options_.clock->wall_now(), options_.sync_period)
+                                     : kube::Duration(options_.sync_period)};
   const kube::ResourceRef ref = kube::resources::dhas(ns).named(name);
   auto dha = op::counted_api_call(metrics_, "get", [&] { return client_.get_if_exists(ref); });
   if (!dha) {

@@ -29,6 +29,10 @@ namespace dha::pipeline {
 
 struct ReconcilerOptions {
   std::chrono::seconds sync_period{60};
+  // true: the periodic requeue is at the namespace's next phase instant (cycle_phase.hpp), as in
+  // `run`; false: a flat sync period after this reconcile (the test kit's default, which its
+  // users' tests were written against).
+  bool requeue_at_namespace_phase = true;
   // Decision time is this clock's wall time in seconds (the decision core never reads a clock
   // itself); nullptr: the system clock. Outlives the reconciler.
   const kube::Clock* clock = nullptr;

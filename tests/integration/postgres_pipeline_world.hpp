@@ -15,8 +15,9 @@ namespace dha::integration {
 
 inline const dha::testing::ObjectRef kPostgresDb{"apps.cozystack.io", "v1alpha1", "postgreses", "tenant-a", "db"};
 
-inline std::unique_ptr<dha::testing::PipelineWorld> postgres_pipeline_world() {
+inline std::unique_ptr<dha::testing::PipelineWorld> postgres_pipeline_world(bool requeue_at_namespace_phase = false) {
   dha::testing::PipelineWorldOptions options;
+  options.requeue_at_namespace_phase = requeue_at_namespace_phase;
   options.crd_dirs = {DHA_SOURCE_DIR "/charts/db-autoscaler/crds"};
   options.plugin_dirs = {POSTGRES_PLUGIN_DIR};
   options.plugins = {"postgres"};

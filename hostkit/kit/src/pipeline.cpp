@@ -64,6 +64,7 @@ Pipeline::Pipeline(PipelineOptions options) {
   wo.plugins.config_origin = "PipelineOptions::plugin_config_json";
   wo.kube.kubeconfig = options.kubeconfig;
   wo.sync_period = options.sync_period;
+  wo.requeue_at_namespace_phase = options.requeue_at_namespace_phase;
   wo.clock = &p.kube_clock;
   p.wiring = std::make_unique<op::PipelineWiring>(p.registry, std::move(wo));
 }

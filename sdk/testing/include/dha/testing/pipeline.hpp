@@ -50,6 +50,10 @@ struct PipelineOptions {
   std::string plugin_config_json;        // as the --plugin-config file: {"<plugin id>": {...}}
   std::int64_t start_unix_seconds = 0;   // the manual clock's start; 0 = the current second
   std::chrono::seconds sync_period{60};  // what a healthy reconcile asks to be requeued after
+  // true: as `db-autoscaler run` does, a healthy reconcile asks to be requeued at its namespace's
+  // next phase instant instead (every DHA of a namespace comes due at the same offset into the
+  // sync period, at most one period away; docs/behaviour.md in the repository). Since SDK 1.2.
+  bool requeue_at_namespace_phase = false;
   std::string log_level = "warn";        // the operator's log level (spdlog names), to stderr
 };
 

@@ -47,6 +47,7 @@ struct PipelineWorldOptions {
   std::map<std::string, std::string> plugin_config;
   std::string namespace_name = "tenant-a";
   std::int64_t start_unix_seconds = 0;  // the pipeline clock's start; 0 = the current second
+  bool requeue_at_namespace_phase = false;  // PipelineOptions::requeue_at_namespace_phase (SDK 1.2)
 };
 
 // The object a DHA scales, as most pipeline tests start from it: `kind` at `object` with
@@ -80,6 +81,7 @@ class PipelineWorld {
     options.plugins = o.plugins;
     options.plugins.push_back("metrics-vm");
     options.start_unix_seconds = o.start_unix_seconds;
+    options.requeue_at_namespace_phase = o.requeue_at_namespace_phase;
     std::string config = R"({"metrics-vm": {"url": ")" + vm_->url() + R"("})";
     for (const auto& [id, json] : o.plugin_config) config += ", \"" + id + "\": " + json;
     options.plugin_config_json = config + "}";
