@@ -49,6 +49,9 @@ class Reconciler {
              ReconcilerOptions options, WatchRequest watch = {});
 
   kube::ReconcileResult reconcile(const std::string& key);
+  // ReconcilerOptions::requeue_at_namespace_phase after construction (the test kit's switch);
+  // call it between reconciles, not during one.
+  void requeue_at_namespace_phase(bool on) { options_.requeue_at_namespace_phase = on; }
   // Drops what this process keeps for a DHA (decision state a failed status write lost, its
   // gauges, what it references): on deletion, and when a sharded replica's shard moves, since
   // another replica may have written a newer status meanwhile.

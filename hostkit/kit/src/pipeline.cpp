@@ -64,7 +64,7 @@ Pipeline::Pipeline(PipelineOptions options) {
   wo.plugins.config_origin = "PipelineOptions::plugin_config_json";
   wo.kube.kubeconfig = options.kubeconfig;
   wo.sync_period = options.sync_period;
-  wo.requeue_at_namespace_phase = options.requeue_at_namespace_phase;
+  wo.requeue_at_namespace_phase = false;  // the kit's default; requeue_at_namespace_phase() turns it on
   wo.clock = &p.kube_clock;
   p.wiring = std::make_unique<op::PipelineWiring>(p.registry, std::move(wo));
 }
@@ -72,6 +72,8 @@ Pipeline::Pipeline(PipelineOptions options) {
 Pipeline::~Pipeline() = default;
 
 ManualClock& Pipeline::clock() { return parts_->clock; }
+
+void Pipeline::requeue_at_namespace_phase(bool on) { parts_->wiring->reconciler->requeue_at_namespace_phase(on); }
 
 ReconcileOutcome Pipeline::reconcile(const std::string& ns, const std::string& dha_name) {
   kube::ReconcileResult result;

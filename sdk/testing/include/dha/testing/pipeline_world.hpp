@@ -47,7 +47,7 @@ struct PipelineWorldOptions {
   std::map<std::string, std::string> plugin_config;
   std::string namespace_name = "tenant-a";
   std::int64_t start_unix_seconds = 0;  // the pipeline clock's start; 0 = the current second
-  bool requeue_at_namespace_phase = false;  // PipelineOptions::requeue_at_namespace_phase (SDK 1.2)
+  bool requeue_at_namespace_phase = false;  // Pipeline::requeue_at_namespace_phase (SDK 1.2)
 };
 
 // The object a DHA scales, as most pipeline tests start from it: `kind` at `object` with
@@ -81,11 +81,11 @@ class PipelineWorld {
     options.plugins = o.plugins;
     options.plugins.push_back("metrics-vm");
     options.start_unix_seconds = o.start_unix_seconds;
-    options.requeue_at_namespace_phase = o.requeue_at_namespace_phase;
     std::string config = R"({"metrics-vm": {"url": ")" + vm_->url() + R"("})";
     for (const auto& [id, json] : o.plugin_config) config += ", \"" + id + "\": " + json;
     options.plugin_config_json = config + "}";
     pipeline_ = std::make_unique<Pipeline>(options);
+    if (o.requeue_at_namespace_phase) pipeline_->requeue_at_namespace_phase(true);
     pipeline_->create({"", "v1", "namespaces", "", ""},
                       R"({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ")" + o.namespace_name + R"("}})");
   }
