@@ -3,154 +3,43 @@
 // condition names; a namespace of several DHAs costs one query per signal and cycle.
 #include <gtest/gtest.h>
 
-#include <chrono>
-#include <cmath>
-#include <memory>
-#include <regex>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "dha/kube/client.hpp"
-#include "dha/kube/clock.hpp"
-#include "dha/kube/controller.hpp"
-#include "dha/kube/json.hpp"
-#include "dha/model/spec.hpp"
-#include "dha/telemetry/registry.hpp"
 #include "dha/testing/victoria_metrics.hpp"
-#include "operator/cached_reader.hpp"
-#include "operator/plugin_set.hpp"
-#include "operator/self_metrics.hpp"
-#include "pipeline/observe.hpp"
-#include "pipeline/target.hpp"
+#include "grouped_observer.hpp"
 
 namespace {
 
-namespace op = dha::op;
-namespace pipeline = dha::pipeline;
-
-// The pipeline's wall clock, set by the test: which cycle a reconcile falls in.
-class TestClock final : public dha::kube::Clock {
- public:
-  dha::kube::TimePoint now() const override { return dha::kube::TimePoint{} + std::chrono::seconds(seconds); }
-  std::chrono::system_clock::time_point wall_now() const override {
-    return std::chrono::system_clock::time_point{} + std::chrono::seconds(seconds);
-  }
-  std::int64_t seconds = 1'700'000'000;
-};
+using grouped_observation::now_ms;
+using grouped_observation::TestClock;
 
 struct Db {
   std::string ns, name;
   bool cnpg_cluster = false;  // a bare postgresql.cnpg.io Cluster instead of the cozystack Application
 };
 
-// The operator's observe stage in process, with no API server: the namespace and health reads
-// fail (noted as problems and health causes, the same either way), the metrics are read from
-// VictoriaMetrics.
+grouped_observation::TargetObject target_of(const Db& db) {
+  if (!db.cnpg_cluster) return grouped_observation::cozystack_application("Postgres", db.ns, db.name);
+  return {db.ns, db.name, "postgresql.cnpg.io", "Cluster",
+          R"({"apiVersion": "postgresql.cnpg.io/v1", "kind": "Cluster", "metadata": {"name": ")" + db.name +
+              R"(", "namespace": ")" + db.ns + R"("}, "spec": {"instances": 3}})"};
+}
+
+// The observe stage with the postgres adapter.
 class Observer {
  public:
   Observer(const std::string& vm_url, bool grouped, std::int64_t max_age_seconds, const TestClock& clock)
-      : plugins_(op::PluginSet::load({{DHA_POSTGRES_DIR, DHA_METRICS_VM_DIR},
-                                      {"postgres", "metrics-vm"},
-                                      R"({"metrics-vm": {"url": ")" + vm_url + R"(", "timeoutSeconds": 3}})"})),
-        client_(unreachable_api()),
-        metrics_(registry_),
-        reader_(client_, metrics_) {
-    pipeline::ObserveOptions options;
-    options.query_timeout_seconds = 3;
-    options.grouped_queries = grouped;
-    options.grouped_answer_seconds = max_age_seconds;
-    options.clock = &clock;
-    observe_ = std::make_unique<pipeline::Observe>(reader_, *plugins_, metrics_, owners_, options);
-  }
-
-  pipeline::Signals signals(const Db& db) const {
-    const std::string kind = db.cnpg_cluster ? R"("apiGroup": "postgresql.cnpg.io", "kind": "Cluster")"
-                                             : R"("apiGroup": "apps.cozystack.io", "kind": "Postgres")";
-    const auto spec = dha::model::parse_spec(dha::kube::parse_json(
-        R"({"targetRef": {)" + kind + R"(, "name": ")" + db.name + R"("}, "minReplicas": 2, "maxReplicas": 6,
-            "metrics": [{"type": "ReadConnections", "target": {"averageValue": "100"}},
-                        {"type": "ReadCPUUtilization", "target": {"averageValue": "500"}}]})"));
-    auto located = pipeline::locate_target(*plugins_, *spec.target_ref, db.ns);
-    auto& target = std::get<pipeline::Target>(located);
-    const std::string object =
-        db.cnpg_cluster
-            ? R"({"apiVersion": "postgresql.cnpg.io/v1", "kind": "Cluster", "metadata": {"name": ")" + db.name +
-                  R"(", "namespace": ")" + db.ns + R"("}, "spec": {"instances": 3}})"
-            : R"({"apiVersion": "apps.cozystack.io/v1alpha1", "kind": "Postgres", "metadata": {"name": ")" + db.name +
-                  R"(", "namespace": ")" + db.ns + R"("}, "spec": {"replicas": 3}})";
-    target.object = std::make_shared<const rapidjson::Document>(dha::kube::parse_json(object));
-    const auto topology = std::get<dha::sdk::Topology>(pipeline::read_topology(target));
-    return observe_->signals({db.ns, db.name + "-dha", spec, *target.engine, *target.object, topology});
-  }
-
-  // Queries sent to the metric source of one shape ("grouped" or "target"), from /metrics.
-  double queries_sent(const std::string& shape) const {
-    std::istringstream lines(registry_.expose());
-    double total = 0;
-    const std::string prefix = "db_autoscaler_metric_queries_total{shape=\"" + shape + "\"";
-    for (std::string line; std::getline(lines, line);)
-      if (line.rfind(prefix, 0) == 0) total += std::stod(line.substr(line.rfind(' ') + 1));
-    return total;
-  }
+      : observer_(DHA_POSTGRES_DIR, "postgres", DHA_METRICS_VM_DIR, vm_url, grouped, max_age_seconds, clock) {}
+  dha::pipeline::Signals signals(const Db& db) const { return observer_.signals(target_of(db)); }
+  double queries_sent(const std::string& shape) const { return observer_.queries_sent(shape); }
 
  private:
-  static dha::kube::Config unreachable_api() {
-    dha::kube::Config config;
-    config.server = "http://127.0.0.1:1";
-    return config;
-  }
-
-  std::unique_ptr<op::PluginSet> plugins_;
-  dha::kube::Client client_;
-  dha::telemetry::Registry registry_;
-  op::SelfMetrics metrics_;
-  op::CachedReader reader_;
-  dha::kube::OwnerIndex owners_;
-  std::unique_ptr<pipeline::Observe> observe_;
+  grouped_observation::Observer observer_;
 };
 
-std::string optional_text(const std::optional<double>& v) {
-  return v ? std::to_string(*v) : std::string("unavailable");
-}
-
-// Causes without the connect time curl puts in a transport error ("after 6 ms"): the one thing
-// two reads of an unreachable server do not share.
-std::vector<std::string> without_timings(std::vector<std::string> causes) {
-  static const std::regex kTiming(R"(after [0-9]+ ms)");
-  for (auto& c : causes) c = std::regex_replace(c, kTiming, "after _ ms");
-  return causes;
-}
-
-// Field by field, so that a difference names the field.
-void expect_same(const pipeline::Signals& grouped, const pipeline::Signals& own, const Db& db) {
-  SCOPED_TRACE(db.ns + "/" + db.name);
-  const auto& g = grouped.observation;
-  const auto& o = own.observation;
-  EXPECT_EQ(g.current_replicas, o.current_replicas);
-  EXPECT_EQ(g.primary_count, o.primary_count);
-  EXPECT_EQ(g.quorum_floor, o.quorum_floor);
-  EXPECT_EQ(g.health_known, o.health_known);
-  EXPECT_EQ(g.operational, o.operational);
-  EXPECT_EQ(g.available_replicas, o.available_replicas);
-  ASSERT_EQ(g.metrics.size(), o.metrics.size());
-  for (std::size_t i = 0; i < g.metrics.size(); ++i) {
-    EXPECT_EQ(g.metrics[i].type, o.metrics[i].type);
-    EXPECT_EQ(optional_text(g.metrics[i].value), optional_text(o.metrics[i].value)) << g.metrics[i].type;
-  }
-  EXPECT_EQ(optional_text(g.lag_seconds), optional_text(o.lag_seconds)) << "lag";
-  EXPECT_EQ(optional_text(g.write_rate), optional_text(o.write_rate)) << "write rate";
-  EXPECT_EQ(g.quota_max_replicas, o.quota_max_replicas);
-  EXPECT_EQ(g.forecast, o.forecast);
-  EXPECT_EQ(g.forecast_missing, o.forecast_missing);
-  EXPECT_EQ(without_timings(grouped.metric_causes), without_timings(own.metric_causes));
-  EXPECT_EQ(without_timings(grouped.health_causes), without_timings(own.health_causes));
-  EXPECT_EQ(without_timings(grouped.notes), without_timings(own.notes));
-}
-
-std::int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+void expect_same(const dha::pipeline::Signals& grouped, const dha::pipeline::Signals& own, const Db& db) {
+  grouped_observation::expect_same(grouped, own, db.ns + "/" + db.name);
 }
 
 // One database's pods and series: a primary and two read replicas, `active` connections and
