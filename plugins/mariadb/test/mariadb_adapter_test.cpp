@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <map>
 #include <optional>
 #include <string>
 
@@ -69,6 +70,28 @@ TEST(MariadbAdapter, QueriesAreTheReferenceQueries) {
   EXPECT_EQ(q.lag_unit, "seconds");
   EXPECT_EQ(render(q.write_activity),
             R"(sum( rate(mysql_global_status_queries{namespace="N", job="mariadb-A-metrics"}[5m]) unless on(target) mysql_slave_status_slave_io_running{namespace="N", job="mariadb-A-metrics"} ))");
+}
+
+// The grouped queries read every MariaDB of the namespace at once and are all read by the job
+// that names the database: the exporter's series carry it, the CPU reading is given it from the
+// instance label; the slave-status filters match on(job, target) so one database's addresses
+// never decide another's replicas. Their only placeholder is ${namespace}.
+TEST(MariadbAdapter, GroupedQueriesAreReadByTheDatabasesJob) {
+  const sdk::Queries q = make().queries(
+      sdk::QueryRequest{"N", "A", "mariadb-A", "apps.cozystack.io", "MariaDB", {"ReadConnections", "ReadCPUUtilization"}});
+  ASSERT_TRUE(q.grouped);
+  EXPECT_EQ(q.grouped->by, (std::map<std::string, std::string>{{"job", "mariadb-${name}-metrics"}}));
+  const std::string filter = R"(on(job, target) mysql_slave_status_slave_io_running{namespace="N"})";
+  EXPECT_EQ(render(q.grouped->driver.at("ReadConnections")),
+            R"(sum by (job)( mysql_global_status_threads_connected{namespace="N"} and )" + filter + " )");
+  EXPECT_EQ(render(q.grouped->driver.at("ReadCPUUtilization")),
+            R"q(label_replace( sum by (label_app_kubernetes_io_instance)( rate(container_cpu_usage_seconds_total{namespace="N", container="mariadb"}[5m]) * on(namespace,pod) group_left(label_app_kubernetes_io_instance) kube_pod_labels{namespace="N", label_k8s_mariadb_com_role="replica"} ) * 1000, "job", "$1-metrics", "label_app_kubernetes_io_instance", "(.+)" ))q");
+  EXPECT_EQ(render(q.grouped->lag_query), R"(max by (job)( mysql_slave_status_seconds_behind_master{namespace="N"} ))");
+  EXPECT_EQ(render(q.grouped->write_activity),
+            R"(sum by (job)( rate(mysql_global_status_queries{namespace="N"}[5m]) unless )" + filter + " )");
+  for (const std::string& query : {q.grouped->driver.at("ReadConnections"), q.grouped->driver.at("ReadCPUUtilization"),
+                                   q.grouped->lag_query, q.grouped->write_activity})
+    EXPECT_EQ(query.find("${name}"), std::string::npos) << query;
 }
 
 }  // namespace

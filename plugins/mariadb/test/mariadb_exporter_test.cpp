@@ -1,7 +1,8 @@
 // The MariaDB adapter's queries against what the real exporter emits: a mariadbd primary and an
 // asynchronous replica, each with prometheus-mysqld-exporter, scraped by a real vmagent into
 // VictoriaMetrics under one job mariadb-<name>-metrics with the `target` label mariadb-operator's
-// scrape adds. Proves the metric names and the on(target) joins match the exporter's output.
+// scrape adds. Proves the metric names and the on(target) joins match the exporter's output, and
+// that the grouped queries' on(job, target) joins read the same.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -187,6 +188,26 @@ TEST_F(MariadbWithRealExporter, QueriesReadTheReplicaAndThePrimaryAsTheExporterR
       },
       std::chrono::seconds(60)))
       << "write activity never became positive";
+
+  // The grouped queries read the same from the exporter's own labels, picked by its job (retried:
+  // a scrape may land between the two reads).
+  ASSERT_TRUE(q.grouped);
+  auto same_by_job = [&](const std::string& grouped, const std::string& own) {
+    return wait_until(
+        [&] {
+          const auto mine = at_vm(own);
+          for (const auto& s : at_vm(grouped)) {
+            const auto job = s.labels.find("job");
+            if (job != s.labels.end() && job->second == "mariadb-db-metrics")
+              return mine.size() == 1 && s.value == mine[0].value;
+          }
+          return false;
+        },
+        std::chrono::seconds(30));
+  };
+  EXPECT_TRUE(same_by_job(q.grouped->driver.at("ReadConnections"), q.driver.at("ReadConnections")));
+  EXPECT_TRUE(same_by_job(q.grouped->lag_query, q.lag_query));
+  EXPECT_TRUE(same_by_job(q.grouped->write_activity, q.write_activity));
 }
 
 }  // namespace
