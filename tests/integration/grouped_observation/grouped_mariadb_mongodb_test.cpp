@@ -191,6 +191,7 @@ TEST_F(GroupedMariadbMongodb, EveryMariadbDhaObservesWhatItsOwnQueriesRead) {
   }
   EXPECT_EQ(grouped.queries_sent("grouped"), 4) << "two driver metrics, lag and write activity, once for tenant-a";
   EXPECT_EQ(grouped.queries_sent("target"), 0);
+  EXPECT_EQ(own.queries_sent("target"), 3 * 4 + 3 * 3) << "fresh, gone and never have no lag, so no write activity";
   const auto other = cozystack_application("MariaDB", "tenant-b", "db");
   expect_same(grouped.signals(other), own.signals(other), "mariadb tenant-b/db");
 }
@@ -231,6 +232,7 @@ TEST_F(GroupedMariadbMongodb, EveryMongodbDhaObservesWhatItsOwnQueriesRead) {
   }
   EXPECT_EQ(grouped.queries_sent("grouped"), 4) << "two driver metrics, lag and write activity, once for tenant-a";
   EXPECT_EQ(grouped.queries_sent("target"), 0);
+  EXPECT_EQ(own.queries_sent("target"), 3 * 4 + 2 * 3) << "gone and never have no lag, so no write activity";
   const auto other = cozystack_application("MongoDB", "tenant-b", "db");
   expect_same(grouped.signals(other), own.signals(other), "mongodb tenant-b/db");
 }
