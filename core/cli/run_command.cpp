@@ -46,6 +46,13 @@ std::chrono::seconds parse_sync_period(const std::string& text) {
   return std::chrono::duration_cast<std::chrono::seconds>(period);
 }
 
+// A duration the operator counts in whole seconds (0 allowed), refused rather than truncated.
+std::chrono::seconds parse_whole_seconds(const std::string& flag, const std::string& text) {
+  const auto d = parse_duration(flag, text, std::chrono::milliseconds(0));
+  if (d.count() % 1000 != 0) throw Exit(kExitBadInput, flag + ": \"" + text + "\" is not whole seconds");
+  return std::chrono::duration_cast<std::chrono::seconds>(d);
+}
+
 // The Lease timings, with client-go's rule that a leader gives up (renew deadline) before a
 // follower may take over (lease duration), and retries more than once within the deadline.
 void apply_lease_timings(const std::string& lease, const std::string& renew, const std::string& retry,
@@ -193,8 +200,7 @@ void add_run_command(CLI::App& app) {
     }
     o.version = DHA_VERSION;
     o.sync_period = parse_sync_period(f.sync_period);
-    o.grouped_query_max_age = std::chrono::duration_cast<std::chrono::seconds>(
-        parse_duration("--grouped-query-max-age", f.grouped_query_max_age, std::chrono::seconds(0)));
+    o.grouped_query_max_age = parse_whole_seconds("--grouped-query-max-age", f.grouped_query_max_age);
     apply_lease_timings(f.lease_duration, f.renew_deadline, f.retry_period, o);
     if (o.shards > 1 && !o.leader_elect)
       throw Exit(kExitBadInput, "--shards " + std::to_string(o.shards) +

@@ -174,6 +174,13 @@ TEST_F(EndpointsTest, BadFlagsAndMissingPluginsStopTheProcessWithAClearMessage) 
   EXPECT_EQ(bad_period.stop(), 2);
   EXPECT_NE(bad_period.log().find("--sync-period"), std::string::npos) << bad_period.log();
 
+  // The grouped answers' age is counted in whole seconds: 1500ms would quietly be 1 s.
+  auto& fractional_age = start_operator('a', {{"--grouped-query-max-age", "1500ms"}});
+  ASSERT_TRUE(eventually([&] { return !fractional_age.running(); }, 10s));
+  EXPECT_EQ(fractional_age.stop(), 2);
+  EXPECT_NE(fractional_age.log().find("--grouped-query-max-age: \"1500ms\" is not whole seconds"), std::string::npos)
+      << fractional_age.log();
+
   auto& no_workers = start_operator('a', {{"--workers", "0"}});
   ASSERT_TRUE(eventually([&] { return !no_workers.running(); }, 10s));
   EXPECT_EQ(no_workers.stop(), 2);
