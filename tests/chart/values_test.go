@@ -21,6 +21,8 @@ func TestValuesSchema(t *testing.T) {
 		{"log format", `log: {format: xml}`, "log.format"},
 		{"log level", `log: {level: verbose}`, "log.level"},
 		{"sync period without unit", `syncPeriod: "60"`, "syncPeriod"},
+		{"grouped query max age below a second", `groupedQueryMaxAge: 500ms`, "groupedQueryMaxAge"},
+		{"grouped query max age off", `groupedQueryMaxAge: 0s`, ""},
 		{"no workers", `workers: 0`, "workers"},
 		{"API rate limit of zero", `kubeApi: {qps: 0}`, "kubeApi.qps"},
 		{"fractional burst", `kubeApi: {burst: 1.5}`, "kubeApi.burst"},
