@@ -20,6 +20,9 @@ SelfMetrics::SelfMetrics(telemetry::Registry& r)
       reconciles_(r.counter("db_autoscaler_reconcile_total", "Reconciles finished by this replica.", {"result"})),
       reconcile_duration_(r.histogram("db_autoscaler_reconcile_duration_seconds", "Reconcile latency.", {})),
       leader_(r.gauge("db_autoscaler_leader", "1 on the replica holding the leader Lease, else 0.")),
+      shard_held_(r.gauge("db_autoscaler_shard_held",
+                          "Sharded mode: 1 for each shard whose Lease this replica holds, 0 once it gave it up.",
+                          {"shard"})),
       fenced_writes_(r.counter("db_autoscaler_fenced_writes_total",
                                "Writes refused unsent because this replica no longer held the leader Lease.")),
       metric_queries_(r.counter("db_autoscaler_metric_queries_total",
@@ -84,6 +87,8 @@ void SelfMetrics::reconcile_finished(const std::string& result, double seconds) 
 }
 
 void SelfMetrics::set_leader(bool leader) { leader_.with({})->set(leader ? 1 : 0); }
+
+void SelfMetrics::set_shard_held(int shard, bool held) { shard_held_.with({std::to_string(shard)})->set(held ? 1 : 0); }
 
 void SelfMetrics::count_fenced_write() { fenced_writes_.with({})->inc(); }
 

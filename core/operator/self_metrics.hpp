@@ -37,6 +37,8 @@ class SelfMetrics {
   // result: "success" | "requeue" | "error".
   void reconcile_finished(const std::string& result, double seconds);
   void set_leader(bool leader);
+  // Sharded mode: whether this replica holds shard `shard`'s Lease (1) or gave it up (0).
+  void set_shard_held(int shard, bool held);
   // A write the leader fence refused (this replica no longer held the Lease): never sent.
   void count_fenced_write();
   // One query sent to the metric source. shape: "grouped" (one for every target of a namespace
@@ -57,6 +59,7 @@ class SelfMetrics {
   telemetry::CounterFamily& reconciles_;
   telemetry::HistogramFamily& reconcile_duration_;
   telemetry::GaugeFamily& leader_;
+  telemetry::GaugeFamily& shard_held_;
   telemetry::CounterFamily& fenced_writes_;
   telemetry::CounterFamily& metric_queries_;
   telemetry::CounterFamily& api_requests_;

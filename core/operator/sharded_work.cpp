@@ -81,6 +81,7 @@ std::unique_ptr<kube::ShardLeases> start_shard_leases(const kube::Config& config
   };
   c.on_gained = [keys_of, forget, &work, &queue, &metrics](int shard) {
     metrics.set_leader(true);
+    metrics.set_shard_held(shard, true);
     int queued = 0;
     for (const auto& key : keys_of(shard)) {
       forget(key);
@@ -97,6 +98,7 @@ std::unique_ptr<kube::ShardLeases> start_shard_leases(const kube::Config& config
     if (!drained)
       spdlog::warn("shard {}: reconciles still running {} ms after the shard was lost; their writes are refused", shard,
                    limit.count());
+    metrics.set_shard_held(shard, false);
     metrics.set_leader(*leases_box != nullptr && !(*leases_box)->held().empty());
     spdlog::info("stopped reconciling shard {} of {}", shard, work.shards());
     return drained;

@@ -153,6 +153,19 @@ TEST_F(ShardingTest, ThreeReplicasSpreadShardsAndTakeOverAKilledOneWithoutOverla
       40s))
       << "the shards did not spread over the three replicas";
   EXPECT_TRUE(eventually([&] { return metrics_text('c').find("db_autoscaler_leader 1") != std::string::npos; }, 10s));
+  // Each replica's /metrics names the shard it holds, the one its Lease says.
+  {
+    const auto holders = shard_holders();
+    const auto users = usernames_of(shard_lease_writes(cluster_->audit()));
+    for (const auto& [s, holder] : holders) {
+      const std::string user = users.at(holder);
+      const char which = user == kOperatorA ? 'a' : user == kOperatorB ? 'b' : 'c';
+      const std::string held = fmt::format("db_autoscaler_shard_held{{shard=\"{}\"}} 1", s);
+      EXPECT_TRUE(eventually([&] { return metrics_text(which).find(held) != std::string::npos; }, 10s))
+          << "replica " << which << " holds shard " << s << " by its Lease but its metrics do not say so:\n"
+          << metrics_text(which);
+    }
+  }
   // Every DHA reconciled (its status written) since the spread.
   const auto spread_at = std::chrono::system_clock::now();
   auto written_since = [&](std::chrono::system_clock::time_point since, const std::string& username) {
