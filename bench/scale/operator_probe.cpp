@@ -100,6 +100,14 @@ std::size_t series_count(std::string_view text, std::string_view name) {
   return n;
 }
 
+std::vector<std::string> series_labels(std::string_view text, std::string_view name) {
+  std::vector<std::string> out;
+  for_samples(text, name, [&](std::string_view labels, double) {
+    if (!labels.empty()) out.emplace_back(labels);
+  });
+  return out;
+}
+
 std::string load_average() {
   std::ifstream in("/proc/loadavg");
   std::string one, five, fifteen;

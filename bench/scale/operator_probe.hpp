@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 // Reading a running process from the outside: its /proc counters and Prometheus text.
 namespace dha::scalebench {
@@ -27,5 +28,7 @@ std::string load_average();
 double metric_sum(std::string_view text, std::string_view name, std::string_view label_filter = {});
 // Number of series of `name` (lines "name{...} value").
 std::size_t series_count(std::string_view text, std::string_view name);
+// The label sets ("{namespace=\"a\",name=\"b\"}") of those series, in text order.
+std::vector<std::string> series_labels(std::string_view text, std::string_view name);
 
 }  // namespace dha::scalebench
