@@ -54,6 +54,7 @@ OperatorFleet::OperatorFleet(const testing::ApiServer& api, const FleetOptions& 
     } else if (options.leader_elect) {
       argv.push_back("--leader-elect");
     }
+    argv.insert(argv.end(), options.extra_flags.begin(), options.extra_flags.end());
     const std::string log = count > 1 ? fmt::format("{}/operator-{}.log", options.dir, k) : options.dir + "/operator.log";
     m.process = std::make_unique<testing::ChildProcess>(argv, log, options.env);
     members_.push_back(std::move(m));

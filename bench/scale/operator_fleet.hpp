@@ -31,6 +31,7 @@ struct FleetOptions {
   std::string plugin_config;  // path of the plugins' JSON configuration
   std::string dir;            // kubeconfigs and operator-<k>.log go here
   std::vector<std::string> env;
+  std::vector<std::string> extra_flags;  // appended to every replica's command line
 };
 
 // Tokens and identities the API server must know before it starts: one per replica.

@@ -60,6 +60,7 @@ struct Args {
   std::string log_level = "info";
   std::string work_dir;
   std::vector<std::string> operator_env;  // extra NAME=VALUE for the operator (experiments)
+  std::vector<std::string> operator_flags;  // extra flags for every operator process (experiments)
   double first_pass_timeout = 600;
 };
 
@@ -251,6 +252,7 @@ int run(const Args& args) {
   fo.plugin_config = dir + "/plugin-config.json";
   fo.dir = dir;
   fo.env = args.operator_env;
+  fo.extra_flags = args.operator_flags;
   const auto audit_at_start = api.audit().size();
   const pid_t vm_pid = sb::child_named("victoria-metric");
   const double api_cpu_at_start = sb::sample_process(getpid()).cpu_seconds;
@@ -389,7 +391,7 @@ int run(const Args& args) {
       pct(0.5), latencies.empty() ? std::string("-") : fmt::format("{:.1f}", latencies.back()), latencies.size(),
       sample_index.size());
   if (sharded) {
-    // | shards | metric queries / cycle | API server / VM CPU s per sync period | patches per sampled DHA |
+    // | shards | metric queries / cycle (one sync period) | API server / VM CPU s per sync period | patches per sampled DHA |
     // per replica: shards held, reconciles/s, API requests/s, CPU s per sync period, RSS / peak MiB |
     std::string per_replica;
     for (std::size_t k = 0; k < ops.size(); ++k) {
@@ -432,6 +434,8 @@ int main(int argc, char** argv) {
   app.add_option("--work-dir", a.work_dir, "keep kubeconfigs and the operator logs here");
   app.add_option("--first-pass-timeout", a.first_pass_timeout, "seconds");
   app.add_option("--operator-env", a.operator_env, "NAME=VALUE added to the operator's environment (repeatable)");
+  app.add_option("--operator-flag", a.operator_flags, "flag added to every operator's command line, e.g. "
+                                                     "--operator-flag=--workers=16 (repeatable)");
   CLI11_PARSE(app, argc, argv);
   try {
     return run(a);
