@@ -122,9 +122,19 @@ class SeriesPusher {
   SeriesPusher(dha::testing::VictoriaMetrics& vm, const std::vector<sb::App>& apps)
       : vm_(vm), apps_(apps), load_(apps.size(), sb::kSteadyLoad) {}
   ~SeriesPusher() { stop(); }
+  // In requests of kChunk applications (~4 MiB): one request of all 50 000 (~45 MiB) timed out
+  // against a VictoriaMetrics sharing a saturated CPU.
   void push_now() {
     std::lock_guard lock(mu_);
-    vm_.import_prometheus(sb::series_for(apps_, load_, sb::now_ms()));
+    const auto ts = sb::now_ms();
+    for (std::size_t from = 0; from < apps_.size(); from += kChunk) {
+      const std::size_t to = std::min(apps_.size(), from + kChunk);
+      const std::vector<sb::App> apps(apps_.begin() + static_cast<std::ptrdiff_t>(from),
+                                      apps_.begin() + static_cast<std::ptrdiff_t>(to));
+      const std::vector<double> load(load_.begin() + static_cast<std::ptrdiff_t>(from),
+                                     load_.begin() + static_cast<std::ptrdiff_t>(to));
+      vm_.import_prometheus(sb::series_for(apps, load, ts));
+    }
   }
   void set_load(std::size_t i, double value) {
     std::lock_guard lock(mu_);
@@ -133,9 +143,17 @@ class SeriesPusher {
   void start() {
     thread_ = std::thread([this] {
       std::unique_lock lock(stop_mu_);
-      while (!stop_cv_.wait_for(lock, 30s, [this] { return stopping_; })) push_now();
+      while (!stop_cv_.wait_for(lock, 30s, [this] { return stopping_; })) {
+        try {
+          push_now();
+        } catch (const std::exception& e) {
+          // The last round's samples are 30 s old: say so and try again at the next round.
+          std::cerr << fmt::format("scale: re-import of the series failed ({} so far): {}\n", ++failures_, e.what());
+        }
+      }
     });
   }
+  int failures() const { return failures_; }
   void stop() {
     {
       std::lock_guard lock(stop_mu_);
@@ -153,7 +171,9 @@ class SeriesPusher {
   std::mutex stop_mu_;
   std::condition_variable stop_cv_;
   bool stopping_ = false;
+  std::atomic<int> failures_{0};
   std::thread thread_;
+  static constexpr std::size_t kChunk = 5000;
 };
 
 std::string format_verbs(const std::map<std::string, int>& verbs, double per) {
@@ -357,6 +377,7 @@ int run(const Args& args) {
   for (std::size_t k = 0; k < ops.size(); ++k) final_proc.push_back(sb::sample_process(ops.pid(k)));
   targets.stop();
   series.stop();
+  if (series.failures() > 0) std::cerr << fmt::format("scale: {} re-imports of the series failed\n", series.failures());
 
   const double reconciles = sum(reconciles_after) - sum(reconciles_before);
   const auto verbs = operator_requests(audit, 0, users);
