@@ -235,8 +235,13 @@ int run(const Args& args) {
   // Watches the sample's targets: the time their spec.replicas changes is the PATCH's time.
   const std::size_t sample = std::min<std::size_t>(static_cast<std::size_t>(std::max(args.sample, 0)), apps.size());
   std::map<std::string, std::size_t> sample_index;  // "ns/name" → index in the sample
+  // Spread over as many namespaces as possible: a namespace's DHAs come due together, so a
+  // sample from two namespaces (what every k·N/sample-th app gave, app i being in namespace
+  // i mod namespaces) measures two moments in the sync period, not twenty.
+  const std::size_t per_namespace = std::max<std::size_t>(1, apps.size() / static_cast<std::size_t>(namespaces));
   for (std::size_t k = 0; k < sample; ++k) {
-    const std::size_t i = k * apps.size() / std::max<std::size_t>(sample, 1);
+    const std::size_t ns = k * static_cast<std::size_t>(namespaces) / sample;
+    const std::size_t i = std::min(apps.size() - 1, ns + (k % per_namespace) * static_cast<std::size_t>(namespaces));
     sample_index[apps[i].ns + "/" + apps[i].name] = i;
   }
   std::mutex patch_mu;
@@ -256,6 +261,12 @@ int run(const Args& args) {
                        nullptr});
   targets.start();
   if (!targets.wait_for_sync(60s)) throw std::runtime_error("the benchmark's own informer did not sync");
+  {
+    std::set<std::string> sampled_namespaces;
+    for (const auto& [key, i] : sample_index) sampled_namespaces.insert(apps[i].ns);
+    std::cerr << fmt::format("scale: load change sample: {} DHAs in {} namespaces\n", sample_index.size(),
+                             sampled_namespaces.size());
+  }
 
   // The operator(s), pinned to one CPU.
   {
