@@ -11,16 +11,23 @@
 namespace dha::optest {
 namespace {
 
-using LifecycleTest = OperatorWorld;
+class LifecycleTest : public OperatorWorld {
+ protected:
+  // The start of the finalizer scenarios: a DHA that has scaled its Postgres 2 -> 3 and put its
+  // marker on it.
+  void scale_two_to_three_and_mark() {
+    create_postgres(2);
+    create_workload_monitor(2);
+    auto_converge(true);
+    set_load(150);
+    create_dha({});
+    start_operator();
+    ASSERT_TRUE(eventually([&] { return replicas() == 3 && marker() == kDha; }, 30s));
+  }
+};
 
 TEST_F(LifecycleTest, DeletingTheDhaClearsTheMarkerAndKeepsReplicas) {
-  create_postgres(2);
-  create_workload_monitor(2);
-  auto_converge(true);
-  set_load(150);
-  create_dha({});
-  start_operator();
-  ASSERT_TRUE(eventually([&] { return replicas() == 3 && marker() == kDha; }, 30s));
+  ASSERT_NO_FATAL_FAILURE(scale_two_to_three_and_mark());
   auto d = dha();
   const auto* f = kube::find_path(d, {"metadata", "finalizers"});
   ASSERT_TRUE(f != nullptr && f->IsArray() && f->Size() == 1);
@@ -86,13 +93,7 @@ TEST_F(LifecycleTest, ADhaThatNeverActsGetsNoFinalizerAndEachReconcileIsOneGet) 
 // The finalizer comes before our first write to the target (one PUT of the DHA as read), and
 // is put back by the next reconcile when someone removes it from a DHA that has written.
 TEST_F(LifecycleTest, TheFinalizerPrecedesTheFirstPatchAndIsKeptOnceTheDhaHasWritten) {
-  create_postgres(2);
-  create_workload_monitor(2);
-  auto_converge(true);
-  set_load(150);
-  create_dha({});
-  start_operator();
-  ASSERT_TRUE(eventually([&] { return replicas() == 3 && marker() == kDha; }, 30s));
+  ASSERT_NO_FATAL_FAILURE(scale_two_to_three_and_mark());
   ASSERT_TRUE(has_our_finalizer(dha()));
   const auto audit = cluster_->audit();
   const std::string dha_path = kube::resource_path(kube::resources::dhas(kNamespace).named(kDha));
