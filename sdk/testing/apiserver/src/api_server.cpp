@@ -145,7 +145,7 @@ void ApiServer::stop() {
   {
     std::lock_guard lock(impl_->state.mu);
     impl_->state.stopping = true;
-    impl_->state.store.changed.notify_all();
+    impl_->state.store.wake_all();
   }
   impl_->http->stop();
   impl_->started = false;

@@ -1,6 +1,6 @@
 #pragma once
 // Every stored object, one global resourceVersion counter, and a bounded history of watch
-// events. Not thread-safe by itself: ServerState's mutex guards it (watchers wait on `changed`).
+// events. Not thread-safe by itself: ServerState's mutex guards it (watchers wait on changes_of their kind).
 
 #include "json_util.hpp"
 
@@ -39,16 +39,24 @@ class ObjectStore {
   void erase(const std::string& key, const std::string& ns, const std::string& name, ObjectPtr final_object,
              uint64_t rv);
 
-  // Events with rv > since for `key`. Returns false if history no longer reaches back to `since`.
+  // Events with rv > since for `key`, oldest first. Returns false if history no longer reaches
+  // back to `since`. Found by binary search: the history is in resourceVersion order.
   bool events_since(uint64_t since, const std::string& key, std::vector<WatchEvent>& out) const;
   uint64_t oldest_available_rv() const { return compacted_rv_; }
 
-  std::condition_variable changed;  // notified on every write and on shutdown
+  // A watcher of `key` waits here: notified on every write of that kind, and by wake_all().
+  // One per kind, so a write wakes the watchers of its kind only, not every open watch.
+  std::condition_variable& changes_of(const std::string& key) { return changes_[key]; }
+  // Shutdown: wakes every waiter, of every kind and on `stopping`.
+  void wake_all();
+  std::condition_variable stopping;  // notified by wake_all() only
 
  private:
+  void check_order(uint64_t rv) const;
   void record(WatchEvent event);
 
   std::map<std::string, std::map<std::string, ObjectPtr>> objects_;  // key -> "ns/name" -> object
+  std::map<std::string, std::condition_variable> changes_;  // by ResourceType::key(); nodes stay put
   std::deque<WatchEvent> history_;
   std::size_t history_limit_;
   uint64_t rv_ = 1000;

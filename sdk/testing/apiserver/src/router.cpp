@@ -85,7 +85,7 @@ void hold(ServerState& state, std::chrono::milliseconds delay) {
   const auto until = std::chrono::steady_clock::now() + delay;
   std::unique_lock lock(state.mu);
   while (!state.stopping && std::chrono::steady_clock::now() < until)
-    state.store.changed.wait_until(lock, std::min(until, std::chrono::steady_clock::now() + std::chrono::milliseconds(50)));
+    state.store.stopping.wait_until(lock, std::min(until, std::chrono::steady_clock::now() + std::chrono::milliseconds(50)));
 }
 
 bool check_fault(ServerState& state, const HttpRequest& request, HttpResponse& response) {
