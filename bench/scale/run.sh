@@ -14,6 +14,8 @@
 #      SHARDS=K         K operator processes, each --leader-elect --shards K, all on OPERATOR_CPU
 #                       (default 1: one process); adds per-replica columns
 #      FIRST_PASS_TIMEOUT  seconds (default 600; 50 000 DHAs may need more)
+#      OPERATOR_FLAGS   flags added to every operator's command line, space-separated
+#                       (e.g. "--kube-api-qps=1000 --kube-api-burst=2000"); shown in the header
 #      OUT              also write the table here (default bench/scale/last-run.md)
 # Needs: taskset, /usr/bin/victoria-metrics. Every phase is bounded; everything started is
 # stopped on exit.
@@ -38,6 +40,8 @@ command -v taskset >/dev/null || { echo "error: taskset not found (util-linux)" 
 shards="${SHARDS:-1}"
 extra=(--shards "$shards" --first-pass-timeout "${FIRST_PASS_TIMEOUT:-600}")
 [[ "${LEADER_ELECT:-0}" == 1 ]] && extra+=(--leader-elect)
+read -r -a operator_flags <<<"${OPERATOR_FLAGS:-}"
+for f in "${operator_flags[@]}"; do extra+=("--operator-flag=$f"); done
 sharded_header=""
 sharded_rule=""
 if [[ "$shards" -gt 1 ]]; then
@@ -46,7 +50,7 @@ if [[ "$shards" -gt 1 ]]; then
 fi
 
 {
-  echo "sync period ${sync_period}s, $([[ "$shards" -gt 1 ]] && echo "$shards sharded operator processes" || echo "leader election $([[ "${LEADER_ELECT:-0}" == 1 ]] && echo on || echo off)"), operator on CPU $operator_cpu, API server + VictoriaMetrics on CPU $bench_cpu, $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg), commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')"
+  echo "sync period ${sync_period}s, $([[ "$shards" -gt 1 ]] && echo "$shards sharded operator processes" || echo "leader election $([[ "${LEADER_ELECT:-0}" == 1 ]] && echo on || echo off)"), operator on CPU $operator_cpu, API server + VictoriaMetrics on CPU $bench_cpu, $(nproc) CPUs,${OPERATOR_FLAGS:+ operator flags $OPERATOR_FLAGS,} load average $(cut -d' ' -f1-3 /proc/loadavg), commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')"
   echo
   echo "| N | namespaces | first pass s | first-pass reconciles/s | steady reconciles/s | API requests / reconcile | by kind / reconcile | metric queries / reconcile | CPU ms / reconcile | CPU s / sync period | API server + VM CPU s / sync period | RSS MiB | peak RSS MiB | RSS KiB / DHA | load change → PATCH p50 / max s (patched/sample) |$sharded_header"
   echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|$sharded_rule"

@@ -151,6 +151,7 @@ private:
   std::map<std::string, std::unique_ptr<FamilyBase>> families_;
   std::map<std::uint64_t, std::function<void()>> collectors_;
   std::uint64_t next_collector_id_ = 1;
+  mutable std::size_t last_exposition_bytes_ = 0;  // under mutex_
 };
 
 // Name rules of the exposition format, exposed for tests and callers that build names.
