@@ -72,6 +72,7 @@ struct RunFlags {
   op::OperatorOptions options;
   std::string sync_period = "60s";
   std::string grouped_query_max_age = "10s";
+  std::string shard_key = "namespace-name";
   std::string log_level = "info";
   std::string log_format = "json";
   bool zap_devel = false;
@@ -136,6 +137,12 @@ void add_run_command(CLI::App& app) {
                   "Split the DHAs into this many shards, each on its own Lease, spread over the replicas "
                   "(needs --leader-elect); 1 = one leader reconciles everything")
       ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  run->add_option("--shard-key", f.shard_key,
+                  "What is hashed into a DHA's shard: namespace-name (a tenant's DHAs spread over the shards) or "
+                  "namespace (they stay on one replica, which then sends the tenant's grouped metric queries "
+                  "alone); every replica must use the same")
+      ->check(CLI::IsMember({"namespace-name", "namespace"}))
       ->capture_default_str();
   run->add_option("--plugin-dir", f.plugin_dirs, plugin_dir_help());
   run->add_option("--plugins", o.plugins, "Plugins to load, comma-separated (file <name>.so in a plugin dir)")
@@ -202,6 +209,7 @@ void add_run_command(CLI::App& app) {
     o.sync_period = parse_sync_period(f.sync_period);
     o.grouped_query_max_age = parse_whole_seconds("--grouped-query-max-age", f.grouped_query_max_age);
     apply_lease_timings(f.lease_duration, f.renew_deadline, f.retry_period, o);
+    o.shard_key = *kube::parse_shard_key(f.shard_key);  // checked by the option
     if (o.shards > 1 && !o.leader_elect)
       throw Exit(kExitBadInput, "--shards " + std::to_string(o.shards) +
                                     " needs --leader-elect: each shard is held through its own Lease");

@@ -197,7 +197,7 @@ void Operator::start() {
   if (options_.shards < 1) throw std::runtime_error("--shards must be at least 1");
   if (options_.shards > 1 && !options_.leader_elect)
     throw std::runtime_error(fmt::format("--shards {} needs --leader-elect: shards are held through Leases", options_.shards));
-  if (options_.shards > 1) p.sharded = std::make_unique<ShardedWork>(options_.shards);
+  if (options_.shards > 1) p.sharded = std::make_unique<ShardedWork>(options_.shards, options_.shard_key);
   kube::ControllerOptions co;
   co.workers = options_.workers;
   co.metrics = &p.registry;
@@ -303,8 +303,9 @@ void Operator::start() {
     sc.lease_duration = options_.lease_duration;
     sc.renew_deadline = options_.renew_deadline;
     sc.retry_period = options_.retry_period;
-    spdlog::info("{} shards on the Leases {}/{}-shard-0..{} as {}", options_.shards, lease_namespace,
-                 options_.leader_election_id, options_.shards - 1, sc.identity);
+    spdlog::info("{} shards (by {}) on the Leases {}/{}-shard-0..{} as {}", options_.shards,
+                 kube::shard_key_name(options_.shard_key), lease_namespace, options_.leader_election_id,
+                 options_.shards - 1, sc.identity);
     p.controller->start();
     p.shard_leases = start_shard_leases(p.wiring->config, std::move(sc), *p.sharded, *p.dha_informer,
                                         p.controller->queue(), *p.wiring->metrics,

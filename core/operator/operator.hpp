@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "dha/kube/resource.hpp"
+#include "dha/kube/shard_assignment.hpp"
 
 // `db-autoscaler run`: the whole operator process. start() loads the plugins, connects to the
 // API server, serves probes / metrics / the webhook, watches DHAs (and, lazily, each target
@@ -29,6 +30,9 @@ struct OperatorOptions {
   // > 1: the DHAs are split into this many shards, each on its own Lease, spread over the
   // replicas (needs leader_elect; sharded_work.hpp). 1: one leader Lease, as without sharding.
   int shards = 1;
+  // What is hashed into a shard: namespace/name (tenants spread) or the namespace alone
+  // (a tenant's DHAs on one replica: its grouped queries sent once). Every replica must agree.
+  kube::ShardKey shard_key = kube::ShardKey::namespace_name;
   std::vector<std::string> plugin_dirs{"/usr/lib/db-autoscaler/plugins"};
   std::vector<std::string> plugins;
   std::string plugin_config;

@@ -15,9 +15,9 @@ thread_local int current_shard = -1;
 
 }  // namespace
 
-ShardedWork::ShardedWork(int shards) : shards_(shards), running_(static_cast<std::size_t>(shards), 0) {}
+ShardedWork::ShardedWork(int shards, kube::ShardKey by) : shards_(shards), by_(by), running_(static_cast<std::size_t>(shards), 0) {}
 
-int ShardedWork::shard_of(const std::string& key) const { return kube::shard_of(key, shards_); }
+int ShardedWork::shard_of(const std::string& key) const { return kube::shard_of(key, shards_, by_); }
 
 bool ShardedWork::owns(const std::string& key) const {
   const auto until = valid_until_ ? valid_until_(shard_of(key)) : std::nullopt;

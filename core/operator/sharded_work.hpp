@@ -2,8 +2,8 @@
 // The operator's half of sharding (--shards N > 1): which DHAs this replica may reconcile now,
 // and the fence its writes pass. The Leases themselves are kube::ShardLeases.
 //
-// A reconcile runs only for a DHA whose shard (kube::shard_of of "namespace/name") this replica
-// holds; a key of another shard is dropped when a worker takes it (it comes back when its shard
+// A reconcile runs only for a DHA whose shard (kube::shard_of of "namespace/name", or of its
+// namespace with --shard-key=namespace) this replica holds; a key of another shard is dropped when a worker takes it (it comes back when its shard
 // is gained). The reconcile runs with its shard in scope, so fence() — called before every
 // write of the shared client — lets through only writes of a shard still held, as of now.
 // A result that comes back after the shard was lost is dropped too: no retry, no requeue here.
@@ -19,6 +19,7 @@
 
 #include "dha/kube/informer.hpp"
 #include "dha/kube/reconcile.hpp"
+#include "dha/kube/shard_assignment.hpp"
 #include "dha/kube/shard_leases.hpp"
 #include "dha/kube/work_queue.hpp"
 #include "operator/self_metrics.hpp"
@@ -27,7 +28,7 @@ namespace dha::op {
 
 class ShardedWork {
  public:
-  explicit ShardedWork(int shards);
+  explicit ShardedWork(int shards, kube::ShardKey by = kube::ShardKey::namespace_name);
 
   // Before any reconcile runs: until when this replica's writes of a shard are covered by its
   // Lease, nullopt when it does not hold it (kube::ShardLeases::valid_until; steady clock).
@@ -46,6 +47,7 @@ class ShardedWork {
 
  private:
   const int shards_;
+  const kube::ShardKey by_;
   ValidUntil valid_until_;
   std::mutex mu_;
   std::condition_variable idle_;

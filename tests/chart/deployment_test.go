@@ -143,7 +143,7 @@ func TestSelectorsMatchThePods(t *testing.T) {
 
 // The operator's flags (docs/operator.md). An arg the binary does not know would crash-loop the pods.
 var operatorFlags = map[string]bool{
-	"--kubeconfig": true, "--leader-elect": true, "--leader-election-namespace": true, "--shards": true,
+	"--kubeconfig": true, "--leader-elect": true, "--leader-election-namespace": true, "--shards": true, "--shard-key": true,
 	"--plugin-dir": true, "--plugins": true, "--plugin-config": true,
 	"--metrics-bind-address": true, "--health-probe-bind-address": true, "--webhook-port": true,
 	"--cert-dir": true, "--operator-username": true, "--apps-api-username": true,
@@ -163,6 +163,7 @@ func TestArgsUseOnlyOperatorFlags(t *testing.T) {
 		{"metrics off", nil, []string{"metrics.enabled=false"}},
 		{"single replica without leader election", nil, []string{"replicas=1", "leaderElection.enabled=false"}},
 		{"sharded", nil, []string{"replicas=3", "shards=3"}},
+		{"sharded by namespace", nil, []string{"replicas=3", "shards=3", "shardKey=namespace"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -180,16 +181,21 @@ func TestArgsUseOnlyOperatorFlags(t *testing.T) {
 	}
 }
 
-// Single-shard (the default) passes no --shards, so the operator runs exactly as without
-// sharding; shards > 1 passes the count.
+// Single-shard (the default) passes no --shards and no --shard-key, so the operator runs
+// exactly as without sharding; shards > 1 passes the count and the key.
 func TestShardsFlag(t *testing.T) {
-	for _, a := range operatorArgs(t, renderChart(t, nil)) {
-		if strings.HasPrefix(a, "--shards") {
-			t.Errorf("the default render passes %q", a)
+	for _, a := range operatorArgs(t, renderChart(t, nil, "shardKey=namespace")) {
+		if strings.HasPrefix(a, "--shard") {
+			t.Errorf("a single-shard render passes %q", a)
 		}
 	}
-	if args := operatorArgs(t, renderChart(t, nil, "replicas=3", "shards=3")); !contains(args, "--shards=3") {
-		t.Errorf("shards=3 must pass --shards=3, args %v", args)
+	args := operatorArgs(t, renderChart(t, nil, "replicas=3", "shards=3"))
+	if !contains(args, "--shards=3") || !contains(args, "--shard-key=namespace-name") {
+		t.Errorf("shards=3 must pass --shards=3 and the default --shard-key=namespace-name, args %v", args)
+	}
+	args = operatorArgs(t, renderChart(t, nil, "replicas=3", "shards=3", "shardKey=namespace"))
+	if !contains(args, "--shard-key=namespace") {
+		t.Errorf("shardKey=namespace must pass --shard-key=namespace, args %v", args)
 	}
 }
 

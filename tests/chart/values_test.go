@@ -37,6 +37,8 @@ func TestValuesSchema(t *testing.T) {
 		{"shards without a lease", "replicas: 1\nshards: 2\nleaderElection: {enabled: false}", "shards > 1 requires leaderElection.enabled"},
 		{"zero shards", `shards: 0`, "shards"},
 		{"fractional shards", `shards: 1.5`, "shards"},
+		{"shard key of another kind", `shardKey: name`, "shardKey"},
+		{"shard key by namespace", "shards: 2\nshardKey: namespace", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -22,8 +22,19 @@ std::uint64_t mix64(std::uint64_t h) {
   return h;
 }
 
-int shard_of(std::string_view key, int shards) {
+std::optional<ShardKey> parse_shard_key(std::string_view text) {
+  if (text == "namespace-name") return ShardKey::namespace_name;
+  if (text == "namespace") return ShardKey::namespace_only;
+  return std::nullopt;
+}
+
+std::string_view shard_key_name(ShardKey key) {
+  return key == ShardKey::namespace_only ? "namespace" : "namespace-name";
+}
+
+int shard_of(std::string_view key, int shards, ShardKey by) {
   if (shards <= 1) return 0;
+  if (by == ShardKey::namespace_only) key = key.substr(0, key.find('/'));
   return static_cast<int>(mix64(fnv1a64(key)) % static_cast<std::uint64_t>(shards));
 }
 

@@ -50,6 +50,34 @@ TEST(ShardHash, SpreadsKeys) {
   for (int c : count) EXPECT_NEAR(c, 1000, 150);
 }
 
+// By namespace a DHA's shard is its namespace's: a tenant's DHAs stay together, and the value is
+// the hash of the namespace as a key of its own (pinned: "tenant-a" is in shard 1 of 2,
+// "tenant-e" in shard 0, where "tenant-e/orders" is in shard 1 by namespace/name).
+TEST(ShardHash, ByNamespaceKeepsATenantTogether) {
+  for (int shards : {2, 3, 7}) {
+    const int a = shard_of("tenant-a", shards);
+    for (const char* key : {"tenant-a/db-dha", "tenant-a/pg", "tenant-a/cl-main-dha", "tenant-a/x/y"})
+      EXPECT_EQ(shard_of(key, shards, ShardKey::namespace_only), a) << key << " of " << shards;
+  }
+  EXPECT_EQ(shard_of("tenant-a/pg", 2, ShardKey::namespace_only), 1);
+  EXPECT_EQ(shard_of("tenant-e/orders", 2, ShardKey::namespace_only), 0);
+  EXPECT_EQ(shard_of("tenant-e/orders", 2), 1);
+  EXPECT_EQ(shard_of("tenant-a/pg", 2, ShardKey::namespace_name), shard_of("tenant-a/pg", 2)) << "the default";
+  EXPECT_EQ(shard_of("no-slash", 2, ShardKey::namespace_only), shard_of("no-slash", 2));
+  // Namespaces still spread.
+  std::vector<int> count(4, 0);
+  for (int i = 0; i < 4000; ++i)
+    ++count[shard_of("tenant-" + std::to_string(i % 400) + "/pg-" + std::to_string(i), 4, ShardKey::namespace_only)];
+  for (int c : count) EXPECT_NEAR(c, 1000, 200);
+}
+
+TEST(ShardKeyText, ParsesTheTwoNamesAndNothingElse) {
+  EXPECT_EQ(parse_shard_key("namespace-name"), ShardKey::namespace_name);
+  EXPECT_EQ(parse_shard_key("namespace"), ShardKey::namespace_only);
+  for (const char* bad : {"", "name", "Namespace", "namespace/name"}) EXPECT_FALSE(parse_shard_key(bad)) << bad;
+  for (ShardKey k : {ShardKey::namespace_name, ShardKey::namespace_only}) EXPECT_EQ(parse_shard_key(shard_key_name(k)), k);
+}
+
 struct PlanCase {
   const char* name;
   ShardView view;

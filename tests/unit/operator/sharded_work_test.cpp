@@ -30,6 +30,23 @@ class ShardedWorkTest : public testing::Test {
   std::set<int> held{0};
 };
 
+// By namespace, a key goes where its namespace goes, whatever its name: tenant-e's DHAs are all
+// in shard 0 of 2 (pinned in ShardHash.ByNamespaceKeepsATenantTogether), although
+// "tenant-e/orders" is in shard 1 by namespace/name.
+TEST(ShardedWorkByNamespace, OwnsEveryDhaOfANamespaceOfAHeldShard) {
+  ShardedWork by_namespace(2, kube::ShardKey::namespace_only);
+  by_namespace.attach([](int shard) -> std::optional<kube::TimePoint> {
+    if (shard != 0) return std::nullopt;
+    return std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  });
+  for (const char* key : {"tenant-e/orders", "tenant-e/pg", "tenant-e/db-dha"}) {
+    EXPECT_EQ(by_namespace.shard_of(key), 0) << key;
+    EXPECT_TRUE(by_namespace.owns(key)) << key;
+  }
+  EXPECT_FALSE(by_namespace.owns("tenant-a/pg"));
+  EXPECT_EQ(ShardedWork(2).shard_of("tenant-e/orders"), 1) << "namespace/name stays the default";
+}
+
 TEST_F(ShardedWorkTest, ReconcilesOnlyKeysOfHeldShards) {
   int runs = 0;
   auto run = [&](const std::string&) -> kube::ReconcileResult {

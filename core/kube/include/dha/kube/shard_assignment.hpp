@@ -16,15 +16,26 @@
 // its Leases expire.
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
 namespace dha::kube {
 
+// What of a DHA's "namespace/name" key is hashed (--shard-key). By namespace/name (the default)
+// a tenant's DHAs spread over the shards; by namespace they stay together, so one replica sends
+// the tenant's grouped metric queries instead of every replica sending them, at the price of a
+// shard as large as the largest tenant.
+enum class ShardKey { namespace_name, namespace_only };
+// "namespace-name" / "namespace"; nullopt for anything else.
+std::optional<ShardKey> parse_shard_key(std::string_view text);
+std::string_view shard_key_name(ShardKey key);
+
 std::uint64_t fnv1a64(std::string_view bytes);
 std::uint64_t mix64(std::uint64_t h);
-// `key` is "namespace/name"; shards >= 1.
-int shard_of(std::string_view key, int shards);
+// `key` is "namespace/name"; shards >= 1. By namespace only the part before the first '/' is
+// hashed (the whole key when it has none).
+int shard_of(std::string_view key, int shards, ShardKey by = ShardKey::namespace_name);
 
 struct ShardView {
   int shards = 1;
