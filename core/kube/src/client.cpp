@@ -80,28 +80,43 @@ ListPage Client::list(const ResourceRef& collection, const ListOptions& opts) {
 }
 
 ListPage Client::list_all(const ResourceRef& collection, ListOptions opts) {
+  ListPage all;
+  list_pages(collection, std::move(opts), [&all](ListPage& page, bool from_start) {
+    if (from_start) {
+      all = std::move(page);
+      return;
+    }
+    auto& alloc = all.list.GetAllocator();
+    for (auto& item : page.list["items"].GetArray()) {
+      rapidjson::Value copy(item, alloc);
+      all.list["items"].PushBack(copy, alloc);
+    }
+  });
+  all.continue_token.clear();
+  if (auto* meta = find_path(all.list, {"metadata"}); meta != nullptr && meta->IsObject())
+    all.list["metadata"].RemoveMember("continue");
+  return all;
+}
+
+std::string Client::list_pages(const ResourceRef& collection, ListOptions opts,
+                               const std::function<void(ListPage& page, bool from_start)>& on_page) {
   if (opts.limit <= 0) opts.limit = 500;
   for (int attempt = 0;; ++attempt) {
     opts.continue_token.clear();
     try {
       ListPage first = list(collection, opts);
-      auto& alloc = first.list.GetAllocator();
+      const std::string snapshot = first.resource_version;
       std::string token = first.continue_token;
+      on_page(first, true);
       while (!token.empty()) {
         ListOptions next = opts;
         next.continue_token = token;
         next.resource_version.clear();  // the token pins the snapshot
         ListPage page = list(collection, next);
-        for (auto& item : page.list["items"].GetArray()) {
-          rapidjson::Value copy(item, alloc);
-          first.list["items"].PushBack(copy, alloc);
-        }
         token = page.continue_token;
+        on_page(page, false);
       }
-      first.continue_token.clear();
-      if (auto* meta = find_path(first.list, {"metadata"}); meta != nullptr && meta->IsObject())
-        first.list["metadata"].RemoveMember("continue");
-      return first;
+      return snapshot;
     } catch (const ApiError& e) {
       // An expired continue token (the snapshot was compacted): start over once.
       if (e.reason() != Reason::Gone || attempt > 0) throw;

@@ -126,26 +126,30 @@ void Informer::relist() {
   opts.label_selector = options_.label_selector;
   opts.field_selector = options_.field_selector;
   opts.limit = options_.page_size;
-  ListPage page = client_.list_all(collection_, opts);
-
+  // Page by page: each page's items are transformed (and so made small) before the next page
+  // is read, so a relist of 50 000 objects never holds them all as received.
   std::map<std::string, ObjectPtr> fresh;
-  for (auto& item : page.list["items"].GetArray()) {
-    rapidjson::Document doc;
-    doc.CopyFrom(item, doc.GetAllocator());
-    transform(doc);
-    std::string key = key_of(doc);
-    fresh.emplace(std::move(key), share(doc));
-  }
+  const std::string snapshot = client_.list_pages(collection_, opts, [&](ListPage& page, bool from_start) {
+    if (from_start) fresh.clear();
+    for (auto& item : page.list["items"].GetArray()) {
+      rapidjson::Document doc;
+      doc.CopyFrom(item, doc.GetAllocator());
+      transform(doc);
+      std::string key = key_of(doc);
+      fresh.emplace(std::move(key), share(doc));
+    }
+  });
   std::map<std::string, ObjectPtr> old;
   {
     std::lock_guard lock(cache_mu_);
     old.swap(cache_);
-    cache_ = fresh;
-    resource_version_ = page.resource_version;
+    cache_.swap(fresh);
+    resource_version_ = snapshot;
   }
   ++relists_;
-  // Tell handlers what changed while we were not watching.
-  for (const auto& [key, obj] : fresh) {
+  // Tell handlers what changed while we were not watching. Only this thread writes the cache,
+  // so it is read here without the lock (other threads read it under the lock meanwhile).
+  for (const auto& [key, obj] : cache_) {
     auto it = old.find(key);
     if (it == old.end()) {
       for (auto& h : handlers_)
@@ -156,7 +160,7 @@ void Informer::relist() {
     }
   }
   for (const auto& [key, obj] : old) {
-    if (fresh.count(key) == 0) {
+    if (cache_.count(key) == 0) {
       for (auto& h : handlers_)
         if (h.on_delete) h.on_delete(obj);
     }

@@ -1,4 +1,5 @@
 // Each verb of the client against the API server over HTTPS (embedded, or real with DHA_TEST_KUBE=real).
+#include <algorithm>
 #include <thread>
 
 #include "kube_fixture.hpp"
@@ -220,6 +221,29 @@ TEST_F(KubeClientVerbs, ListPaginatesAndSelects) {
   EXPECT_EQ(client_->list_all(configmaps("pages"), notin).list["items"].Size(), 11u);
   // All namespaces.
   EXPECT_EQ(client_->list_all(configmaps("")).list["items"].Size() >= 24u, true);
+}
+
+// list_pages hands over the pages of list_all one at a time, the first flagged as the start, and
+// returns the snapshot's version: the informer's relist holds one page, not the whole list.
+TEST_F(KubeClientVerbs, ListPagesHandsOverOnePageAtATime) {
+  ensure_namespace("paged");
+  for (int i = 0; i < 9; ++i) client_->create(configmaps("paged"), configmap("cm-" + std::to_string(i), "paged"));
+  ListOptions opts;
+  opts.limit = 4;
+  std::vector<std::size_t> sizes;
+  std::vector<bool> starts;
+  std::vector<std::string> names;
+  const std::string snapshot = client_->list_pages(configmaps("paged"), opts, [&](ListPage& page, bool from_start) {
+    sizes.push_back(page.list["items"].Size());
+    starts.push_back(from_start);
+    for (const auto& item : page.list["items"].GetArray()) names.push_back(item["metadata"]["name"].GetString());
+  });
+  EXPECT_EQ(sizes, (std::vector<std::size_t>{4, 4, 1}));
+  EXPECT_EQ(starts, (std::vector<bool>{true, false, false}));
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names.size(), 9u);
+  EXPECT_EQ(std::unique(names.begin(), names.end()), names.end()) << "an object handed over twice";
+  EXPECT_FALSE(snapshot.empty());
 }
 
 TEST_F(KubeClientVerbs, ConcurrentRequestsShareTheClient) {

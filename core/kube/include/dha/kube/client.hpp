@@ -68,6 +68,12 @@ class Client {
   // List with every item and the first page's resourceVersion (a consistent snapshot; a 410
   // on an expired continue token restarts from the beginning once).
   ListPage list_all(const ResourceRef& collection, ListOptions opts = {});
+  // The same pages, handed over one at a time so only one is held: `on_page(page, from_start)`
+  // is called per page, with from_start true for the first page and again if an expired
+  // continue token restarted the list (what was kept from earlier pages is stale then).
+  // Returns the snapshot's resourceVersion (the first page's).
+  std::string list_pages(const ResourceRef& collection, ListOptions opts,
+                         const std::function<void(ListPage& page, bool from_start)>& on_page);
 
   rapidjson::Document create(const ResourceRef& collection, const rapidjson::Value& object, const WriteOptions& w = {});
   rapidjson::Document update(const ResourceRef& ref, const rapidjson::Value& object, const WriteOptions& w = {});
