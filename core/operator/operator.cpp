@@ -176,6 +176,10 @@ void Operator::start() {
   // across them. Two arenas: 10 000 DHAs took 101 instead of 148 MiB RSS for ~0.1 ms more CPU
   // per reconcile (bench/scale). Before any thread of ours exists.
   mallopt(M_ARENA_MAX, 2);
+  // Blocks above 128 KiB (a /metrics text, ~600 bytes per DHA; a list page) get their own
+  // mapping, given back when freed. Without a fixed threshold glibc raises it to the largest
+  // block freed so far, and from then on those blocks are carved from the heap and leave holes.
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 #endif
   // Every 10 s: a trim of a few hundred MiB heap takes milliseconds, and between two trims
   // the freed memory stays resident, so RSS is what the operator holds plus ~10 s of churn.
