@@ -101,7 +101,7 @@ std::string serialize(Response&& in, unsigned version, bool keep_alive) {
     status = 500;
   }
   bool own_content_type = false;
-  std::size_t size = 96 + in.content_type.size() + in.body.size();
+  std::size_t size = 96 + in.content_type.size();
   for (const auto& [name, value] : in.headers) {
     size += name.size() + value.size() + 4;
     own_content_type = own_content_type || iequals(name, "Content-Type");
@@ -130,8 +130,10 @@ std::string serialize(Response&& in, unsigned version, bool keep_alive) {
   out += "Content-Length: ";
   out += std::to_string(in.body.size());
   out += "\r\n\r\n";
-  out += in.body;
-  return out;
+  // The head goes in front of the body, in the body's own buffer when it has the room (a
+  // /metrics text reserves some), instead of copying a body of many MiB next to itself.
+  in.body.insert(0, out);
+  return std::move(in.body);
 }
 
 // Reading a request is Beast's http::async_read_some loop written out, without its
