@@ -6,6 +6,19 @@ namespace dha::op {
 
 std::string resource_id(const kube::ResourceRef& ref) { return ref.plural + "." + ref.group + "/" + ref.version; }
 
+namespace {
+std::string cache_key(const kube::ResourceRef& ref) {
+  return ref.namespace_.empty() ? ref.name : ref.namespace_ + "/" + ref.name;
+}
+}  // namespace
+
+void CachedReader::wrote(const kube::ResourceRef& ref, const rapidjson::Value& response) const {
+  const std::string version = kube::string_at(response, {"metadata", "resourceVersion"});
+  if (version.empty()) return;
+  std::lock_guard lock(mu_);
+  own_writes_[resource_id(ref) + "/" + cache_key(ref)] = {version, std::chrono::steady_clock::now()};
+}
+
 void CachedReader::add(const kube::Informer& informer) {
   std::lock_guard lock(mu_);
   informers_[resource_id(informer.resource())] = {&informer, std::chrono::steady_clock::now()};
@@ -26,8 +39,19 @@ const kube::Informer* CachedReader::synced_informer(const kube::ResourceRef& ref
 }
 
 kube::ObjectPtr CachedReader::get(const kube::ResourceRef& ref) const {
-  if (const auto* informer = synced_informer(ref))
-    return informer->get(ref.namespace_.empty() ? ref.name : ref.namespace_ + "/" + ref.name);
+  if (const auto* informer = synced_informer(ref)) {
+    kube::ObjectPtr cached = informer->get(cache_key(ref));
+    std::lock_guard lock(mu_);
+    auto own = own_writes_.find(resource_id(ref) + "/" + cache_key(ref));
+    if (own == own_writes_.end()) return cached;
+    const bool caught_up =
+        cached != nullptr && kube::string_at(*cached, {"metadata", "resourceVersion"}) == own->second.resource_version;
+    if (caught_up || std::chrono::steady_clock::now() - own->second.at >= own_write_wait_) {
+      own_writes_.erase(own);
+      return cached;
+    }
+    // Not yet (or another write came after ours and the cache is behind it too): the server's.
+  }
   auto object = counted_api_call(metrics_, "get", [&] { return client_.get_if_exists(ref); });
   if (!object) return nullptr;
   return std::make_shared<const rapidjson::Document>(std::move(*object));

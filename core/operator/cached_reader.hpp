@@ -28,8 +28,11 @@ class CachedReader {
  public:
   static constexpr std::chrono::milliseconds kSyncWait{10000};
 
-  CachedReader(kube::Client& client, SelfMetrics& metrics, std::chrono::milliseconds sync_wait = kSyncWait)
-      : client_(client), metrics_(metrics), sync_wait_(sync_wait) {}
+  static constexpr std::chrono::milliseconds kOwnWriteWait{10000};  // see wrote()
+
+  CachedReader(kube::Client& client, SelfMetrics& metrics, std::chrono::milliseconds sync_wait = kSyncWait,
+               std::chrono::milliseconds own_write_wait = kOwnWriteWait)
+      : client_(client), metrics_(metrics), sync_wait_(sync_wait), own_write_wait_(own_write_wait) {}
 
   // `informer` watches its resource in all namespaces and outlives this reader. Thread-safe.
   void add(const kube::Informer& informer);
@@ -39,18 +42,31 @@ class CachedReader {
   // Every object of `collection` in collection.namespace_ (which must be set).
   std::vector<kube::ObjectPtr> list(const kube::ResourceRef& collection) const;
 
+  // Read your own writes: `response` is what the API server answered to our write of `ref`
+  // (a patch of the object or of its /scale or /status). Until the cache shows the
+  // resourceVersion it carries, for at most the own-write wait, get(ref) is a GET. Without it the
+  // reconcile that follows a scale at once (the finalizer it added queues one) read the target
+  // from before the patch, took its own write for a competing writer's and told the tenant so.
+  void wrote(const kube::ResourceRef& ref, const rapidjson::Value& response) const;
+
  private:
   const kube::Informer* synced_informer(const kube::ResourceRef& ref) const;
 
   kube::Client& client_;
   SelfMetrics& metrics_;
   const std::chrono::milliseconds sync_wait_;
+  const std::chrono::milliseconds own_write_wait_;
   mutable std::mutex mu_;
   struct Registered {
     const kube::Informer* informer;
     std::chrono::steady_clock::time_point added;
   };
   std::map<std::string, Registered> informers_;  // by resource_id()
+  struct OwnWrite {
+    std::string resource_version;
+    std::chrono::steady_clock::time_point at;
+  };
+  mutable std::map<std::string, OwnWrite> own_writes_;  // by resource_id() + "/" + cache key
 };
 
 // "<plural>.<group>/<version>": which informer serves a reference.

@@ -67,12 +67,14 @@ void Act::carry_out(const Target& target, const sdk::ActuatorPlan& steps, bool c
     const std::string body = guarded ? with_version_precondition(step, observed_version) : sdk::json::stringify(step.body);
     first = false;
     try {
-      op::counted_api_call(metrics_, "patch", [&] {
+      const rapidjson::Document response = op::counted_api_call(metrics_, "patch", [&] {
         if (step.patch_type == "json") return client_.json_patch(target.ref, body, step.subresource);
         if (step.subresource == "scale") return client_.patch_scale(target.ref, body);
         if (step.subresource == "status") return client_.patch_status(target.ref, body);
         return client_.merge_patch(target.ref, body);
       });
+      // A /scale answer carries the object's resourceVersion too.
+      if (reader_ != nullptr) reader_->wrote(target.ref, response);
     } catch (const kube::ApiError& e) {
       const bool refused_precondition = e.reason() == kube::Reason::Conflict ||
                                         (step.patch_type == "json" && e.reason() == kube::Reason::Invalid);

@@ -7,6 +7,7 @@
 #include "dha/kube/client.hpp"
 #include "dha/model/decision_state.hpp"
 #include "dha/sdk/actuator_types.hpp"
+#include "operator/cached_reader.hpp"
 #include "operator/plugin_set.hpp"
 #include "operator/self_metrics.hpp"
 #include "pipeline/target.hpp"
@@ -25,8 +26,11 @@ class TargetChanged : public std::runtime_error {
 
 class Act {
  public:
-  Act(kube::Client& client, const op::PluginSet& plugins, op::SelfMetrics& metrics)
-      : client_(client), plugins_(plugins), metrics_(metrics) {}
+  // `reader`, when given, is told of every write to a target, so the next reconcile's read of
+  // it is not the cache's version from before the write (CachedReader::wrote).
+  Act(kube::Client& client, const op::PluginSet& plugins, op::SelfMetrics& metrics,
+      const op::CachedReader* reader = nullptr)
+      : client_(client), plugins_(plugins), metrics_(metrics), reader_(reader) {}
 
   // Scales the target from `current` to `desired` replicas, on condition that it is still the
   // version read (its resourceVersion); throws TargetChanged when it is not, and on failure.
@@ -50,6 +54,7 @@ class Act {
   kube::Client& client_;
   const op::PluginSet& plugins_;
   op::SelfMetrics& metrics_;
+  const op::CachedReader* reader_;
 };
 
 }  // namespace dha::pipeline

@@ -44,7 +44,7 @@ Reconciler::Reconciler(kube::Client& client, const op::CachedReader& reader, con
       owners_(owners),
       options_(std::move(options)),
       observe_(reader, plugins, metrics, owners, observe_options(options_), std::move(watch)),
-      act_(client, plugins, metrics),
+      act_(client, plugins, metrics, &reader),
       finalize_(client, plugins, metrics, act_),
       status_(client, events, metrics) {
   if (options_.clock == nullptr) options_.clock = &kube::SystemClock::instance();

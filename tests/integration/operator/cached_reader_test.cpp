@@ -163,5 +163,43 @@ TEST_F(CachedReaderTest, AnInformerThatDoesNotSyncInTimeFallsBackToRequests) {
   EXPECT_NE(text.find(R"(db_autoscaler_api_requests_total{verb="get",result="ok"} 2)"), std::string::npos) << text;
 }
 
+// Our own write, then a read before the watch brought it: the informer here is stopped, so its
+// cache stays at the version from before the patch, as it does for the moments a watch event is
+// on its way. Told of the write, the reader asks the server instead, until the wait is over.
+TEST_F(CachedReaderTest, AfterItsOwnWriteAReadIsTheServersUntilTheCacheShowsIt) {
+  CachedReader reader(*client_, metrics_, CachedReader::kSyncWait, 300ms);
+  const auto b = kube::resources::namespaces().named("b");
+  const auto team_of = [&] { return kube::labels_of(*reader.get(b)).at("team"); };
+  {
+    kube::Informer frozen(*client_, kube::resources::namespaces());
+    reader.add(frozen);
+    frozen.start();
+    ASSERT_TRUE(frozen.wait_for_sync(10s));
+    frozen.stop();
+    const auto response = client_->merge_patch(b, R"({"metadata":{"labels":{"team":"new"}}})");
+    EXPECT_EQ(team_of(), "b") << "the frozen cache shows the version from before the write";
+    reader.wrote(b, response);
+    api_->clear_audit();
+    EXPECT_EQ(team_of(), "new") << "told of its write, the reader must not answer from before it";
+    EXPECT_EQ(reads_in_audit(), 1);
+    std::this_thread::sleep_for(350ms);
+    EXPECT_EQ(team_of(), "b") << "after the wait the cache answers again, caught up or not";
+    EXPECT_EQ(reads_in_audit(), 1);
+  }
+  // A running informer catches up with the write: from then on the cache answers, no request.
+  CachedReader fresh(*client_, metrics_);
+  kube::Informer live(*client_, kube::resources::namespaces());
+  fresh.add(live);
+  live.start();
+  ASSERT_TRUE(live.wait_for_sync(10s));
+  fresh.wrote(b, client_->merge_patch(b, R"({"metadata":{"labels":{"team":"newer"}}})"));
+  ASSERT_TRUE(eventually([&] { return kube::labels_of(*live.get("b")).at("team") == "newer"; }));
+  api_->clear_audit();
+  EXPECT_EQ(kube::labels_of(*fresh.get(b)).at("team"), "newer");
+  EXPECT_EQ(kube::labels_of(*fresh.get(b)).at("team"), "newer");
+  EXPECT_EQ(reads_in_audit(), 0) << "the cache shows our version: no GET";
+  live.stop();
+}
+
 }  // namespace
 }  // namespace dha::op
