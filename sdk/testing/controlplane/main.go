@@ -99,11 +99,11 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	etcdPort, err := loopbackPort("--etcd-port", o.etcdPort)
+	etcdPort, err := loopbackPort("--etcd-port", o.etcdPort, apiPort)
 	if err != nil {
 		fail(err)
 	}
-	peerPort, err := loopbackPort("--etcd-peer-port", o.etcdPeerPort)
+	peerPort, err := loopbackPort("--etcd-peer-port", o.etcdPeerPort, apiPort, etcdPort)
 	if err != nil {
 		fail(err)
 	}
