@@ -15,8 +15,12 @@ std::string cache_key(const kube::ResourceRef& ref) {
 void CachedReader::wrote(const kube::ResourceRef& ref, const rapidjson::Value& response) const {
   const std::string version = kube::string_at(response, {"metadata", "resourceVersion"});
   if (version.empty()) return;
+  const auto now = std::chrono::steady_clock::now();
   std::lock_guard lock(mu_);
-  own_writes_[resource_id(ref) + "/" + cache_key(ref)] = {version, std::chrono::steady_clock::now()};
+  // Writes are rare (a scale, a release): drop the entries whose wait is over here, so one for
+  // a target that is never read again (its DHA deleted) does not stay for good.
+  std::erase_if(own_writes_, [&](const auto& entry) { return now - entry.second.at >= own_write_wait_; });
+  own_writes_[resource_id(ref) + "/" + cache_key(ref)] = {version, now};
 }
 
 void CachedReader::add(const kube::Informer& informer) {
