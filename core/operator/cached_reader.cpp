@@ -10,17 +10,18 @@ namespace {
 std::string cache_key(const kube::ResourceRef& ref) {
   return ref.namespace_.empty() ? ref.name : ref.namespace_ + "/" + ref.name;
 }
+std::string own_write_key(const kube::ResourceRef& ref) { return resource_id(ref) + "/" + cache_key(ref); }
 }  // namespace
 
 void CachedReader::wrote(const kube::ResourceRef& ref, const rapidjson::Value& response) const {
-  const std::string version = kube::string_at(response, {"metadata", "resourceVersion"});
+  const std::string version = kube::resource_version_of(response);
   if (version.empty()) return;
   const auto now = std::chrono::steady_clock::now();
   std::lock_guard lock(mu_);
   // Writes are rare (a scale, a release): drop the entries whose wait is over here, so one for
   // a target that is never read again (its DHA deleted) does not stay for good.
   std::erase_if(own_writes_, [&](const auto& entry) { return now - entry.second.at >= own_write_wait_; });
-  own_writes_[resource_id(ref) + "/" + cache_key(ref)] = {version, now};
+  own_writes_[own_write_key(ref)] = {version, now};
 }
 
 void CachedReader::add(const kube::Informer& informer) {
@@ -46,10 +47,9 @@ kube::ObjectPtr CachedReader::get(const kube::ResourceRef& ref) const {
   if (const auto* informer = synced_informer(ref)) {
     kube::ObjectPtr cached = informer->get(cache_key(ref));
     std::lock_guard lock(mu_);
-    auto own = own_writes_.find(resource_id(ref) + "/" + cache_key(ref));
+    auto own = own_writes_.find(own_write_key(ref));
     if (own == own_writes_.end()) return cached;
-    const bool caught_up =
-        cached != nullptr && kube::string_at(*cached, {"metadata", "resourceVersion"}) == own->second.resource_version;
+    const bool caught_up = cached != nullptr && kube::resource_version_of(*cached) == own->second.resource_version;
     if (caught_up || std::chrono::steady_clock::now() - own->second.at >= own_write_wait_) {
       own_writes_.erase(own);
       return cached;

@@ -3,8 +3,8 @@
 // and the fence its writes pass. The Leases themselves are kube::ShardLeases.
 //
 // A reconcile runs only for a DHA whose shard (kube::shard_of of "namespace/name", or of its
-// namespace with --shard-key=namespace) this replica holds; a key of another shard is dropped when a worker takes it (it comes back when its shard
-// is gained). The reconcile runs with its shard in scope, so fence() — called before every
+// namespace with --shard-key=namespace) this replica holds; a key of another shard is dropped
+// when a worker takes it (it comes back when its shard is gained). The reconcile runs with its shard in scope, so fence() — called before every
 // write of the shared client — lets through only writes of a shard still held, as of now.
 // A result that comes back after the shard was lost is dropped too: no retry, no requeue here.
 
