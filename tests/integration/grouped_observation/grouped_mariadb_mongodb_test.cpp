@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -182,18 +183,24 @@ class GroupedMariadbMongodb : public ::testing::Test {
 double connections(const dha::pipeline::Signals& s) { return s.observation.metrics.at(0).value.value_or(-1); }
 double cpu(const dha::pipeline::Signals& s) { return s.observation.metrics.at(1).value.value_or(-1); }
 
+// Each named tenant-a application of `kind`: the grouped observer reads what its own queries do.
+void expect_every_dha_same(const Observer& grouped, const Observer& own, const char* kind,
+                           std::initializer_list<const char*> names) {
+  for (const char* name : names) {
+    const auto target = cozystack_application(kind, "tenant-a", name);
+    expect_same(grouped.signals(target), own.signals(target), std::string(kind) + " tenant-a/" + name);
+  }
+}
+
 TEST_F(GroupedMariadbMongodb, EveryMariadbDhaObservesWhatItsOwnQueriesRead) {
   const Observer grouped = mariadb(true, clock_);
   const Observer own = mariadb(false, clock_);
-  for (const char* name : {"db", "shop", "twin", "fresh", "gone", "never"}) {
-    const auto target = cozystack_application("MariaDB", "tenant-a", name);
-    expect_same(grouped.signals(target), own.signals(target), std::string("mariadb tenant-a/") + name);
-  }
+  expect_every_dha_same(grouped, own, "MariaDB", {"db", "shop", "twin", "fresh", "gone", "never"});
   EXPECT_EQ(grouped.queries_sent("grouped"), 4) << "two driver metrics, lag and write activity, once for tenant-a";
   EXPECT_EQ(grouped.queries_sent("target"), 0);
   EXPECT_EQ(own.queries_sent("target"), 3 * 4 + 3 * 3) << "fresh, gone and never have no lag, so no write activity";
   const auto other = cozystack_application("MariaDB", "tenant-b", "db");
-  expect_same(grouped.signals(other), own.signals(other), "mariadb tenant-b/db");
+  expect_same(grouped.signals(other), own.signals(other), "MariaDB tenant-b/db");
 }
 
 TEST_F(GroupedMariadbMongodb, TheComparedMariadbReadingsCoverValuesAndEachUnavailableCase) {
@@ -226,15 +233,12 @@ TEST_F(GroupedMariadbMongodb, TheComparedMariadbReadingsCoverValuesAndEachUnavai
 TEST_F(GroupedMariadbMongodb, EveryMongodbDhaObservesWhatItsOwnQueriesRead) {
   const Observer grouped = mongodb(true, clock_);
   const Observer own = mongodb(false, clock_);
-  for (const char* name : {"db", "shop", "solo", "gone", "never"}) {
-    const auto target = cozystack_application("MongoDB", "tenant-a", name);
-    expect_same(grouped.signals(target), own.signals(target), std::string("mongodb tenant-a/") + name);
-  }
+  expect_every_dha_same(grouped, own, "MongoDB", {"db", "shop", "solo", "gone", "never"});
   EXPECT_EQ(grouped.queries_sent("grouped"), 4) << "two driver metrics, lag and write activity, once for tenant-a";
   EXPECT_EQ(grouped.queries_sent("target"), 0);
   EXPECT_EQ(own.queries_sent("target"), 3 * 4 + 2 * 3) << "gone and never have no lag, so no write activity";
   const auto other = cozystack_application("MongoDB", "tenant-b", "db");
-  expect_same(grouped.signals(other), own.signals(other), "mongodb tenant-b/db");
+  expect_same(grouped.signals(other), own.signals(other), "MongoDB tenant-b/db");
 }
 
 TEST_F(GroupedMariadbMongodb, TheComparedMongodbReadingsCoverValuesAndEachUnavailableCase) {
