@@ -27,7 +27,7 @@ struct BacktestFlags {
   std::string from_metrics;
   std::string plugin_config;
   std::string since = "7d";
-  std::string step = "60s";
+  std::string step;  // empty: as simulate chooses it
   std::int64_t until = 0;
   std::vector<std::string> profiles;
   bool markdown = false;
@@ -181,7 +181,8 @@ void add_dha_backtest_command(CLI::App& dha, std::shared_ptr<DhaOptions> options
   cmd->add_option("--plugin-config", f->plugin_config,
                   "without --from-metrics: the operator's plugin configuration file, whose metric source URL is used");
   cmd->add_option("--since", f->since, "how far back to read, e.g. 7d, 36h")->capture_default_str();
-  cmd->add_option("--step", f->step, "time between readings, e.g. 60s, 5m")->capture_default_str();
+  cmd->add_option("--step", f->step,
+                  "time between readings, e.g. 60s, 5m (default: 60s, or more when --since needs it)");
   cmd->add_option("--until", f->until, "the end of the range, unix seconds (default: now)");
   cmd->add_option("--profile", f->profiles,
                   "also compare named behaviours (default, fast, hpa, adaptive, predictive) in one table; repeatable");

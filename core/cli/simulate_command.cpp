@@ -12,7 +12,9 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "crd_defaults.hpp"
 #include "dha/decide/load_generator.hpp"
+#include "dha/ext/metrics.h"
 #include "dha/decide/simulation.hpp"
 #include "dha/decide/simulation_profiles.hpp"
 #include "dha/model/input_error.hpp"
@@ -20,6 +22,7 @@
 #include "dha/model/yaml_to_json.hpp"
 #include "exit.hpp"
 #include "install_paths.hpp"
+#include "pipeline/first_observation.hpp"
 #include "simulate_compare.hpp"
 #include "simulate_from_metrics.hpp"
 #include "simulate_run.hpp"
@@ -45,13 +48,15 @@ void write_file(const std::string& path, const std::string& content) {
 }
 
 // A whole DHA object (its `spec` is used) or a bare spec, in YAML or JSON; with a profile, its
-// behaviour replaces the file's.
+// behaviour replaces the file's. Then the CRD's defaults, as the API server applies them when the
+// manifest is created: what is simulated is what the cluster would run.
 model::DhaSpec load_spec(const std::string& path, const std::string& profile = {}) {
   const std::string text = read_file(path, "--dha");
   rapidjson::Document doc = model::yaml_to_json(text, path);
   if (!doc.IsObject()) throw model::InputError(path, "must be a DHA object or its spec");
   rapidjson::Value* spec = doc.HasMember("spec") ? &doc["spec"] : &doc;
   if (!profile.empty()) decide::apply_profile(*spec, profile, doc.GetAllocator());
+  if (spec->IsObject()) apply_crd_defaults(*spec, doc.GetAllocator());
   return model::parse_spec(*spec, model::SpecParseOptions{.require_target_ref = false});
 }
 
@@ -64,6 +69,7 @@ void print_timeline(const decide::SimulationResult& r) {
     std::string load;
     for (const auto& [type, v] : s.load) load += (load.empty() ? "" : " ") + type + "=" + fmt_load(v);
     if (s.lag_seconds) load += " lag=" + fmt_load(s.lag_seconds);
+    if (s.forecast) load += fmt::format(" forecast={:.2f}/{}s", *s.forecast, s.forecast_horizon);
     std::cout << fmt::format("{:>8} {:>7} {:>5} {:>7} {:>4}  {:<9} {:<19} {}\n", s.time, s.current_replicas,
                              s.available_replicas, s.desired_replicas, s.raw_desired_replicas,
                              model::to_string(s.kind), s.reason, load);
@@ -75,8 +81,11 @@ void print_summary(const decide::SimulationSummary& s) {
   std::cout << fmt::format("  simulated seconds:      {}\n", s.duration_seconds);
   std::cout << fmt::format("  replica-seconds:        {} (average {:.2f} replicas)\n", s.replica_seconds,
                            s.duration_seconds > 0 ? static_cast<double>(s.replica_seconds) / s.duration_seconds : 0.0);
-  std::cout << fmt::format("  clairvoyant bound:      {} replica-seconds ({:.2f}x)\n", s.bound_replica_seconds,
+  std::cout << fmt::format("  clairvoyant bound:      {} replica-seconds ({:.2f}x)", s.bound_replica_seconds,
                            bound_ratio(s));
+  if (s.bound_unknown_seconds > 0)
+    std::cout << fmt::format("; unknown for {} s without a reading, left out of both", s.bound_unknown_seconds);
+  std::cout << "\n";
   std::cout << fmt::format(
       "  seconds above target:   {} (unavoidable {}, provisioning {}, reaction {}, held {}, other {})\n",
       s.seconds_above_target, s.overload_unavoidable, s.overload_provisioning, s.overload_reaction, s.overload_held,
@@ -104,6 +113,10 @@ decide::SimulationParams params_for(const SimulateFlags& f, const model::DhaSpec
   if (f.quorum_floor >= 0) params.quorum_floor = f.quorum_floor;
   if (f.quota_max >= 0) params.quota_max_replicas = f.quota_max;
   params.start_at = f.start_at;
+  // A simulated DHA is a new one: its first state is the one the operator's pipeline builds.
+  params.initial_state = [spec](std::int32_t replicas, std::int64_t now) {
+    return pipeline::state_for_decide(model::DhaStatus{}, spec, replicas, now);
+  };
   return params;
 }
 
@@ -144,6 +157,15 @@ void run_compare(const SimulateFlags& f, const std::vector<NamedSpec>& specs, co
   std::cout << (f.markdown ? compare_markdown(rows) : compare_table(rows));
 }
 
+// Without --step: one minute, or the smallest whole number of minutes that keeps the range within
+// what one range query may ask for (a two-week backtest reads two-minute steps).
+std::int64_t default_history_step(std::int64_t since_seconds) {
+  constexpr std::int64_t kMinute = 60;
+  const std::int64_t max_intervals = DHA_METRICS_MAX_RANGE_POINTS - 1;
+  const std::int64_t minutes = (since_seconds + kMinute * max_intervals - 1) / (kMinute * max_intervals);
+  return kMinute * std::max<std::int64_t>(minutes, 1);
+}
+
 HistoryRequest history_request(const SimulateFlags& f, const std::vector<NamedSpec>& specs) {
   if (f.kind.empty() || f.namespace_name.empty() || f.name.empty())
     throw Exit(kExitBadInput, "--from-metrics needs --kind, -n NAMESPACE and the target's NAME");
@@ -164,15 +186,15 @@ HistoryRequest history_request(const SimulateFlags& f, const std::vector<NamedSp
         r.metric_types.push_back(type);
     }
   r.since_seconds = parse_duration_seconds(f.since, "--since");
-  r.step_seconds = parse_duration_seconds(f.step, "--step");
+  r.step_seconds = f.step.empty() ? default_history_step(r.since_seconds) : parse_duration_seconds(f.step, "--step");
   r.until = f.until;
   return r;
 }
 
 // What was read, before the simulation: the range and every signal left out.
-void print_history(const SimulateFlags& f, const History& h, std::ostream& out) {
-  out << fmt::format("history: {} {}/{} from {}, {} steps of {} from unix time {} (trace time 0)\n", f.kind,
-                     f.namespace_name, f.name, f.from_metrics, h.rows, f.step, h.start);
+void print_history(const SimulateFlags& f, const History& h, std::int64_t step_seconds, std::ostream& out) {
+  out << fmt::format("history: {} {}/{} from {}, {} steps of {}s from unix time {} (trace time 0)\n", f.kind,
+                     f.namespace_name, f.name, f.from_metrics, h.rows, step_seconds, h.start);
   for (const auto& note : h.notes) out << "  " << note << "\n";
 }
 
@@ -193,9 +215,10 @@ void run_simulate(const SimulateFlags& f) {
     std::string load_text;
     std::string load_source = f.load;
     if (!f.from_metrics.empty()) {
-      const History history = read_history(history_request(f, specs));
+      const HistoryRequest request = history_request(f, specs);
+      const History history = read_history(request);
       // With `--json -` stdout is the JSON document alone; what was read is said on stderr.
-      print_history(f, history, f.json_out == "-" ? std::cerr : std::cout);
+      print_history(f, history, request.step_seconds, f.json_out == "-" ? std::cerr : std::cout);
       if (!f.save_load.empty()) write_file(f.save_load, history.csv);
       shape = history.shape;
       load_text = history.csv;
@@ -251,19 +274,22 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("-n,--namespace", f->namespace_name, "with --from-metrics: the target's namespace");
   cmd->add_option("--since", f->since, "with --from-metrics: how far back to read, e.g. 7d, 36h")
       ->capture_default_str();
-  cmd->add_option("--step", f->step, "with --from-metrics: time between readings, e.g. 60s, 5m")->capture_default_str();
+  cmd->add_option("--step", f->step,
+                  "with --from-metrics: time between readings, e.g. 60s, 5m (default: 60s, or the smallest whole "
+                  "minutes that keep --since within one range query)");
   cmd->add_option("--until", f->until, "with --from-metrics: the end of the range, unix seconds (default: now)");
   cmd->add_option("--metrics-plugin", f->metrics_plugin, "with --from-metrics: the id of the metric source plugin")
       ->capture_default_str();
   cmd->add_option("--save-load", f->save_load, "with --from-metrics: also write the history as a load trace CSV");
   cmd->add_option("--profile", f->profiles,
-                  "replace the DHA's behaviour by a named one: default, fast, hpa, adaptive, predictive; "
+                  "replace the DHA's behaviour by a named one: default (what a new DHA gets), windowed, fast, hpa, "
+                  "adaptive, predictive, forecast-only; "
                   "repeatable with --compare");
   cmd->add_flag("--compare", f->compare, "simulate every --dha and --profile on the trace and print one table");
   cmd->add_flag("--markdown", f->markdown, "with --compare: print the table as Markdown");
   cmd->add_option("--generate", f->generate,
                   "print a synthetic load trace CSV instead: diurnal-day, flash-crowd, ramp-lag, noisy-plateau, "
-                  "diurnal-week");
+                  "diurnal-week, weekly-holiday");
   cmd->add_option("--seed", f->seed, "random seed for --generate")->default_val(1);
   cmd->add_option("--initial-replicas", f->initial_replicas, "replicas at the start (default: minReplicas)")
       ->check(CLI::Range(1, 1000000));

@@ -31,7 +31,9 @@ std::vector<Cells> cells(const std::vector<CompareRow>& rows) {
 }  // namespace
 
 double bound_ratio(const decide::SimulationSummary& s) {
-  return s.bound_replica_seconds > 0 ? static_cast<double>(s.replica_seconds) / s.bound_replica_seconds : 1.0;
+  // Over the seconds whose need is known: an outage's seconds are in neither.
+  return s.bound_replica_seconds > 0 ? static_cast<double>(s.replica_seconds_bound_known) / s.bound_replica_seconds
+                                     : 1.0;
 }
 
 std::string compare_table(const std::vector<CompareRow>& rows) {

@@ -36,7 +36,7 @@ struct SimulateFlags {
   std::string namespace_name;
   std::string name;
   std::string since = "7d";
-  std::string step = "60s";
+  std::string step;  // empty: 60s, or larger when --since needs it (default_history_step)
   std::int64_t until = 0;
   std::string metrics_plugin = "metrics-vm";
   std::string save_load;

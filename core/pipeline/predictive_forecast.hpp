@@ -11,7 +11,7 @@
 #include "plugin_host/plugin_instance.hpp"
 #include "tenancy/query_template.hpp"
 
-// The forecast a predictive DHA's observation carries: a week of the driving metrics' history,
+// The forecast a predictive DHA's observation carries: two weeks of the driving metrics' history,
 // read through the same query path as `simulate --from-metrics` and cached per DHA, given to the
 // same seasonal forecast the simulator uses.
 namespace dha::pipeline {
@@ -25,8 +25,10 @@ struct PredictiveContext {
   std::int64_t interval_seconds = 60;  // between reconciles
 };
 
-inline constexpr std::int64_t kHistorySeconds = 7 * 86400;
-inline constexpr std::int64_t kHistoryStepSeconds = 60;
+// Two weeks and a day, so the forecast can compare each weekday with the same weekday of the two
+// weeks before, at two-minute steps: 10 801 points, within one range query's limit.
+inline constexpr std::int64_t kHistorySeconds = 15 * 86400;
+inline constexpr std::int64_t kHistoryStepSeconds = 120;
 
 struct HistorySource {
   const plugin_host::PluginInstance& source;
@@ -36,7 +38,7 @@ struct HistorySource {
   double timeout_seconds = 10;
 };
 
-// The week up to `now` of each of the spec's metrics, or why it could not be read.
+// The kHistorySeconds up to `now` of each of the spec's metrics, or why it could not be read.
 HistoryOrReason fetch_history(const HistorySource& h, const model::DhaSpec& spec, std::int64_t now);
 
 struct ForecastOrReason {

@@ -67,10 +67,27 @@ AdaptiveProposal reactive_proposal(const model::DhaSpec& spec, const model::Obse
                         "{} replicas keep {:g}% headroom",
                         demand, reads, expected, ready, proposal, rules.down_hysteresis * 100)};
   }
-  if (comfortable < current)
+  if (comfortable < current) {
+    // No fall that the load's own growth would reverse before a replica asked for again could be
+    // ready and the down-window had passed: down then up is two moves and an overload between.
+    if (previous != nullptr && demand > previous->read_replicas) {
+      const std::int64_t ready = state.ready_seconds.value_or(kAssumedReadySeconds);
+      const std::int64_t reversal = ready + spec.behavior.scale_down.stabilization_window_seconds;
+      const double slope = (demand - previous->read_replicas) / static_cast<double>(now - previous->time);
+      const double expected = demand + slope * static_cast<double>(reversal);
+      if (total_for(expected, obs.primary_count) > comfortable) {
+        const std::int32_t held =
+            std::min(current, total_for(expected / (1 - rules.down_hysteresis), obs.primary_count));
+        return {std::max(held, comfortable), comfortable, "Rising",
+                fmt::format("demand {:.2f} read replicas is rising: {:.2f} expected within {}s would overload "
+                            "{} replicas again; holding {}",
+                            demand, expected, reversal, comfortable, std::max(held, comfortable))};
+      }
+    }
     return {comfortable, comfortable, "Headroom",
             fmt::format("{} replicas keep {:g}% headroom for demand {:.2f} read replicas", comfortable,
                         rules.down_hysteresis * 100, demand)};
+  }
   return {current, comfortable, "Pass",
           fmt::format("demand {:.2f} read replicas is within target at {:g} and too close to it to go smaller",
                                     demand, reads)};
@@ -91,8 +108,15 @@ AdaptiveProposal adaptive_proposal(const model::DhaSpec& spec, const model::Obse
   const auto& f = *obs.forecast;
   const double headroom = 1 - spec.behavior.adaptive.down_hysteresis;
   const std::int32_t ahead = total_for(f.read_replicas / headroom, obs.primary_count);
-  a.recorded = std::max(a.recorded, ahead);
   const std::string seen = fmt::format("forecast {:.2f} read replicas within {}s", f.read_replicas, f.horizon_seconds);
+  // Watching the forecast before trusting it: say what it would do, do what the load asks.
+  if (spec.behavior.adaptive.forecast_only) {
+    a.message += ahead > a.replicas
+                     ? fmt::format("; {}: would pre-provision {} replicas (forecast only)", seen, ahead)
+                     : fmt::format("; {}: nothing to pre-provision (forecast only)", seen);
+    return a;
+  }
+  a.recorded = std::max(a.recorded, ahead);
   if (ahead <= a.replicas) {
     a.message += "; " + seen;
     return a;

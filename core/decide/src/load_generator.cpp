@@ -73,6 +73,30 @@ Sample diurnal_week(std::int64_t t, Random& rng) {
           180 + 400 * day};
 }
 
+// Three weeks of office load: weekdays busy, weekends (days 5 and 6 of each week) quiet, a
+// one-off evening flash crowd on day 8, and a holiday on day 17 as quiet as a weekend. The first
+// two weeks are a forecast's history (the crowd must not come back in it a week later); the
+// third tests it, holiday included.
+constexpr int kHolidayDay = 17;
+constexpr int kFlashCrowdDay = 8;
+
+Sample weekly_holiday(std::int64_t t, Random& rng) {
+  const int day_of_trace = static_cast<int>(t / 86400);
+  Random day_rng(0x3eec0000 + static_cast<std::uint64_t>(day_of_trace));  // one factor per day
+  const double factor = 0.95 + 0.1 * day_rng.uniform();
+  const double h = std::fmod(hours(t), 24);
+  const bool quiet = day_of_trace % 7 >= 5 || day_of_trace == kHolidayDay;
+  const double day = smoothstep((h - 6) / 5) * (1 - smoothstep((h - 17) / 6));
+  const double peak = 0.85 + 0.15 * std::sin((h - 9) / 6 * std::numbers::pi);
+  double level = 270 + (quiet ? 220 : 600) * day * peak * factor;
+  // The crowd: at 20:00 within two minutes, 40 minutes, then gone within ten; the maximum can
+  // serve it, so what it costs is the policy's doing.
+  if (day_of_trace == kFlashCrowdDay && h >= 20 && h < 20 + 50.0 / 60)
+    level += 450 * smoothstep((h - 20) * 30) * (1 - smoothstep((h - 20 - 40.0 / 60) * 6));
+  return {std::max(0.0, level * (1 + 0.05 * rng.normal())), std::max(0.0, 0.6 + 0.3 * rng.normal()),
+          180 + 400 * day};
+}
+
 Sample flash_crowd(std::int64_t t, Random& rng) {
   const double h = hours(t);
   double level = 260;
@@ -116,6 +140,7 @@ constexpr FamilyInfo kFamilies[] = {
     {"ramp-lag", LoadFamily::RampLag, 8 * 3600, ramp_lag},
     {"noisy-plateau", LoadFamily::NoisyPlateau, 6 * 3600, noisy_plateau},
     {"diurnal-week", LoadFamily::DiurnalWeek, 8 * 86400, diurnal_week},
+    {"weekly-holiday", LoadFamily::WeeklyHoliday, 21 * 86400, weekly_holiday},
 };
 
 const FamilyInfo& info(LoadFamily family) {

@@ -124,11 +124,28 @@ LoadTrace LoadTrace::parse_csv(std::string_view text, const std::string& source)
   if (trace.end() <= trace.start())
     throw model::InputError(source, "spans less than one whole second");
   trace.max_segment_seconds_ = longest_segment(trace.times_);
+  // A column that never holds a reading is a broken export, not an outage: say so.
+  for (std::size_t c = 0; c < trace.columns_.size(); ++c) {
+    const bool any = std::any_of(trace.cells_.begin(), trace.cells_.end(), [&](const auto& row) { return row[c]; });
+    if (!any)
+      throw model::InputError(source, "column " + trace.columns_[c] +
+                                          " has no reading in any row (every cell is empty, NaN or infinite)");
+  }
   return trace;
 }
 
 bool LoadTrace::has_column(std::string_view name) const {
   return std::find(columns_.begin(), columns_.end(), name) != columns_.end();
+}
+
+std::optional<double> LoadTrace::known_at(std::string_view column, double time, double now) const {
+  if (!(time < now)) return std::nullopt;
+  // Between two rows the value depends on the later one: known only once that row is in the past.
+  const auto upper = std::upper_bound(times_.begin(), times_.end(), time);
+  const bool on_a_row = upper != times_.begin() && *(upper - 1) == time;
+  if (!on_a_row && upper != times_.end() && !(*upper < now)) return std::nullopt;
+  if (upper == times_.end() && time > times_.back()) return std::nullopt;  // after the trace: not measured
+  return at(column, time);
 }
 
 std::optional<double> LoadTrace::at(std::string_view column, double time) const {

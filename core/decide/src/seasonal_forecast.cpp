@@ -9,48 +9,117 @@ namespace {
 
 constexpr std::int64_t kSampleSeconds = 60;
 
-std::optional<double> demand_at(const model::DhaSpec& spec, const LoadTrace& load, double time) {
+// The demand at `time` as it was known at `now`.
+std::optional<double> demand_at(const model::DhaSpec& spec, const LoadTrace& load, std::int64_t time,
+                                std::int64_t now) {
   double demand = 0;
   for (const auto& m : spec.metrics) {
-    const auto total = load.at(model::to_string(m.type), time);
+    const auto total = load.known_at(model::to_string(m.type), static_cast<double>(time), static_cast<double>(now));
     if (!total) return std::nullopt;
     demand = std::max(demand, *total / m.target_in_query_unit());
   }
   return demand;
 }
 
-std::optional<double> window_max(const model::DhaSpec& spec, const LoadTrace& load, std::int64_t from,
-                                 std::int64_t horizon) {
-  std::optional<double> best;
+std::vector<double> samples(const model::DhaSpec& spec, const LoadTrace& load, std::int64_t from, std::int64_t to,
+                            std::int64_t now) {
+  std::vector<double> out;
   for (std::int64_t s = from;; s += kSampleSeconds) {
-    const std::int64_t at = std::min(s, from + horizon);
-    if (auto d = demand_at(spec, load, static_cast<double>(at))) best = std::max(best.value_or(0), *d);
-    if (at == from + horizon) return best;
+    const std::int64_t at = std::min(s, to);
+    if (auto d = demand_at(spec, load, at, now)) out.push_back(*d);
+    if (at == to) return out;
   }
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+std::optional<double> median_of(const std::vector<double>& v) {
+  if (v.empty()) return std::nullopt;
+  return median(v);
+}
+
+// The spread of the references around their median: what this slot's forecast gets wrong.
+double spread(const std::vector<double>& v, double centre) {
+  if (v.size() < 2) return 0;
+  if (v.size() == 2) return std::fabs(v[0] - v[1]) / 2;
+  std::vector<double> deviations;
+  for (double x : v) deviations.push_back(std::fabs(x - centre));
+  return 1.4826 * median(deviations);
+}
+
+struct References {
+  std::vector<double> peaks;   // scaled to today's level
+  std::vector<double> levels;  // the scale of each
+};
+
+References references(const model::DhaSpec& spec, const LoadTrace& load, std::int64_t now, std::int64_t horizon,
+                      std::int64_t period, int count) {
+  References r;
+  const auto today = median_of(samples(spec, load, now - kLevelSeconds, now - 1, now));
+  for (int k = 1; k <= count; ++k) {
+    const std::int64_t then = now - k * period;
+    if (then < load.start()) break;  // the history does not reach back that far
+    const auto window = samples(spec, load, then, then + horizon, now);
+    if (window.empty()) continue;
+    double ratio = 1;
+    const auto before = median_of(samples(spec, load, then - kLevelSeconds, then - 1, now));
+    if (today && before && *before > 0) ratio = std::clamp(*today / *before, kMinLevelRatio, kMaxLevelRatio);
+    r.peaks.push_back(*std::max_element(window.begin(), window.end()) * ratio);
+    r.levels.push_back(ratio);
+  }
+  return r;
+}
+
+// Two weeks that disagree cannot outvote each other: the one-off is the one the last seven days
+// do not back. (A weekday/weekend difference shows in both weeks alike, so it is kept.)
+void drop_one_off_week(References& weekly, const model::DhaSpec& spec, const LoadTrace& load, std::int64_t now,
+                       std::int64_t horizon) {
+  if (weekly.peaks.size() != 2) return;
+  const double a = weekly.peaks[0], b = weekly.peaks[1];
+  if (std::fabs(a - b) <= kWeeksDisagree * std::min(a, b)) return;
+  const References daily = references(spec, load, now, horizon, kSecondsPerDay, kForecastDays);
+  if (daily.peaks.empty()) return;
+  const double usual = median(daily.peaks);
+  const std::size_t keep = std::fabs(a - usual) <= std::fabs(b - usual) ? 0 : 1;
+  weekly.peaks = {weekly.peaks[keep]};
+  weekly.levels = {weekly.levels[keep]};
 }
 
 }  // namespace
 
+std::optional<ForecastDetail> seasonal_forecast_detail(const model::DhaSpec& spec, const LoadTrace& load,
+                                                       std::int64_t now, std::int64_t horizon) {
+  ForecastDetail detail;
+  const bool weekly = now - 2 * kSecondsPerWeek >= load.start();
+  detail.period_seconds = weekly ? kSecondsPerWeek : kSecondsPerDay;
+  References refs =
+      references(spec, load, now, horizon, detail.period_seconds, weekly ? kForecastWeeks : kForecastDays);
+  if (weekly) drop_one_off_week(refs, spec, load, now, horizon);
+  const auto& peaks = refs.peaks;
+  const auto& levels = refs.levels;
+  if (peaks.empty()) return std::nullopt;
+  detail.references = static_cast<int>(peaks.size());
+  detail.estimate = median(peaks);
+  detail.margin = spread(peaks, detail.estimate);
+  detail.level = median(levels);
+  detail.forecast = model::Forecast{detail.estimate + detail.margin, horizon};
+  return detail;
+}
+
 std::optional<model::Forecast> seasonal_forecast(const model::DhaSpec& spec, const LoadTrace& load, std::int64_t now,
                                                  std::int64_t horizon) {
-  std::vector<double> days;
-  for (int d = 1; d <= kForecastDays; ++d) {
-    const std::int64_t then = now - d * kSecondsPerDay;
-    if (then < load.start()) break;  // the trace does not reach back that far
-    if (auto m = window_max(spec, load, then, horizon)) days.push_back(*m);
-  }
-  if (days.empty()) return std::nullopt;
-  double mean = 0;
-  for (double v : days) mean += v;
-  mean /= static_cast<double>(days.size());
-  double var = 0;
-  for (double v : days) var += (v - mean) * (v - mean);
-  const double sd = days.size() > 1 ? std::sqrt(var / static_cast<double>(days.size() - 1)) : 0;
-  return model::Forecast{mean + 2 * sd, horizon};
+  auto d = seasonal_forecast_detail(spec, load, now, horizon);
+  if (!d) return std::nullopt;
+  return d->forecast;
 }
 
 std::int64_t forecast_horizon(const model::DhaSpec& spec, std::int64_t ready_seconds, std::int64_t interval_seconds) {
-  return ready_seconds + interval_seconds + spec.behavior.scale_down.stabilization_window_seconds;
+  const std::int64_t h = ready_seconds + interval_seconds + spec.behavior.scale_down.stabilization_window_seconds;
+  return std::clamp<std::int64_t>(h, 0, kMaxForecastHorizonSeconds);
 }
 
 }  // namespace dha::decide

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "dha/decide/adaptive_policy.hpp"
 #include "dha/decide/saturating.hpp"
 #include "dha/decide/seasonal_forecast.hpp"
 #include "dha/gates/reasons.hpp"
@@ -72,17 +73,20 @@ class Ledger {
  public:
   Ledger(const model::DhaSpec& spec, const LoadTrace& load, const SimulationParams& params, SimulationSummary& sum)
       : spec_(spec), load_(load), params_(params), sum_(sum),
-        floor_(floor_of(spec, params)), ceiling_(ceiling_of(spec, params)), need_(floor_) {}
+        floor_(floor_of(spec, params)), ceiling_(ceiling_of(spec, params)) {}
 
-  void second(std::int64_t s, const SimulatedTarget& target, bool held) {
+  // Second `s` of the cycle whose decision was made at `decided_at`.
+  void second(std::int64_t s, std::int64_t decided_at, const SimulatedTarget& target, bool held) {
     sum_.replica_seconds += target.replicas();
-    std::int32_t unclamped = need_unclamped_;
+    std::int32_t unclamped = 0;
     if (auto n = needed_replicas(spec_, load_, static_cast<double>(s), params_.primary_count, floor_, ceiling_,
                                  &unclamped)) {
-      need_ = *n;  // an outage holds the last known need
+      sum_.bound_replica_seconds += *n;
+      sum_.replica_seconds_bound_known += target.replicas();
       need_unclamped_ = unclamped;
+    } else {
+      ++sum_.bound_unknown_seconds;  // nobody knows what an outage needed: not counted either way
     }
-    sum_.bound_replica_seconds += need_;
     if (!above_target(spec_, load_, s, target.available(s), params_.primary_count)) {
       overloaded_ = false;
       return;
@@ -94,8 +98,8 @@ class Ledger {
       ++sum_.overload_unavoidable;
     else if (target.available(s) < target.replicas())
       ++sum_.overload_provisioning;
-    else if (s - overload_start_ < params_.interval_seconds)
-      ++sum_.overload_reaction;  // no decision may have seen it yet
+    else if (overload_start_ > decided_at)
+      ++sum_.overload_reaction;  // it began after the last decision: none could have seen it
     else if (held)
       ++sum_.overload_held;
     else
@@ -107,8 +111,8 @@ class Ledger {
   const LoadTrace& load_;
   const SimulationParams& params_;
   SimulationSummary& sum_;
-  std::int32_t floor_, ceiling_, need_;
-  std::int32_t need_unclamped_ = 0;
+  std::int32_t floor_, ceiling_;
+  std::int32_t need_unclamped_ = 0;  // the last known need: an outage keeps it for the causes
   bool overloaded_ = false;  // since overload_start_
   std::int64_t overload_start_ = 0;
 };
@@ -142,11 +146,14 @@ SimulationResult simulate(const model::DhaSpec& spec, const LoadTrace& load, con
 
   SimulationResult result;
   SimulatedTarget target(params.initial_replicas);
-  model::DecisionState state;
   auto& summary = result.summary;
   summary.min_replicas = summary.max_replicas = params.initial_replicas;
   const std::int64_t first = std::max(load.start(), params.start_at.value_or(load.start()));
   if (first >= load.end()) throw model::InputError("--start-at", "must be before the trace's last second");
+  model::DecisionState state = params.initial_state ? params.initial_state(params.initial_replicas, first)
+                                                    : model::DecisionState{};
+  const bool predictive =
+      spec.behavior.policy == model::ScalingPolicy::Adaptive && spec.behavior.adaptive.predictive;
   summary.duration_seconds = load.end() - first;
   Ledger ledger(spec, load, params, summary);
 
@@ -165,10 +172,16 @@ SimulationResult simulate(const model::DhaSpec& spec, const LoadTrace& load, con
       obs.metrics.push_back({type, total});
       step.load.emplace_back(type, total);
     }
-    // What the operator would get from the metric's history, here from the trace's earlier days.
-    if (spec.behavior.policy == model::ScalingPolicy::Adaptive && spec.behavior.adaptive.predictive)
-      obs.forecast =
-          seasonal_forecast(spec, load, t, forecast_horizon(spec, params.provision_seconds, params.interval_seconds));
+    // What the operator would get from the metric's history, here from the trace's rows before t.
+    if (predictive) {
+      const std::int64_t ready = state.ready_seconds.value_or(kAssumedReadySeconds);
+      obs.forecast = seasonal_forecast(spec, load, t, forecast_horizon(spec, ready, params.interval_seconds));
+      if (!obs.forecast) obs.forecast_missing = "the history holds no earlier period to forecast from";
+      if (obs.forecast) {
+        step.forecast = obs.forecast->read_replicas;
+        step.forecast_horizon = obs.forecast->horizon_seconds;
+      }
+    }
     obs.lag_seconds = load.at("lagSeconds", static_cast<double>(t));
     obs.write_rate = load.at("writeRate", static_cast<double>(t));
 
@@ -197,7 +210,7 @@ SimulationResult simulate(const model::DhaSpec& spec, const LoadTrace& load, con
 
     // Integrate cost and overload until the next cycle (or the end of the trace).
     const std::int64_t next = std::min(t + params.interval_seconds, load.end());
-    for (std::int64_t s = t; s < next; ++s) ledger.second(s, target, held);
+    for (std::int64_t s = t; s < next; ++s) ledger.second(s, t, target, held);
     summary.min_replicas = std::min(summary.min_replicas, target.replicas());
     summary.max_replicas = std::max(summary.max_replicas, target.replicas());
   }
@@ -227,6 +240,14 @@ rapidjson::Value simulation_to_json(const SimulationResult& r, rapidjson::Docume
     o.AddMember("load", load, a);
     o.AddMember("lagSeconds", opt(s.lag_seconds), a);
     o.AddMember("writeRate", opt(s.write_rate), a);
+    if (s.forecast) {
+      Value f(rapidjson::kObjectType);
+      f.AddMember("readReplicas", *s.forecast, a);
+      f.AddMember("horizonSeconds", s.forecast_horizon, a);
+      o.AddMember("forecast", f, a);
+    } else {
+      o.AddMember("forecast", Value(rapidjson::kNullType), a);
+    }
     steps.PushBack(o, a);
   }
   out.AddMember("steps", steps, a);
@@ -243,6 +264,8 @@ rapidjson::Value simulation_to_json(const SimulationResult& r, rapidjson::Docume
   overload.AddMember("other", sum.overload_other, a);
   summary.AddMember("secondsAboveTargetBy", overload, a);
   summary.AddMember("boundReplicaSeconds", sum.bound_replica_seconds, a);
+  summary.AddMember("boundUnknownSeconds", sum.bound_unknown_seconds, a);
+  summary.AddMember("replicaSecondsBoundKnown", sum.replica_seconds_bound_known, a);
   summary.AddMember("scaleActions", sum.scale_actions, a);
   summary.AddMember("rollbacks", sum.rollbacks, a);
   summary.AddMember("minReplicas", sum.min_replicas, a);

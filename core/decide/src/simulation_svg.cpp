@@ -167,7 +167,7 @@ std::string render_svg(const SimulationResult& result, const model::DhaSpec& spe
   const std::int32_t floor = std::min(
       std::max(spec.min_replicas, spec.constraints.respect_quorum ? params.quorum_floor : 1), ceiling);
 
-  Points load_pts, capacity_pts, current_pts, available_pts, needed_pts;
+  Points load_pts, capacity_pts, current_pts, available_pts, needed_pts, forecast_pts;
   std::vector<std::pair<double, double>> outages, lag_episodes;
   double load_max = 0;
   const double sample = std::max(1.0, (t1 - t0) / 800);  // ~800 points are plenty for 1000 px
@@ -192,6 +192,9 @@ std::string render_svg(const SimulationResult& result, const model::DhaSpec& spe
     const double reads = std::max(s.available_replicas - params.primary_count, 1);
     capacity_pts.emplace_back(static_cast<double>(s.time), reads * target);
     load_max = std::max(load_max, reads * target);
+    // The forecast in the load's unit: the largest load expected within the horizon.
+    forecast_pts.emplace_back(static_cast<double>(s.time), s.forecast ? *s.forecast * target : nan);
+    if (s.forecast) load_max = std::max(load_max, *s.forecast * target);
     current_pts.emplace_back(static_cast<double>(s.time), s.current_replicas);
     available_pts.emplace_back(static_cast<double>(s.time), s.available_replicas);
     replicas_max = std::max<double>(replicas_max, std::max(s.current_replicas, s.desired_replicas));
@@ -219,7 +222,10 @@ std::string render_svg(const SimulationResult& result, const model::DhaSpec& spe
   svg += axes(top, type + ": total read load and capacity at target", unit, load_axis / 5);
   svg += polyline(load_pts, top, "#d62728", false);
   svg += polyline(capacity_pts, top, "#1f77b4", true);
+  const bool forecasts = std::any_of(result.steps.begin(), result.steps.end(), [](const auto& s) { return s.forecast; });
+  if (forecasts) svg += polyline(forecast_pts, top, "#8c564b", true, "2,2");
   std::vector<LegendItem> top_legend{{"#d62728", "load"}, {"#1f77b4", "capacity at target"}};
+  if (forecasts) top_legend.push_back({"#8c564b", "forecast (peak within horizon)"});
   if (!outages.empty()) top_legend.push_back({"#7f7f7f", "metric outage", true});
   if (!lag_episodes.empty()) top_legend.push_back({"#ff7f0e", "lag above limit, writes", true});
   svg += legend(top.top, top_legend);

@@ -70,7 +70,7 @@ void parse_policy(const rapidjson::Value& behavior, const std::string& path, Dha
     if (text == "Adaptive") {
       spec.behavior.policy = ScalingPolicy::Adaptive;
       spec.behavior.scale_up = {kAdaptiveScaleUpWindowSeconds, std::max(spec.max_replicas, 1)};
-      spec.behavior.scale_down = {kAdaptiveScaleDownWindowSeconds, 1};
+      spec.behavior.scale_down = {kAdaptiveScaleDownWindowSeconds, std::max(spec.max_replicas, 1)};
     } else if (text != "Windowed") {
       throw InputError(child(path, "policy"), "unsupported value \"" + text + "\" (Windowed or Adaptive)");
     }
@@ -82,6 +82,7 @@ void parse_policy(const rapidjson::Value& behavior, const std::string& path, Dha
     rules.up_margin = parse_fraction(*adaptive, "upMargin", ap, rules.up_margin);
     rules.down_hysteresis = parse_fraction(*adaptive, "downHysteresis", ap, rules.down_hysteresis);
     if (auto p = json::optional_bool(*adaptive, "predictive", ap)) rules.predictive = *p;
+    if (auto f = json::optional_bool(*adaptive, "forecastOnly", ap)) rules.forecast_only = *f;
   }
 }
 
@@ -246,6 +247,7 @@ rapidjson::Value spec_to_json(const DhaSpec& spec, rapidjson::Document::Allocato
   adaptive.AddMember("upMargin", spec.behavior.adaptive.up_margin, a);
   adaptive.AddMember("downHysteresis", spec.behavior.adaptive.down_hysteresis, a);
   adaptive.AddMember("predictive", spec.behavior.adaptive.predictive, a);
+  adaptive.AddMember("forecastOnly", spec.behavior.adaptive.forecast_only, a);
   behavior.AddMember("adaptive", adaptive, a);
   behavior.AddMember("scaleUp", rules(spec.behavior.scale_up), a);
   behavior.AddMember("scaleDown", rules(spec.behavior.scale_down), a);

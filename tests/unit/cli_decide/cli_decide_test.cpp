@@ -305,7 +305,8 @@ TEST_F(Cli, SimulateGenerateIsSeededAndRefusesUnknownFamilies) {
   const auto bad = run("simulate --generate sawtooth");
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(
-      bad.err.find("unknown family \"sawtooth\" (diurnal-day, flash-crowd, ramp-lag, noisy-plateau, diurnal-week)"),
+      bad.err.find("unknown family \"sawtooth\" (diurnal-day, flash-crowd, ramp-lag, noisy-plateau, diurnal-week, "
+                   "weekly-holiday)"),
       std::string::npos)
       << bad.err;
 }
@@ -348,9 +349,39 @@ TEST_F(Cli, SimulateRefusesSeveralSpecsWithoutCompareAndUnknownProfiles) {
   r = run("simulate --dha " + example("load/dha.yaml") + " --profile clever --load " +
           example("load/flash-crowd.csv"));
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("--profile: unknown profile \"clever\" (default, fast, hpa, adaptive or predictive)"),
+  EXPECT_NE(r.err.find("--profile: unknown profile \"clever\" (default, windowed, fast, hpa, adaptive, predictive "
+                       "or forecast-only)"),
             std::string::npos)
       << r.err;
+}
+
+// The cells of a --compare row after its name.
+std::string compare_row(const std::string& table, const std::string& name) {
+  const auto at = table.find("\n" + name + " ");
+  if (at == std::string::npos) return "(no row " + name + ")";
+  const auto line = table.substr(at + 1, table.find('\n', at + 1) - at - 1);
+  return line.substr(line.find_first_not_of(' ', name.size()));
+}
+
+// `simulate --dha` takes a manifest as a user would apply it: without a policy it is what the API
+// server would store, Adaptive; a spec that names Windowed stays Windowed.
+TEST_F(Cli, SimulateAppliesTheCrdDefaultsToTheManifest) {
+  const auto windowed = write("windowed.yaml",
+                              "spec: {minReplicas: 2, maxReplicas: 8, metrics: [{type: ReadConnections, target: "
+                              "{averageValue: 150}}], behavior: {policy: Windowed}}");
+  const auto r = run("simulate --compare --dha " + example("load/dha.yaml") + " --dha " + windowed.string() +
+                     " --load " + example("load/diurnal-day.csv") + " --profile default --profile adaptive" +
+                     " --profile windowed");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(compare_row(r.out, "dha/default"), compare_row(r.out, "dha/adaptive")) << r.out;
+  EXPECT_NE(compare_row(r.out, "dha/default"), compare_row(r.out, "dha/windowed")) << r.out;
+  // As written, without a profile: the manifest without a policy simulates as Adaptive, the one
+  // that names Windowed as Windowed.
+  const auto plain = run("simulate --compare --dha " + example("load/dha.yaml") + " --dha " + windowed.string() +
+                         " --load " + example("load/diurnal-day.csv"));
+  ASSERT_EQ(plain.code, 0) << plain.err;
+  EXPECT_EQ(compare_row(plain.out, "dha"), compare_row(r.out, "dha/adaptive")) << plain.out;
+  EXPECT_EQ(compare_row(plain.out, "windowed"), compare_row(r.out, "dha/windowed")) << plain.out;
 }
 
 // The quorum floor comes from the engine adapter when the target object is given: a Postgres

@@ -108,8 +108,48 @@ std::vector<Row> rows() {
          c.state.recommendations = {{now - 300, 4}};
        },
        DecisionKind::NoChange, 4, "Headroom", "Ready"},
-      {"down_one_step_a_cycle", [](DecideCase& c) { c.current(6).load(0); }, DecisionKind::Scale, 5, "Headroom",
-       "Ready"},
+      // The whole measured surplus in one step: the size that kept the headroom all window long.
+      {"down_by_the_whole_surplus", [](DecideCase& c) { c.current(6).load(0); }, DecisionKind::Scale, 2,
+       "Headroom", "Ready"},
+      {"down_to_the_largest_need_of_the_window",
+       [=](DecideCase& c) {
+         c.current(8).load(225);  // 1.5 x 1.25 -> 2 readers, but 5 replicas were needed 300 s ago
+         c.state.recommendations = {{now - 300, 5}, {now - 120, 4}};
+       },
+       DecisionKind::Scale, 5, "Headroom", "Ready"},
+      {"down_sizing_keeps_the_headroom",
+       [](DecideCase& c) { c.current(8).load(480); },  // 3.2 x 1.25 = 4 readers exactly: 5, not 4
+       DecisionKind::Scale, 5, "Headroom", "Ready"},
+      // --- no reversal: a fall the load's growth would undo within ready time + down-window
+      {"a_rise_that_would_reverse_the_fall_holds_it",
+       [=](DecideCase& c) {
+         c.current(6).load(225);  // 1.5, up from 1.2 a minute ago: 5.1 expected within 720 s
+         c.state.last_demand = model::Demand{now - 60, 1.2};
+       },
+       DecisionKind::NoChange, 6, "Rising", "Ready"},
+      {"a_rise_that_would_overload_a_smaller_size_holds_part_of_the_fall",
+       [=](DecideCase& c) {
+         c.current(8).load(225);  // 1.5, up from 1.4: 2.7 expected, 3 readers with headroom held
+         c.state.last_demand = model::Demand{now - 60, 1.4};
+       },
+       DecisionKind::Scale, 5, "Rising", "Ready"},
+      {"a_rise_too_slow_to_reverse_it_lets_the_fall_through",
+       [=](DecideCase& c) {
+         c.current(6).load(225);  // 1.5, up from 1.49: 1.62 expected, 2 readers still enough
+         c.state.last_demand = model::Demand{now - 60, 1.49};
+       },
+       DecisionKind::Scale, 3, "Headroom", "Ready"},
+      {"a_falling_load_falls", [=](DecideCase& c) {
+         c.current(6).load(225);
+         c.state.last_demand = model::Demand{now - 60, 3.0};
+       },
+       DecisionKind::Scale, 3, "Headroom", "Ready"},
+      {"a_set_down_step_still_limits",
+       [](DecideCase& c) {
+         c.spec = adaptive_spec(R"(,"adaptive":{"upMargin":0.1,"downHysteresis":0.2},"scaleDown":{"step":1})");
+         c.current(6).load(0);
+       },
+       DecisionKind::Scale, 5, "Headroom", "Ready"},
       // --- every guardrail still has the last word
       {"scale_in_flight_waits",
        [=](DecideCase& c) {
@@ -214,6 +254,18 @@ INSTANTIATE_TEST_SUITE_P(
                     DecisionKind::Freeze, 3, "Forecast", "ReplicationLag"},
         ForecastRow{"the_quota_caps_a_forecast", 3.5, [](DecideCase& c) { c.load(300).obs.quota_max_replicas = 4; },
                     DecisionKind::Scale, 4, "Forecast", "QuotaExceeded"},
+        ForecastRow{"forecast_only_reports_and_acts_on_the_load", 3.5,
+                    [](DecideCase& c) {
+                      c.spec.behavior.adaptive.forecast_only = true;
+                      c.load(300);
+                    },
+                    DecisionKind::NoChange, 3, "Pass", "Ready"},
+        ForecastRow{"forecast_only_holds_nothing_for_the_forecast", 3.0,
+                    [](DecideCase& c) {
+                      c.spec.behavior.adaptive.forecast_only = true;
+                      c.current(5).load(225);
+                    },
+                    DecisionKind::Scale, 3, "Headroom", "Ready"},
         ForecastRow{"ignored_unless_predictive", 3.5,
                     [](DecideCase& c) {
                       c.spec.behavior.adaptive.predictive = false;
@@ -221,6 +273,26 @@ INSTANTIATE_TEST_SUITE_P(
                     },
                     DecisionKind::NoChange, 3, "Pass", "Ready"}),
     [](const auto& info) { return std::string(info.param.name); });
+
+// Forecast-only: the trace says what the forecast would have pre-provisioned.
+TEST(PredictiveForecastOnly, SaysWhatItWouldPreProvision) {
+  DecideCase c = predictive_case(3.5);
+  c.spec = adaptive_spec(
+      R"(,"adaptive":{"upMargin":0.1,"downHysteresis":0.2,"predictive":true,"forecastOnly":true})");
+  ASSERT_TRUE(c.spec.behavior.adaptive.forecast_only);
+  c.load(300);
+  const auto d = c.run();
+  EXPECT_EQ(d.desired_replicas, 3);
+  ASSERT_FALSE(d.trace.empty());
+  EXPECT_NE(d.trace.front().message.find(
+                "forecast 3.50 read replicas within 240s: would pre-provision 6 replicas (forecast only)"),
+            std::string::npos)
+      << d.trace.front().message;
+  // Nothing of the forecast is recorded: the down-window holds what the load needed with its
+  // headroom (2.0 x 1.25 -> 3 readers, 4 replicas), not the forecast's 6.
+  ASSERT_FALSE(d.next_state.recommendations.empty());
+  EXPECT_EQ(d.next_state.recommendations.back().replicas, 4);
+}
 
 // Without a forecast a predictive DHA decides as a reactive one, and its trace says why.
 TEST(PredictiveWithoutForecast, DecidesOnTheLoadAndSaysWhy) {
@@ -307,7 +379,7 @@ TEST(AdaptiveSpec, DefaultsItsWindowsAndSteps) {
   EXPECT_EQ(spec.behavior.scale_up.stabilization_window_seconds, 0);
   EXPECT_EQ(spec.behavior.scale_up.step, 8);
   EXPECT_EQ(spec.behavior.scale_down.stabilization_window_seconds, 600);
-  EXPECT_EQ(spec.behavior.scale_down.step, 1);
+  EXPECT_EQ(spec.behavior.scale_down.step, 8);  // the whole surplus at once
   EXPECT_DOUBLE_EQ(spec.behavior.adaptive.up_margin, 0);
   EXPECT_DOUBLE_EQ(spec.behavior.adaptive.down_hysteresis, 0.12);
 }

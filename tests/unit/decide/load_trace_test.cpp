@@ -61,6 +61,17 @@ TEST(LoadTraceTimes, FractionalTimesThatFloorToTheSameSecondAreDistinct) {
   EXPECT_DOUBLE_EQ(*t.at("ReadConnections", 0.25), 150);
 }
 
+// What a forecast made at `now` may read: rows strictly before it, and between two rows only
+// once the later one is in the past too.
+TEST(LoadTraceKnownAt, NeverReadsARowAtOrAfterNow) {
+  const auto t = LoadTrace::parse_csv("time,ReadConnections\n0,100\n60,200\n120,900\n");
+  EXPECT_DOUBLE_EQ(*t.known_at("ReadConnections", 30, 61), 150);  // both rows before 61
+  EXPECT_FALSE(t.known_at("ReadConnections", 90, 120));          // 120's row is not in the past yet
+  EXPECT_DOUBLE_EQ(*t.known_at("ReadConnections", 60, 61), 200);  // a row's own time
+  EXPECT_FALSE(t.known_at("ReadConnections", 61, 61));            // now itself
+  EXPECT_FALSE(t.known_at("ReadConnections", 500, 1000));         // after the last row: never measured
+}
+
 struct BadTrace {
   const char* name;
   const char* text;
@@ -90,7 +101,10 @@ INSTANTIATE_TEST_SUITE_P(
         BadTrace{"single_row", "time,ReadConnections\n0,100\n",
                  "load.csv: has a single row (at least two rows are needed to span some time)"},
         BadTrace{"under_a_second", "time,ReadConnections\n0.1,100\n0.9,100\n",
-                 "load.csv: spans less than one whole second"}),
+                 "load.csv: spans less than one whole second"},
+        BadTrace{"all_nan_column", "time,ReadConnections,lagSeconds\n0,NaN,1\n60,,2\n120,+Inf,3\n",
+                 "load.csv: column ReadConnections has no reading in any row (every cell is empty, NaN or "
+                 "infinite)"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace

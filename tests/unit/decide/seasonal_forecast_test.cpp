@@ -1,10 +1,11 @@
-// The simulator's forecast: the same window on the previous days, their mean plus two standard
-// deviations, never anything from the future.
+// The forecast: the same window on the previous days (or weeks, once two are known), scaled to
+// today's level, their median plus their spread; never anything from the future.
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "decide_test_support.hpp"
 #include "dha/decide/seasonal_forecast.hpp"
@@ -21,19 +22,35 @@ model::DhaSpec spec_target_100(const std::string& behavior = "{}") {
       "metrics":[{"type":"ReadConnections","target":{"averageValue":"100"}}],"behavior":)" + behavior + "}");
 }
 
-// 150 connections, and from noon to 13:00 the given peak, on each day.
-std::string daily_peaks(std::initializer_list<int> peaks) {
+struct Day {
+  int base;  // connections all day
+  int peak;  // from noon to 13:00
+};
+
+std::string days_csv(const std::vector<Day>& days) {
   std::string csv = "time,ReadConnections\n";
   std::int64_t day = 0;
-  for (int peak : peaks) {
-    const std::int64_t base = day * kSecondsPerDay;
-    csv += std::to_string(base) + ",150\n" + std::to_string(base + 43199) + ",150\n" + std::to_string(base + 43200) +
-           "," + std::to_string(peak) + "\n" + std::to_string(base + 46800) + "," + std::to_string(peak) + "\n" +
-           std::to_string(base + 46801) + ",150\n";
+  for (const Day& d : days) {
+    const std::int64_t at = day * kSecondsPerDay;
+    const std::string base = std::to_string(d.base), peak = std::to_string(d.peak);
+    // A row every ten minutes, as a metrics export has them (a value between two rows is known
+    // once the later one is in the past); the peak's edges are sharp.
+    for (std::int64_t t = 0; t < 43200; t += 600) csv += std::to_string(at + t) + "," + base + "\n";
+    csv += std::to_string(at + 43199) + "," + base + "\n";
+    for (std::int64_t t = 43200; t <= 46800; t += 600) csv += std::to_string(at + t) + "," + peak + "\n";
+    csv += std::to_string(at + 46801) + "," + base + "\n";
+    for (std::int64_t t = 47400; t < 86400; t += 600) csv += std::to_string(at + t) + "," + base + "\n";
     ++day;
   }
-  csv += std::to_string(day * kSecondsPerDay) + ",150\n";
+  csv += std::to_string(day * kSecondsPerDay) + "," + std::to_string(days.back().base) + "\n";
   return csv;
+}
+
+// 150 connections, and from noon to 13:00 the given peak, on each day.
+std::string daily_peaks(std::initializer_list<int> peaks) {
+  std::vector<Day> days;
+  for (int p : peaks) days.push_back({150, p});
+  return days_csv(days);
 }
 
 TEST(SeasonalForecast, NeedsAWholeDayOfHistory) {
@@ -55,9 +72,58 @@ TEST(SeasonalForecast, SeesTomorrowsPeakFromTheSameWindowOfEarlierDays) {
 
 TEST(SeasonalForecast, TheSpreadBetweenDaysIsTheMargin) {
   const auto load = LoadTrace::parse_csv(daily_peaks({400, 600, 150}));
-  const auto f = decide::seasonal_forecast(spec_target_100(), load, 2 * kSecondsPerDay + 42900, 300);
+  const auto f = decide::seasonal_forecast_detail(spec_target_100(), load, 2 * kSecondsPerDay + 42900, 300);
   ASSERT_TRUE(f);
-  EXPECT_NEAR(f->read_replicas, 5.0 + 2 * std::sqrt(2.0), 1e-9);  // mean 5, sample deviation sqrt(2)
+  EXPECT_DOUBLE_EQ(f->estimate, 5.0);  // the median of two: their mean
+  EXPECT_DOUBLE_EQ(f->margin, 1.0);    // half their difference
+  EXPECT_DOUBLE_EQ(f->forecast.read_replicas, 6.0);
+  EXPECT_EQ(f->references, 2);
+}
+
+// One busy day among seven moves a median by nothing: a one-off flash crowd is not expected again.
+TEST(SeasonalForecast, AOneOffDayIsOutvoted) {
+  const auto load = LoadTrace::parse_csv(daily_peaks({500, 500, 500, 1500, 500, 500, 500, 150}));
+  const auto f = decide::seasonal_forecast_detail(spec_target_100(), load, 7 * kSecondsPerDay + 42900, 300);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->references, 7);
+  EXPECT_DOUBLE_EQ(f->estimate, 5.0);
+  EXPECT_DOUBLE_EQ(f->margin, 0.0);  // six of seven agree exactly
+}
+
+// Once two weeks are known the references are the same weekday: a weekend is forecast from
+// weekends, not from the five busier days before it.
+TEST(SeasonalForecast, WeeklyOnceTwoWeeksAreKnown) {
+  std::vector<Day> days;
+  for (int d = 0; d < 21; ++d) days.push_back({150, d % 7 >= 5 ? 200 : 600});
+  const auto load = LoadTrace::parse_csv(days_csv(days));
+  const std::int64_t saturday = 19 * kSecondsPerDay + 42900;  // 19 % 7 == 5
+  const auto weekend = decide::seasonal_forecast_detail(spec_target_100(), load, saturday, 300);
+  ASSERT_TRUE(weekend);
+  EXPECT_EQ(weekend->period_seconds, decide::kSecondsPerWeek);
+  EXPECT_EQ(weekend->references, 2);  // days 12 and 5
+  EXPECT_DOUBLE_EQ(weekend->forecast.read_replicas, 2.0);
+  // With less than two weeks behind it, the same Saturday falls back to the last seven days.
+  const std::int64_t first_saturday = 12 * kSecondsPerDay + 42900;
+  const auto daily = decide::seasonal_forecast_detail(spec_target_100(), load, first_saturday, 300);
+  ASSERT_TRUE(daily);
+  EXPECT_EQ(daily->period_seconds, kSecondsPerDay);
+  EXPECT_EQ(daily->references, 7);
+  EXPECT_DOUBLE_EQ(daily->estimate, 6.0);
+}
+
+// A day that has been quiet so far (a holiday) scales the references down to its level.
+TEST(SeasonalForecast, TodaysLevelScalesTheReferences) {
+  const auto load = LoadTrace::parse_csv(days_csv({{150, 600}, {150, 600}, {75, 300}}));
+  const auto f = decide::seasonal_forecast_detail(spec_target_100(), load, 2 * kSecondsPerDay + 42900, 300);
+  ASSERT_TRUE(f);
+  EXPECT_DOUBLE_EQ(f->level, 0.5);
+  EXPECT_DOUBLE_EQ(f->forecast.read_replicas, 3.0);
+}
+
+TEST(SeasonalForecast, TheHorizonIsBounded) {
+  const auto spec = spec_target_100(R"({"scaleDown":{"stabilizationWindowSeconds":172800}})");
+  EXPECT_EQ(decide::forecast_horizon(spec, 120, 60), decide::kMaxForecastHorizonSeconds);
+  EXPECT_EQ(decide::forecast_horizon(spec_target_100(), 120, 60), 120 + 60 + 1800);
 }
 
 TEST(SimulationPredictive, APeakThatComesEveryDayFindsItsReplicasReady) {

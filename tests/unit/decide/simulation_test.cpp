@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "decide_test_support.hpp"
+#include "dha/decide/load_generator.hpp"
+#include "dha/decide/seasonal_forecast.hpp"
 #include "dha/decide/simulation.hpp"
 #include "dha/model/input_error.hpp"
 
@@ -168,8 +170,8 @@ TEST(SimulationLedger, SplitsOverloadByCause) {
   const auto& s = r.summary;
   // Seen at 660, confirmed by the 60 s up-window at 720, ready at 810.
   EXPECT_EQ(s.seconds_above_target, 209);
-  EXPECT_EQ(s.overload_reaction, 60);      // until the first decision sees it
-  EXPECT_EQ(s.overload_other, 59);         // the up-window
+  EXPECT_EQ(s.overload_reaction, 59);      // 601..659: until the first decision sees it
+  EXPECT_EQ(s.overload_other, 60);         // 660..719: the decision at 660 saw it and waited
   EXPECT_EQ(s.overload_provisioning, 90);  // the replica starting
   EXPECT_EQ(s.overload_unavoidable, 0);
   EXPECT_EQ(s.overload_held, 0);
@@ -204,8 +206,80 @@ TEST(SimulationLedger, OverloadUnderTheLagBrakeIsHeld) {
   // 300 needs 3 readers, within the maximum: only the brake keeps them away.
   const auto load = LoadTrace::parse_csv("time,ReadConnections,lagSeconds,writeRate\n0,300,60,10\n1800,300,60,10\n");
   const auto r = decide::simulate(fast_spec(), load, SimulationParams{});
-  EXPECT_EQ(r.summary.overload_held, 1800 - 60);
-  EXPECT_EQ(r.summary.overload_reaction, 60);
+  EXPECT_EQ(r.summary.overload_held, 1800);  // the first decision saw it too, and was held
+  EXPECT_EQ(r.summary.overload_reaction, 0);
+}
+
+// An overload that is there when a decision is made is that decision's: never "reaction", which
+// is only for what began between two decisions.
+TEST(SimulationLedger, AnOverloadPresentAtADecisionInstantIsNotReaction) {
+  // The step lands exactly on the decision at 600: the Windowed policy's up-window makes it wait.
+  const auto at_decision = decide::simulate(fast_spec(), LoadTrace::parse_csv(
+      "time,ReadConnections\n0,90\n599,90\n600,180\n3600,180\n"), SimulationParams{});
+  EXPECT_EQ(at_decision.summary.overload_reaction, 0);
+  EXPECT_GT(at_decision.summary.overload_other, 0);
+  // Half a cycle later: the 30 s before the next decision are reaction, and no more.
+  const auto between = decide::simulate(fast_spec(), LoadTrace::parse_csv(
+      "time,ReadConnections\n0,90\n629,90\n630,180\n3600,180\n"), SimulationParams{});
+  EXPECT_EQ(between.summary.overload_reaction, 30);
+}
+
+// Nobody knows what a database needed while its metric was missing: the bound leaves those
+// seconds out, and the ratio compares it with the cost of the same seconds.
+TEST(SimulationLedger, TheBoundIsUnknownDuringAnOutage) {
+  const auto load = LoadTrace::parse_csv("time,ReadConnections\n0,150\n3600,\n10800,150\n14400,150\n");
+  SimulationParams params;
+  params.initial_replicas = 3;
+  const auto r = decide::simulate(fast_spec(), load, params);
+  EXPECT_EQ(r.summary.bound_unknown_seconds, 10800 - 3600);
+  EXPECT_EQ(r.summary.bound_replica_seconds, (3600 + 3600) * 3);  // 150 at target 100: 2 readers
+  EXPECT_EQ(r.summary.replica_seconds_bound_known + 7200 * 3, r.summary.replica_seconds);
+}
+
+// The forecast never reads a row at or after the decision's own time, however long the
+// down-window makes its horizon: a spike in no earlier day is not foreseen.
+TEST(SimulationPredictive, TheForecastDoesNotSeeTheFuture) {
+  std::string csv = "time,ReadConnections\n";
+  for (std::int64_t t = 0; t <= 3 * 86400; t += 60) {
+    const bool spike = t >= 2 * 86400 + 43200 && t < 2 * 86400 + 46800;  // day 3, noon to 13:00 only
+    csv += std::to_string(t) + "," + (spike ? "700" : "150") + "\n";
+  }
+  const auto load = LoadTrace::parse_csv(csv);
+  const auto spec = spec_from_json(R"({"minReplicas":2,"maxReplicas":8,
+      "metrics":[{"type":"ReadConnections","target":{"averageValue":"100"}}],
+      "behavior":{"policy":"Adaptive","adaptive":{"predictive":true},
+                  "scaleDown":{"stabilizationWindowSeconds":172800}}})");
+  const std::int64_t spike = 2 * 86400 + 43200;
+  // The forecast just before the spike is the quiet days' 1.5 read replicas.
+  const auto f = decide::seasonal_forecast(spec, load, spike - 180, decide::forecast_horizon(spec, 120, 60));
+  ASSERT_TRUE(f);
+  EXPECT_LT(f->read_replicas, 2.0);
+  SimulationParams params;
+  params.initial_replicas = 3;
+  params.start_at = 86400;
+  const auto r = decide::simulate(spec, load, params);
+  for (const auto& s : r.steps) {
+    if (s.time >= spike) break;
+    EXPECT_FALSE(s.applied && s.desired_replicas > s.current_replicas) << "scaled up at " << s.time;
+  }
+}
+
+// The lag brake holds every move while the lag is above its limit and writes run, whatever the
+// policy asks for: on the generated ramp with a bulk write, under the default a new DHA gets.
+TEST(SimulationAdaptive, TheLagBrakeHoldsEveryMoveDuringALagEpisode) {
+  const auto load = LoadTrace::parse_csv(decide::generate_load_csv(decide::LoadFamily::RampLag, 2));
+  const auto spec = spec_from_json(R"({"minReplicas":2,"maxReplicas":8,
+      "metrics":[{"type":"ReadConnections","target":{"averageValue":"150"}}],"behavior":{"policy":"Adaptive"}})");
+  const auto r = decide::simulate(spec, load, SimulationParams{});
+  int braked = 0;
+  for (const auto& s : r.steps) {
+    if (!(s.lag_seconds && *s.lag_seconds > 30 && s.write_rate && *s.write_rate > 0)) continue;
+    ++braked;
+    EXPECT_FALSE(s.applied) << "moved at " << s.time;
+    // Waiting for a replica asked for before the lag rose is a freeze too, of the gate before it.
+    EXPECT_TRUE(s.reason == "ReplicationLag" || s.reason == "ScaleInFlight") << s.time << ": " << s.reason;
+  }
+  EXPECT_GT(braked, 60);  // the episode is long enough to matter
 }
 
 TEST(SimulationAdaptive, MeetsAStepInOneMoveAndIsOverloadedOnlyWhileProvisioning) {

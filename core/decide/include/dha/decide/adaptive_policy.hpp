@@ -23,7 +23,7 @@ struct AdaptiveProposal {
   // What this cycle records in the recommendation history: the count that keeps the hysteresis
   // headroom, so the down-window holds a size until the load has stayed clear of it throughout.
   std::int32_t recorded = 0;
-  std::string reason;  // for the trace: Overload, Unconfirmed, Headroom, Pass
+  std::string reason;  // for the trace: Overload, Unconfirmed, Headroom, Rising, Pass
   std::string message;
 };
 

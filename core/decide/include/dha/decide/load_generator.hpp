@@ -16,6 +16,7 @@ enum class LoadFamily {
   RampLag,       // a steady climb with a bulk write that pushes replication lag over the brake
   NoisyPlateau,  // a constant level with heavy minute-to-minute noise around a replica boundary
   DiurnalWeek,   // eight days of one daily pattern: history for a forecast, then a day to test it
+  WeeklyHoliday,  // three weeks of weekdays and weekends; in the third a holiday and a one-off crowd
 };
 
 std::optional<LoadFamily> parse_load_family(std::string_view name);

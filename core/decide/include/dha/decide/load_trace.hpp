@@ -14,8 +14,9 @@ namespace dha::decide {
 // increasing), one column per metric type holding the TOTAL read load across the database
 // (ReadConnections: connections; ReadCPUUtilization: millicores), optional `lagSeconds` and
 // `writeRate`. An empty, NaN or infinite cell is "no reading" (a metric outage, or no lag/write
-// signal); a negative one is refused. In a regularly sampled trace, a hole between two rows longer
-// than kOutageGapFactor times the usual spacing is no reading too: nothing is drawn across it.
+// signal); a negative one is refused, and so is a column without a single reading. In a
+// regularly sampled trace, a hole between two rows longer than kOutageGapFactor times the usual
+// spacing is no reading too: nothing is drawn across it.
 inline constexpr double kOutageGapFactor = 5;
 
 class LoadTrace {
@@ -28,6 +29,9 @@ class LoadTrace {
   // the last row. nullopt if the cell starting the segment is empty, inside a hole (see above),
   // or the column is absent. At a row's own time its cell is returned as it is.
   std::optional<double> at(std::string_view column, double time) const;
+  // at(column, time) as it was known at `now`: nullopt unless `time` is before `now` and every row
+  // the value is drawn from is too (a forecast must never read the trace's future).
+  std::optional<double> known_at(std::string_view column, double time, double now) const;
 
   // The whole seconds the trace covers (a fractional first or last time rounds inward).
   std::int64_t start() const { return static_cast<std::int64_t>(std::ceil(times_.front())); }

@@ -3,6 +3,7 @@
 #include <rapidjson/document.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -25,6 +26,10 @@ struct SimulationParams {
   std::optional<std::int32_t> quota_max_replicas;
   // Decisions start here (trace time); earlier rows are only history for a forecast.
   std::optional<std::int64_t> start_at;
+  // The state the first decision is given, as the operator builds it for a new DHA (windows
+  // counted from its first observation); called with the initial replicas and the first decision
+  // time. Unset: an empty state.
+  std::function<model::DecisionState(std::int32_t replicas, std::int64_t now)> initial_state;
 };
 
 // Longest trace the simulator accepts (it integrates per second).
@@ -43,6 +48,8 @@ struct SimulationStep {
   std::vector<std::pair<std::string, std::optional<double>>> load;  // total per spec metric
   std::optional<double> lag_seconds;
   std::optional<double> write_rate;
+  std::optional<double> forecast;  // read replicas expected within the horizon (predictive only)
+  std::int64_t forecast_horizon = 0;
 };
 
 struct SimulationSummary {
@@ -52,11 +59,15 @@ struct SimulationSummary {
   // seconds_above_target split by cause, the first that applies (the five add up to it):
   std::int64_t overload_unavoidable = 0;   // even the ceiling (maxReplicas, quota) is not enough
   std::int64_t overload_provisioning = 0;  // a replica we asked for is starting
-  std::int64_t overload_reaction = 0;      // the overload is younger than one reconcile interval
+  std::int64_t overload_reaction = 0;      // the overload began after the last decision instant
   std::int64_t overload_held = 0;          // the last decision was a guardrail's freeze
   std::int64_t overload_other = 0;         // the policy did not ask for enough
-  // The clairvoyant bound: the replicas needed at each second, pre-provisioned exactly.
+  // The clairvoyant bound: the replicas needed at each second, pre-provisioned exactly. During a
+  // metric outage the need is unknown: those seconds are left out of the bound, and out of
+  // replica_seconds_bound_known, the cost it is compared with.
   std::int64_t bound_replica_seconds = 0;
+  std::int64_t bound_unknown_seconds = 0;
+  std::int64_t replica_seconds_bound_known = 0;
   std::int32_t scale_actions = 0;         // applied Scale and Rollback decisions
   std::int32_t rollbacks = 0;
   std::int32_t min_replicas = 0;

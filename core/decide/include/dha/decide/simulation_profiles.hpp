@@ -9,8 +9,10 @@
 // fields of a spec's `behavior` (the convergence deadline and everything else stay the spec's).
 namespace dha::decide {
 
-// "default" (the controller defaults), "fast", "hpa", "adaptive", "predictive" (adaptive with
-// provisioning ahead of the forecast).
+// "default" (no behaviour fields: what a new DHA gets once the CRD's defaults are applied),
+// "windowed" (the Windowed policy's defaults: a DHA stored without a policy), "fast", "hpa",
+// "adaptive", "predictive" (adaptive with provisioning ahead of the forecast), "forecast-only"
+// (predictive that only reports what it would pre-provision).
 std::vector<std::string> profile_names();
 
 // `spec` is a DHA spec JSON object. Throws model::InputError for an unknown profile name.

@@ -52,13 +52,14 @@ inline constexpr const char* kDefaultApiGroup = "apps.cozystack.io";
 // Windowed: a rise or a fall must hold for its stabilization window, one step at a time.
 // Adaptive: an overload is met at once with a step sized, with headroom, for the load expected
 // when the new replicas are ready; a fall needs that headroom at the smaller size for the whole
-// down-window (hysteresis).
+// down-window (hysteresis), and then takes the whole surplus in one step.
 enum class ScalingPolicy { Windowed, Adaptive };
 
 std::string_view to_string(ScalingPolicy policy);
 
 // The Adaptive policy's windows and steps when the spec does not set them: no up-window (the
-// confirmation is the policy's own), an up step as large as the need, a 600 s down-window.
+// confirmation is the policy's own), an up step as large as the need, a 600 s down-window and
+// a down step as large as the surplus.
 inline constexpr std::int32_t kAdaptiveScaleUpWindowSeconds = 0;
 inline constexpr std::int32_t kAdaptiveScaleDownWindowSeconds = 600;
 
@@ -69,6 +70,7 @@ struct AdaptiveRules {
   double up_margin = 0;           // a smaller overload must be seen on two cycles in a row
   double down_hysteresis = 0.12;  // sizes chosen keep load this far below target
   bool predictive = false;        // also provision ahead of the observation's forecast
+  bool forecast_only = false;     // with predictive: report what the forecast asks for, act on load only
 };
 
 struct Behavior {
