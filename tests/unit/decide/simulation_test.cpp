@@ -294,5 +294,32 @@ TEST(SimulationAdaptive, MeetsAStepInOneMoveAndIsOverloadedOnlyWhileProvisioning
   EXPECT_EQ(r.summary.seconds_above_target, 750 - 601);  // seen at 660, ready at 750
 }
 
+// The figures the new default must win, on the generated families (seed 2, target 150 per read
+// replica, 2..8 instances, replicas ready in 120 s, a decision a minute; docs/decide.md): never
+// overloaded for want of asking, at most 1.25x the bound, and no more actions than the HPA-style
+// behaviour or 1.5x the Windowed policy's.
+TEST(SimulationAdaptive, TheDefaultMeetsItsTargetsOnTheGeneratedFamilies) {
+  auto spec_for = [](const std::string& behavior) {
+    return spec_from_json(R"({"minReplicas":2,"maxReplicas":8,
+        "metrics":[{"type":"ReadConnections","target":{"averageValue":"150"}}],"behavior":)" + behavior + "}");
+  };
+  const auto adaptive = spec_for(R"({"policy":"Adaptive"})");
+  const auto windowed = spec_for("{}");
+  const auto hpa = spec_for(R"({"tolerance":0.1,"scaleUp":{"stabilizationWindowSeconds":0,"step":1000},
+      "scaleDown":{"stabilizationWindowSeconds":300,"step":1000}})");
+  for (auto family : {decide::LoadFamily::Diurnal, decide::LoadFamily::FlashCrowd, decide::LoadFamily::RampLag,
+                      decide::LoadFamily::NoisyPlateau}) {
+    SCOPED_TRACE(static_cast<int>(family));
+    const auto load = LoadTrace::parse_csv(decide::generate_load_csv(family, 2));
+    const auto a = decide::simulate(adaptive, load, SimulationParams{}).summary;
+    const auto w = decide::simulate(windowed, load, SimulationParams{}).summary;
+    const auto h = decide::simulate(hpa, load, SimulationParams{}).summary;
+    EXPECT_EQ(a.overload_other, 0);
+    EXPECT_LE(static_cast<double>(a.replica_seconds_bound_known), 1.25 * static_cast<double>(a.bound_replica_seconds));
+    EXPECT_LE(a.scale_actions, h.scale_actions);
+    EXPECT_LE(a.scale_actions, 1.5 * w.scale_actions);
+  }
+}
+
 }  // namespace
 }  // namespace dha::testing
