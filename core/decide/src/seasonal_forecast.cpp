@@ -94,11 +94,17 @@ void drop_one_off_week(References& weekly, const model::DhaSpec& spec, const Loa
 std::optional<ForecastDetail> seasonal_forecast_detail(const model::DhaSpec& spec, const LoadTrace& load,
                                                        std::int64_t now, std::int64_t horizon) {
   ForecastDetail detail;
-  const bool weekly = now - 2 * kSecondsPerWeek >= load.start();
-  detail.period_seconds = weekly ? kSecondsPerWeek : kSecondsPerDay;
-  References refs =
-      references(spec, load, now, horizon, detail.period_seconds, weekly ? kForecastWeeks : kForecastDays);
-  if (weekly) drop_one_off_week(refs, spec, load, now, horizon);
+  // By week once two of them hold readings (a history fetched for two weeks may hold only days).
+  References refs;
+  if (now - 2 * kSecondsPerWeek >= load.start())
+    refs = references(spec, load, now, horizon, kSecondsPerWeek, kForecastWeeks);
+  if (refs.peaks.size() >= 2) {
+    detail.period_seconds = kSecondsPerWeek;
+    drop_one_off_week(refs, spec, load, now, horizon);
+  } else {
+    detail.period_seconds = kSecondsPerDay;
+    refs = references(spec, load, now, horizon, kSecondsPerDay, kForecastDays);
+  }
   const auto& peaks = refs.peaks;
   const auto& levels = refs.levels;
   if (peaks.empty()) return std::nullopt;

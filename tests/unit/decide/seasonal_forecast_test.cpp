@@ -111,6 +111,27 @@ TEST(SeasonalForecast, WeeklyOnceTwoWeeksAreKnown) {
   EXPECT_DOUBLE_EQ(daily->estimate, 6.0);
 }
 
+// A history fetched for two weeks can hold only the last few days (a young database): the week
+// before has no readings, so the forecast is by day.
+TEST(SeasonalForecast, AHistoryWithoutTwoWeeksOfReadingsIsByDay) {
+  std::string csv = "time,ReadConnections\n0,\n";  // fifteen days, readings from day 12 on
+  const auto days = days_csv({{150, 600}, {150, 600}, {150, 600}});
+  std::size_t pos = days.find('\n') + 1;
+  while (pos < days.size()) {
+    const auto nl = days.find('\n', pos);
+    const auto line = days.substr(pos, nl - pos);
+    const auto comma = line.find(',');
+    csv += std::to_string(std::stoll(line.substr(0, comma)) + 12 * kSecondsPerDay) + line.substr(comma) + "\n";
+    pos = nl + 1;
+  }
+  const auto load = LoadTrace::parse_csv(csv);
+  const auto f = decide::seasonal_forecast_detail(spec_target_100(), load, 14 * kSecondsPerDay + 42900, 300);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->period_seconds, kSecondsPerDay);
+  EXPECT_EQ(f->references, 2);
+  EXPECT_DOUBLE_EQ(f->forecast.read_replicas, 6.0);
+}
+
 // A day that has been quiet so far (a holiday) scales the references down to its level.
 TEST(SeasonalForecast, TodaysLevelScalesTheReferences) {
   const auto load = LoadTrace::parse_csv(days_csv({{150, 600}, {150, 600}, {75, 300}}));

@@ -43,7 +43,7 @@ struct ForecastDetail {
 // median demand of the kLevelSeconds before now and before then, within [kMinLevelRatio,
 // kMaxLevelRatio]). The estimate is the references' median; the margin their median absolute
 // deviation x 1.4826 (with two references: half their difference); the forecast their sum. The
-// period is a week once the history reaches two weeks back, else a day; two weeks that disagree
+// period is a week once two weekly references hold readings, else a day; two weeks that disagree
 // by more than kWeeksDisagree keep only the one closer to the last seven days' median. nullopt
 // before there is a whole period of history.
 std::optional<ForecastDetail> seasonal_forecast_detail(const model::DhaSpec& spec, const LoadTrace& load,
