@@ -113,8 +113,13 @@ INSTANTIATE_TEST_SUITE_P(
                    {"NoChange", 4, "Ready", false}, {"Scale", 3, "Ready", true}},
         RemovalRow{"Bounds", adaptive([](DecideCase& c) { c.spec.max_replicas = 4; }), {"Scale", 4, "AtLimit", true},
                    {"Scale", 5, "Ready", true}},
-        RemovalRow{"StepLimit", adaptive([](DecideCase& c) { c.current(6).load(0); }), {"Scale", 5, "Ready", true},
-                   {"Scale", 2, "Ready", true}},
+        // Adaptive falls by the whole surplus; a down step set in the spec is the StepLimit's to keep.
+        RemovalRow{"StepLimit",
+                   adaptive([](DecideCase& c) {
+                     c.current(6).load(0);
+                     c.spec.behavior.scale_down.step = 1;
+                   }),
+                   {"Scale", 5, "Ready", true}, {"Scale", 2, "Ready", true}},
         RemovalRow{"Backoff", adaptive([](DecideCase& c) { c.state.backoff = model::Backoff{5, c.now + 100, 1}; }),
                    {"Freeze", 3, "StuckScaling", false}, {"Scale", 5, "Ready", true}},
         RemovalRow{"Ownership", adaptive([](DecideCase& c) { c.state.last_applied_replicas = 5; }),
