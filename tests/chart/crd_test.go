@@ -137,6 +137,10 @@ func TestCRDSpecSchema(t *testing.T) {
 		{"behavior.properties.scaleDown.properties.step", map[string]interface{}{"type": "integer", "minimum": 1}},
 		{"behavior.properties.convergenceDeadlineSeconds", map[string]interface{}{"type": "integer", "minimum": 1, "maximum": 86400}},
 		{"behavior.properties.tolerance", map[string]interface{}{"type": "number", "minimum": 0, "maximum": 1, "default": 0}},
+		// A DHA created without a behaviour or a policy gets Adaptive (docs/decide.md).
+		{"behavior", map[string]interface{}{"type": "object", "default": map[string]interface{}{}}},
+		{"behavior.properties.policy", map[string]interface{}{"type": "string", "default": "Adaptive"}},
+		{"behavior.properties.adaptive.properties.forecastOnly", map[string]interface{}{"type": "boolean"}},
 		{"constraints.properties.respectQuorum", map[string]interface{}{"type": "boolean", "default": true}},
 		{"constraints.properties.maxReplicationLagSeconds", map[string]interface{}{"type": "integer", "minimum": 0}},
 		{"dryRun", map[string]interface{}{"type": "boolean", "default": false}},
