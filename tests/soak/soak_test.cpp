@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cmath>
@@ -413,6 +414,7 @@ class Soak : public ::testing::Test {
 
   // --- status across restarts ---
   struct PendingStatusCheck {
+    FaultKind restart;  // kKillLeader or kRestartApiServer
     std::string what;
     std::chrono::system_clock::time_point after;  // resolved by the first status write after this
     std::map<std::size_t, rapidjson::Document> before;
@@ -452,6 +454,7 @@ class Soak : public ::testing::Test {
                                          std::chrono::system_clock::now(), std::chrono::seconds(t.down_window)))
           status_violations_.push_back(std::move(v));
         ++status_checks_;
+        ++status_compared_after_[p.restart];
         it = p.before.erase(it);
       } catch (const std::exception&) {
         ++it;  // the API server is down right now; later
@@ -542,14 +545,16 @@ class Soak : public ::testing::Test {
     }
   }
 
-  void apply(const FaultPlan& p) {
+  // Runs one fault; false when it could not do what it is for (the schedule then runs a
+  // required one again).
+  bool apply(const FaultPlan& p) {
     ++faults_[name(p.kind)];
     const auto& t = targets_[p.target];
     std::string method;
     switch (p.kind) {
       case FaultKind::kKillLeader: {
         const auto slot = leader_slot(t.lease_path()).value_or(p.target % 2);
-        PendingStatusCheck check{fmt::format("kill -9 of operator {}", slot == 0 ? 'a' : 'b'), {}, snapshot_statuses()};
+        PendingStatusCheck check{p.kind, fmt::format("kill -9 of operator {}", slot == 0 ? 'a' : 'b'), {}, snapshot_statuses()};
         operators_[slot]->kill();
         sleep_while_resolving(p.length);
         start_operator(slot);
@@ -558,7 +563,7 @@ class Soak : public ::testing::Test {
         break;
       }
       case FaultKind::kRestartApiServer: {
-        PendingStatusCheck check{"API server restart", {}, snapshot_statuses()};
+        PendingStatusCheck check{p.kind, "API server restart", {}, snapshot_statuses()};
         const auto snapshot_at = std::chrono::system_clock::now();
         api_->stop();
         sleep_while_resolving(p.length);
@@ -583,6 +588,7 @@ class Soak : public ::testing::Test {
             status_violations_.push_back({"status-kept", "API server restart (" + targets_[i].dha() + ")",
                                           "the status read right after the restart differs from before it"});
           ++status_checks_;
+          ++status_compared_after_[p.kind];
         }
         check.after = std::chrono::system_clock::now();
         pending_.push_back(std::move(check));
@@ -631,10 +637,10 @@ class Soak : public ::testing::Test {
         break;
       }
       case FaultKind::kOwnershipConflict: {
-        if (t.dry_run) break;
+        if (t.dry_run) return false;  // the schedule never draws one: the operator never writes there
         kube::Client tenant(config_for(*api_, dir_, kTenantToken));
         const int before = replicas_of(p.target, tenant);
-        if (before < 0) break;
+        if (before < 0) return false;
         // Another identity moves the count (within the DHA's bounds, so only ownership is at
         // stake), then puts it back, which ends the conflict (docs/behaviour.md#guardrail-ownership).
         const int other = before > t.min ? before - 1 : before + 1;
@@ -644,6 +650,7 @@ class Soak : public ::testing::Test {
         for (int attempt = 0;; ++attempt) {  // an injected fault may hit the tenant too
           try {
             tenant.merge_patch(t.ref(), fmt::format(R"({{"spec":{{"{}":{}}}}})", field, before));
+            ++ownership_conflicts_;
             break;
           } catch (const std::exception&) {
             if (attempt == 20) throw;
@@ -655,11 +662,13 @@ class Soak : public ::testing::Test {
       case FaultKind::kMetricGap: {
         std::lock_guard lock(shared_.mu);
         shared_.gap_until[p.target] = Clock::now() + p.length;
+        gap_ends_.push_back(shared_.gap_until[p.target]);
         break;
       }
-      case FaultKind::kLeaseLossInPatch: lose_lease_in_patch(p.length); break;
+      case FaultKind::kLeaseLossInPatch: return lose_lease_in_patch(p.length);
       case FaultKind::kCount: break;
     }
+    return true;
   }
 
   // The leader's next PATCH of a target is held on its way, and so is everything the leader
@@ -667,13 +676,14 @@ class Soak : public ::testing::Test {
   // and the other operator takes over. Then the hop forwards again. A held request whose sender
   // still waits arrives after the takeover (the `leader` rule catches it); one its sender gave
   // up (at the end of its lease) is dropped unsent.
-  void lose_lease_in_patch(std::chrono::milliseconds limit) {
+  // True when the other operator took the Lease over while the PATCH was held.
+  bool lose_lease_in_patch(std::chrono::milliseconds limit) {
     // Sharded: the Lease of the first target's shard (all its holder's PATCHes are held).
     const std::string lease = targets_[0].lease_path();
     const auto slot = leader_slot(lease);
     if (!slot) {
       ++lease_loss_.no_leader;
-      return;
+      return false;
     }
     auto& hop = *hops_[*slot];
     const int dropped = hop.dropped_connections(), forwarded = hop.forwarded_connections();
@@ -683,17 +693,19 @@ class Soak : public ::testing::Test {
     if (!hop.holding()) {
       hop.release();
       ++lease_loss_.no_patch;
-      return;
+      return false;
     }
     const std::size_t other = 1 - *slot;
     while (leader_slot(lease) != std::optional<std::size_t>(other) && Clock::now() < until)
       std::this_thread::sleep_for(200ms);
-    if (leader_slot(lease) == std::optional<std::size_t>(other)) ++lease_loss_.taken_over;
+    const bool taken_over = leader_slot(lease) == std::optional<std::size_t>(other);
+    if (taken_over) ++lease_loss_.taken_over;
     hop.release();
     std::this_thread::sleep_for(1s);  // what the hop forwards lands now
     lease_loss_.dropped += hop.dropped_connections() - dropped;
     lease_loss_.forwarded += hop.forwarded_connections() - forwarded;
     ++lease_loss_.patches_held;
+    return taken_over;
   }
 
   std::string dir_;
@@ -721,6 +733,9 @@ class Soak : public ::testing::Test {
   std::vector<PendingStatusCheck> pending_;
   std::vector<Violation> status_violations_;
   std::size_t status_checks_ = 0;
+  std::map<FaultKind, int> status_compared_after_;  // per kind of restart
+  int ownership_conflicts_ = 0;                     // tenant changes made and put back
+  std::vector<Clock::time_point> gap_ends_;         // when each metric gap ends
   int own_exits_ = 0;
   int self_inflicted_conflicts_ = 0;  // e.g. "leader election lost; exiting", as controller-runtime
   std::atomic<bool> stop_{false};
@@ -737,29 +752,37 @@ TEST_F(Soak, SafetyInvariantsHoldUnderChaos) {
   start_operator(0);
   start_operator(1);
   start_helpers();
-  FaultSchedule schedule(g_seed);
+  std::vector<std::size_t> tenant_writable;
+  for (std::size_t i = 0; i < targets_.size(); ++i)
+    if (!targets_[i].dry_run) tenant_writable.push_back(i);
+  FaultSchedule schedule(g_seed, ScheduleWorld{targets_.size(), 5, tenant_writable});
+  std::cout << "      coverage first, in this order: " << schedule.coverage_order() << "\n";
   std::this_thread::sleep_for(3s);  // a leader, first cycles, first scale
   const auto end = Clock::now() + std::chrono::seconds(g_seconds);
-  {
-    // Every run loses the Lease in a patch at least once, whatever the seed draws.
-    FaultPlan first;
-    first.kind = FaultKind::kLeaseLossInPatch;
-    first.length = 40s;
-    apply(first);
-    restart_exited_operators();
-  }
-  while (Clock::now() < end) {
-    const FaultPlan plan = schedule.next(targets_.size(), 5);
+  // A run whose time is up before every kind has taken effect goes on until it has (a slow
+  // machine stretches the run, it does not shrink its coverage), up to this much longer.
+  const auto overtime_end = end + 60s;
+  while (Clock::now() < end || (!schedule.covered() && Clock::now() < overtime_end)) {
+    const FaultPlan plan = schedule.next();
+    bool took_effect = false;
     try {
-      apply(plan);
+      took_effect = apply(plan);
     } catch (const std::exception& e) {
       std::cout << "fault " << name(plan.kind) << " could not be completed: " << e.what() << "\n";
     }
+    if (!took_effect && plan.required) std::cout << "required fault " << name(plan.kind) << " missed; again\n";
+    schedule.record(plan, took_effect);
     restart_exited_operators();
     resolve_pending(false);
     std::this_thread::sleep_for(plan.pause_after);
     resolve_pending(false);
   }
+  const auto overtime = std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - end).count();
+
+  // A metric gap is a check once it has lasted its length: if none has yet, wait for the first.
+  if (!gap_ends_.empty() && std::none_of(gap_ends_.begin(), gap_ends_.end(), [](auto t) { return t <= Clock::now(); }))
+    std::this_thread::sleep_until(*std::min_element(gap_ends_.begin(), gap_ends_.end()));
+  const auto gaps_served = std::count_if(gap_ends_.begin(), gap_ends_.end(), [](auto t) { return t <= Clock::now(); });
 
   // Calm: no more faults, everything up; the last restarts get their status writes.
   api_->clear_faults();
@@ -798,16 +821,19 @@ TEST_F(Soak, SafetyInvariantsHoldUnderChaos) {
   for (const auto& [rule, n] : report.passed) by_rule += fmt::format("{}{} {}", by_rule.empty() ? "" : ", ", rule, n);
   const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - began).count();
   std::cout << fmt::format(
-      "soak summary\n  seed {}\n  duration {} s ({} s of chaos)\n  faults injected {}: {}\n"
+      "soak summary\n  seed {}\n  duration {} s ({} s of chaos; the last fault ended {} s after it)\n  faults injected {}: {}\n"
       "  operator processes started {} (exited by themselves {}, restarted)\n  API requests recorded {}\n"
       "  writes checked {} (replicas writes {})\n  invariant checks passed {}: {}\n"
-      "  status-kept checks {} across restarts\n  self-inflicted ownership conflicts at the end {} (liveness, see README)\n"
+      "  status-kept checks {} across restarts ({} after a leader kill, {} after an API server restart)\n"
+      "  ownership conflicts made and put back {}, metric gaps served in full {}\n  self-inflicted ownership conflicts at the end {} (liveness, see README)\n"
       "  lease lost in a patch: {} PATCHes held, {} taken over by the other operator; held connections dropped "
       "unsent {}, forwarded {} (no PATCH within the limit {}, no leader {})\n"
       "  violations {}\n",
-      g_seed, seconds, g_seconds, faults, by_kind, incarnations_[0] + incarnations_[1], own_exits_,
+      g_seed, seconds, g_seconds, overtime, faults, by_kind, incarnations_[0] + incarnations_[1], own_exits_,
       audit.size(), report.writes_checked, report.passed.count("max") ? report.passed.at("max") : 0,
       report.checks_passed() + status_checks_ - status_violations_.size(), by_rule, status_checks_,
+      status_compared_after_[FaultKind::kKillLeader], status_compared_after_[FaultKind::kRestartApiServer],
+      ownership_conflicts_, gaps_served,
       self_inflicted_conflicts_, lease_loss_.patches_held, lease_loss_.taken_over, lease_loss_.dropped,
       lease_loss_.forwarded, lease_loss_.no_patch, lease_loss_.no_leader,
       report.violations.size() + status_violations_.size());
@@ -820,8 +846,17 @@ TEST_F(Soak, SafetyInvariantsHoldUnderChaos) {
   // A soak that never scaled or never faulted proved nothing.
   EXPECT_GE(report.passed.count("max") ? report.passed.at("max") : 0, 3u) << "fewer than 3 replicas writes";
   EXPECT_GT(faults, 0);
+  // Coverage by construction: the schedule runs every kind first and again until it took
+  // effect, so each of these fails only when the code (or the machine, past the overtime) did.
+  std::string uncovered;
+  for (FaultKind k : schedule.uncovered()) uncovered += fmt::format(" {}", name(k));
+  EXPECT_TRUE(schedule.covered()) << "fault kinds that never took effect within the overtime:" << uncovered;
   EXPECT_GE(lease_loss_.taken_over, 1) << "no lease loss during a patch was completed";
-  EXPECT_GT(status_checks_, 0u) << "no restart was followed by a status comparison";
+  EXPECT_GT(status_compared_after_[FaultKind::kKillLeader], 0) << "no leader kill was followed by a status comparison";
+  EXPECT_GT(status_compared_after_[FaultKind::kRestartApiServer], 0)
+      << "no API server restart was followed by a status comparison";
+  EXPECT_GT(ownership_conflicts_, 0) << "no ownership conflict was made and put back";
+  EXPECT_GT(gaps_served, 0) << "no metric gap lasted its length";
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "dha/telemetry/registry.hpp"
 #include "dha/testing/api_server.hpp"
 #include "dha/testing/child_process.hpp"
+#include "deadline_scale.hpp"
 #include "operator/cached_reader.hpp"
 
 namespace dha::op {
@@ -21,7 +22,7 @@ namespace {
 using namespace std::chrono_literals;
 
 bool eventually(const std::function<bool()>& done, std::chrono::milliseconds timeout = 10s) {
-  const auto until = std::chrono::steady_clock::now() + timeout;
+  const auto until = std::chrono::steady_clock::now() + testsupport::scaled_deadline(timeout);
   while (std::chrono::steady_clock::now() < until) {
     if (done()) return true;
     std::this_thread::sleep_for(20ms);
@@ -148,17 +149,20 @@ TEST_F(CachedReaderTest, AReadBeforeTheFirstSyncWaitsForTheCacheInsteadOfSending
 }
 
 TEST_F(CachedReaderTest, AnInformerThatDoesNotSyncInTimeFallsBackToRequests) {
-  CachedReader reader(*client_, metrics_, 200ms);
+  // A wait long enough that two loopback requests on a loaded machine (a sanitized build under
+  // CPU hogs) stay well inside it: a second wait would show as a whole second more.
+  constexpr auto kWait = 1000ms;
+  CachedReader reader(*client_, metrics_, kWait);
   kube::Informer never_started(*client_, kube::resources::namespaces());
   reader.add(never_started);
   const auto waited_from = std::chrono::steady_clock::now();
   ASSERT_NE(reader.get(kube::resources::namespaces().named("a")), nullptr);
-  EXPECT_GE(std::chrono::steady_clock::now() - waited_from, 150ms);
+  EXPECT_GE(std::chrono::steady_clock::now() - waited_from, kWait - 50ms);
   // After the wait is used up, reads go straight to the API server.
   const auto second_from = std::chrono::steady_clock::now();
   EXPECT_EQ(reader.list(kube::resources::resource_quotas("a")).size(), 2u);
   ASSERT_NE(reader.get(kube::resources::namespaces().named("b")), nullptr);
-  EXPECT_LT(std::chrono::steady_clock::now() - second_from, 150ms);
+  EXPECT_LT(std::chrono::steady_clock::now() - second_from, kWait) << "the reads waited for the sync again";
   const std::string text = metrics_text();
   EXPECT_NE(text.find(R"(db_autoscaler_api_requests_total{verb="get",result="ok"} 2)"), std::string::npos) << text;
 }
@@ -167,7 +171,10 @@ TEST_F(CachedReaderTest, AnInformerThatDoesNotSyncInTimeFallsBackToRequests) {
 // cache stays at the version from before the patch, as it does for the moments a watch event is
 // on its way. Told of the write, the reader asks the server instead, until the wait is over.
 TEST_F(CachedReaderTest, AfterItsOwnWriteAReadIsTheServersUntilTheCacheShowsIt) {
-  CachedReader reader(*client_, metrics_, CachedReader::kSyncWait, 300ms);
+  // The own-write wait is long enough that a loaded machine cannot use it up between the write
+  // and the read right after it (that read must be the server's).
+  constexpr auto kOwnWriteWait = 2000ms;
+  CachedReader reader(*client_, metrics_, CachedReader::kSyncWait, kOwnWriteWait);
   const auto b = kube::resources::namespaces().named("b");
   const auto team_of = [&] { return kube::labels_of(*reader.get(b)).at("team"); };
   {
@@ -182,7 +189,7 @@ TEST_F(CachedReaderTest, AfterItsOwnWriteAReadIsTheServersUntilTheCacheShowsIt) 
     api_->clear_audit();
     EXPECT_EQ(team_of(), "new") << "told of its write, the reader must not answer from before it";
     EXPECT_EQ(reads_in_audit(), 1);
-    std::this_thread::sleep_for(350ms);
+    std::this_thread::sleep_for(kOwnWriteWait + 50ms);  // the time the test is about, not a wait for state
     EXPECT_EQ(team_of(), "b") << "after the wait the cache answers again, caught up or not";
     EXPECT_EQ(reads_in_audit(), 1);
   }

@@ -95,7 +95,12 @@ TEST_F(CnpgClusterTest, ScalesAClusterThroughItsScaleSubresourceOneStepAtATime) 
   set_ready_instances(3);
   ASSERT_TRUE(eventually([&] { return instances() == 4; }, 30s)) << "no scale to 4";
   set_ready_instances(4);
-  ASSERT_TRUE(eventually([&] { return status_int("currentReplicas") == 4 && condition("AbleToScale") == "Ready"; }, 20s));
+  const auto settled = wait_for_dha(
+      [](const rapidjson::Value& d) {
+        return status_int_of(d, "currentReplicas") == 4 && condition_of(d, "AbleToScale") == "Ready";
+      },
+      20s);
+  ASSERT_TRUE(settled.reached) << settled.describe();
   EXPECT_TRUE(holds_for([&] { return instances() == 4; }, 2s));
 
   // Each step: the marker and the applied count on the Cluster, then the count through /scale.

@@ -157,9 +157,11 @@ TEST_F(EndpointsTest, AFixedTargetIsNoticedThroughItsWatchNotTheNextSync) {
   set_load(150);
   create_dha({});
   start_operator('a', {{"--sync-period", "120s"}});
-  ASSERT_TRUE(eventually([&] { return condition("ScalingActive") == "NotScalable"; }, 30s));
-  EXPECT_EQ(condition("ScalingActive", "message"), "target has no replicas value");
-  EXPECT_EQ(condition("AbleToScale", "status"), "False");
+  const auto not_scalable =
+      wait_for_dha([](const rapidjson::Value& d) { return condition_of(d, "ScalingActive") == "NotScalable"; }, 30s);
+  ASSERT_TRUE(not_scalable.reached) << not_scalable.describe();
+  EXPECT_EQ(condition_of(not_scalable.dha, "ScalingActive", "message"), "target has no replicas value");
+  EXPECT_EQ(condition_of(not_scalable.dha, "AbleToScale", "status"), "False");
   EXPECT_TRUE(target_patches().empty());
 
   admin_->merge_patch({"apps.cozystack.io", "v1alpha1", "postgreses", kNamespace, kApp}, R"({"spec":{"replicas":2}})");

@@ -71,15 +71,25 @@ TEST_F(LifecycleTest, ADhaThatNeverActsGetsNoFinalizerAndEachReconcileIsOneGet) 
   create_dha({});
   start_operator('a', {{"--sync-period", "60s"}});
   ASSERT_TRUE(eventually([&] { return status_int("desiredReplicas") == 3; }, 30s));
-  std::this_thread::sleep_for(2s);  // the reconciles the informers' first lists queue are over
 
-  const std::string text = metrics_text();
-  const std::string counter = "db_autoscaler_reconcile_total{result=\"success\"} ";
-  const auto at = text.find(counter);
-  ASSERT_NE(at, std::string::npos) << text;
-  const int reconciles = std::stoi(text.substr(at + counter.size()));
+  // The counter and the audit are two reads: a reconcile (the informers' first lists queue a
+  // few) can fall between them, so they are read until they agree. An operator that made two
+  // GETs per reconcile never gets there (2n against n).
+  int reconciles = -1, gets = -1;
+  const bool one_get_each = eventually(
+      [&] {
+        const std::string text = metrics_text();
+        const std::string counter = "db_autoscaler_reconcile_total{result=\"success\"} ";
+        const auto at = text.find(counter);
+        if (at == std::string::npos) return false;
+        reconciles = std::stoi(text.substr(at + counter.size()));
+        const auto requests = dha_requests(cluster_->audit());
+        gets = requests.count("GET") ? requests.at("GET") : 0;
+        return reconciles > 0 && gets == reconciles;
+      },
+      10s);
+  EXPECT_TRUE(one_get_each) << "GETs of the DHA by the operator " << gets << ", successful reconciles " << reconciles;
   const auto requests = dha_requests(cluster_->audit());
-  EXPECT_EQ(requests.count("GET") ? requests.at("GET") : 0, reconciles) << "GETs of the DHA by the operator";
   EXPECT_EQ(requests.count("PUT"), 0u) << "PUTs of the DHA (a finalizer) by the operator";
   const auto d = dha();
   const auto* finalizers = kube::find_path(d, {"metadata", "finalizers"});
@@ -121,8 +131,14 @@ TEST_F(LifecycleTest, ARestartInTheMiddleOfTheScaleDownWindowKeepsTheWindow) {
   o.down_window = 10;
   create_dha(o);
   auto& first = start_operator();
-  ASSERT_TRUE(eventually([&] { return status_int("desiredReplicas") == 4 && condition("AbleToScale") == "Ready"; }, 30s));
-  std::this_thread::sleep_for(2s);  // recommendations of 4 in the persisted history
+  // Steady at 4, with a recommendation of 4 in the persisted history for the window to hold.
+  const auto steady = wait_for_dha(
+      [](const rapidjson::Value& d) {
+        return status_int_of(d, "desiredReplicas") == 4 && condition_of(d, "AbleToScale") == "Ready" &&
+               recommends(d, 4);
+      },
+      30s);
+  ASSERT_TRUE(steady.reached) << steady.describe();
 
   set_load(100);  // raw 2: the window must hold 4 for 10 s
   const auto dropped = std::chrono::steady_clock::now();

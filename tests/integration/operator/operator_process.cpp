@@ -11,6 +11,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "deadline_scale.hpp"
+
 namespace dha::optest {
 
 OperatorProcess::OperatorProcess(std::vector<std::string> args, std::string log_path) : log_path_(std::move(log_path)) {
@@ -53,7 +55,7 @@ bool OperatorProcess::running() {
 int OperatorProcess::stop() {
   if (pid_ <= 0) return exit_status_;
   kill(pid_, SIGTERM);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+  const auto deadline = std::chrono::steady_clock::now() + testsupport::scaled_deadline(std::chrono::seconds(15));
   int status = 0;
   while (true) {
     const pid_t r = waitpid(pid_, &status, WNOHANG);

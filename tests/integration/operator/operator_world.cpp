@@ -10,6 +10,7 @@
 
 #include "dha/kube/config.hpp"
 #include "dha/kube/json.hpp"
+#include "deadline_scale.hpp"
 #include "scenario_cleanup.hpp"
 
 namespace dha::optest {
@@ -284,18 +285,68 @@ std::optional<rapidjson::Document> OperatorWorld::dha_if_exists() {
 }
 
 std::string OperatorWorld::condition(const std::string& type, const char* field) {
-  auto d = dha();
-  const auto* conds = kube::find_path(d, {"status", "conditions"});
+  return condition_of(dha(), type, field);
+}
+
+int OperatorWorld::status_int(const char* field) { return status_int_of(dha(), field); }
+
+std::string OperatorWorld::condition_of(const rapidjson::Value& dha, const std::string& type, const char* field) {
+  const auto* conds = kube::find_path(dha, {"status", "conditions"});
   if (conds == nullptr || !conds->IsArray()) return {};
   for (const auto& c : conds->GetArray())
     if (kube::string_at(c, {"type"}) == type) return kube::string_at(c, {field});
   return {};
 }
 
-int OperatorWorld::status_int(const char* field) {
-  auto d = dha();
-  const auto* v = kube::find_path(d, {"status", field});
+int OperatorWorld::status_int_of(const rapidjson::Value& dha, const char* field) {
+  const auto* v = kube::find_path(dha, {"status", field});
   return v != nullptr && v->IsInt() ? v->GetInt() : -1;
+}
+
+std::string OperatorWorld::gate_line_of(const rapidjson::Value& dha, const std::string& gate) {
+  const auto* gates = kube::find_path(dha, {"status", "lastDecision", "gates"});
+  if (gates == nullptr || !gates->IsArray()) return {};
+  const std::string prefix = gate + ": ";
+  for (const auto& line : gates->GetArray())
+    if (line.IsString() && std::string(line.GetString()).rfind(prefix, 0) == 0) return line.GetString();
+  return {};
+}
+
+bool OperatorWorld::recommends(const rapidjson::Value& dha, int replicas) {
+  const auto* recs = kube::find_path(dha, {"status", "recommendations"});
+  if (recs == nullptr || !recs->IsArray()) return false;
+  for (const auto& r : recs->GetArray())
+    if (const auto* n = kube::find_path(r, {"replicas"}); n != nullptr && n->IsInt() && n->GetInt() == replicas)
+      return true;
+  return false;
+}
+
+OperatorWorld::DhaRead OperatorWorld::wait_for_dha(const std::function<bool(const rapidjson::Value& dha)>& done,
+                                                   std::chrono::milliseconds timeout) {
+  DhaRead read;
+  read.reached = eventually(
+      [&] {
+        read.dha = dha();
+        return done(read.dha);
+      },
+      timeout);
+  return read;
+}
+
+std::string OperatorWorld::DhaRead::describe() const {
+  if (!dha.IsObject()) return "the DHA was never read";
+  std::string out = fmt::format("currentReplicas {}, desiredReplicas {}", status_int_of(dha, "currentReplicas"),
+                                status_int_of(dha, "desiredReplicas"));
+  if (const auto* conds = kube::find_path(dha, {"status", "conditions"}); conds != nullptr && conds->IsArray())
+    for (const auto& c : conds->GetArray())
+      out += fmt::format("; {}={}/{} \"{}\"", kube::string_at(c, {"type"}), kube::string_at(c, {"status"}),
+                         kube::string_at(c, {"reason"}), kube::string_at(c, {"message"}));
+  out += fmt::format("; lastDecision {} {}", kube::string_at(dha, {"status", "lastDecision", "kind"}),
+                     kube::string_at(dha, {"status", "lastDecision", "reason"}));
+  if (const auto* gates = kube::find_path(dha, {"status", "lastDecision", "gates"}); gates != nullptr && gates->IsArray())
+    for (const auto& line : gates->GetArray())
+      if (line.IsString()) out += fmt::format("\n  {}", line.GetString());
+  return out;
 }
 
 std::vector<std::string> OperatorWorld::events(const std::string& reason) {
@@ -316,7 +367,7 @@ std::vector<testing::AuditEntry> OperatorWorld::target_patches() {
 }
 
 bool OperatorWorld::eventually(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  const auto deadline = std::chrono::steady_clock::now() + testsupport::scaled_deadline(timeout);
   while (true) {
     try {
       if (done()) return true;

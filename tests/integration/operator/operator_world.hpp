@@ -100,8 +100,27 @@ class OperatorWorld : public ::testing::Test {
   // PATCH requests that reached the Postgres object (the target), in order.
   std::vector<testing::AuditEntry> target_patches();
 
-  // Polls `done` every 100 ms; true as soon as it holds.
+  // Polls `done` every 100 ms; true as soon as it holds. The deadline is `timeout` stretched by
+  // the machine's deadline scale (tests/support/deadline_scale.hpp): written for an idle machine.
   static bool eventually(const std::function<bool()>& done, std::chrono::milliseconds timeout);
+
+  // One read of the DHA and whether it showed the state a test waits for.
+  struct DhaRead {
+    bool reached = false;
+    rapidjson::Document dha;  // the read that reached it, or the last one
+    std::string describe() const;  // its replicas, conditions and last decision, for a failure
+  };
+  // Polls the DHA until `done` holds for ONE read of it: every field a test asserts comes from
+  // the same version of the object, so no reconcile can fall between two of them (two GETs can
+  // see two different cycles' statuses). Deadline as eventually().
+  DhaRead wait_for_dha(const std::function<bool(const rapidjson::Value& dha)>& done, std::chrono::milliseconds timeout);
+  // A condition's field and a status integer of one read (empty / -1 when absent).
+  static std::string condition_of(const rapidjson::Value& dha, const std::string& type, const char* field = "reason");
+  static int status_int_of(const rapidjson::Value& dha, const char* field);
+  // The line of `gate` in the read's lastDecision trace ("QuorumVsQuota: 4 -> 4, Pass: ..."), or empty.
+  static std::string gate_line_of(const rapidjson::Value& dha, const std::string& gate);
+  // Whether the read's status.recommendations holds one of `replicas` (a window can hold it).
+  static bool recommends(const rapidjson::Value& dha, int replicas);
   // Asserts `ok` holds for the whole period (polling), e.g. "no patch during the window".
   static bool holds_for(const std::function<bool()>& ok, std::chrono::milliseconds period);
 

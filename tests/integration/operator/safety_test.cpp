@@ -19,13 +19,15 @@ TEST_F(SafetyTest, FreezesOnAMetricOutageInsteadOfScaling) {
   ASSERT_TRUE(eventually([&] { return condition("AbleToScale") == "Ready"; }, 30s));
 
   vm_->stop();  // the metrics backend goes away
-  ASSERT_TRUE(eventually([&] { return condition("AbleToScale") == "MetricUnavailable"; }, 20s));
-  EXPECT_EQ(condition("AbleToScale", "status"), "False");
+  const auto frozen =
+      wait_for_dha([](const rapidjson::Value& d) { return condition_of(d, "AbleToScale") == "MetricUnavailable"; }, 20s);
+  ASSERT_TRUE(frozen.reached) << frozen.describe();
+  EXPECT_EQ(condition_of(frozen.dha, "AbleToScale", "status"), "False");
   // The freeze names the query that failed and how.
-  EXPECT_EQ(condition("AbleToScale", "message").rfind("metric unavailable; refusing to scale blind: query for "
-                                                      "ReadConnections failed (unavailable): ", 0),
+  EXPECT_EQ(condition_of(frozen.dha, "AbleToScale", "message")
+                .rfind("metric unavailable; refusing to scale blind: query for ReadConnections failed (unavailable): ", 0),
             0u)
-      << condition("AbleToScale", "message");
+      << frozen.describe();
   EXPECT_TRUE(eventually([&] {
     return metrics_text().find("db_autoscaler_frozen{namespace=\"tenant-a\",name=\"db-dha\"} 1") != std::string::npos;
   }, 10s));
@@ -41,8 +43,11 @@ TEST_F(SafetyTest, LagBrakeFreezesWhileWritesAreActive) {
   set_lag(60, /*writes=*/true);
   create_dha({});
   start_operator();
-  ASSERT_TRUE(eventually([&] { return condition("AbleToScale") == "ReplicationLag"; }, 30s));
-  EXPECT_EQ(condition("AbleToScale", "message"), "replication lag above threshold with active writes (60s > 30s)");
+  const auto braked =
+      wait_for_dha([](const rapidjson::Value& d) { return condition_of(d, "AbleToScale") == "ReplicationLag"; }, 30s);
+  ASSERT_TRUE(braked.reached) << braked.describe();
+  EXPECT_EQ(condition_of(braked.dha, "AbleToScale", "message"),
+            "replication lag above threshold with active writes (60s > 30s)");
   EXPECT_TRUE(holds_for([&] { return replicas() == 2; }, 2s));
   EXPECT_TRUE(target_patches().empty());
 }
@@ -91,12 +96,16 @@ TEST_F(SafetyTest, SingleFlightThenRollbackAfterTheDeadline) {
   EXPECT_EQ(events("Rollback")[0].rfind("rolled back Postgres/db replicas 3 -> 2; reason: ", 0), 0u) << events("Rollback")[0];
   set_health(2);
   // The failed size is backed off: no immediate retry of 3 although the load still asks for it.
-  ASSERT_TRUE(eventually([&] {
-    return condition("AbleToScale") == "StuckScaling" &&
-           condition("AbleToScale", "message").find("backing off re-attempt of 3 replicas until ") == 0;
-  }, 10s)) << condition("AbleToScale", "message");
-  auto d = dha();
-  EXPECT_EQ(kube::find_path(d, {"status", "backoff", "replicas"})->GetInt(), 3);
+  const auto backed_off = wait_for_dha(
+      [](const rapidjson::Value& d) {
+        return condition_of(d, "AbleToScale") == "StuckScaling" &&
+               condition_of(d, "AbleToScale", "message").find("backing off re-attempt of 3 replicas until ") == 0;
+      },
+      10s);
+  ASSERT_TRUE(backed_off.reached) << backed_off.describe();
+  const auto* backoff = kube::find_path(backed_off.dha, {"status", "backoff", "replicas"});
+  ASSERT_TRUE(backoff != nullptr && backoff->IsInt()) << backed_off.describe();
+  EXPECT_EQ(backoff->GetInt(), 3);
   EXPECT_TRUE(holds_for([&] { return replicas() == 2; }, 2s));
   EXPECT_EQ(target_patches().size(), 2u);
 }
@@ -112,8 +121,10 @@ TEST_F(SafetyTest, OwnershipConflictWhenAnotherIdentityChangesReplicas) {
   ASSERT_TRUE(eventually([&] { return condition("AbleToScale") == "Ready"; }, 20s));
 
   set_replicas_as("tenant", 5);
-  ASSERT_TRUE(eventually([&] { return condition("ScalingLimited") == "OwnershipConflict"; }, 20s));
-  EXPECT_EQ(condition("ScalingLimited", "message"), "replicas changed by a competing writer");
+  const auto conflicted =
+      wait_for_dha([](const rapidjson::Value& d) { return condition_of(d, "ScalingLimited") == "OwnershipConflict"; }, 20s);
+  ASSERT_TRUE(conflicted.reached) << conflicted.describe();
+  EXPECT_EQ(condition_of(conflicted.dha, "ScalingLimited", "message"), "replicas changed by a competing writer");
   EXPECT_TRUE(holds_for([&] { return replicas() == 5; }, 3s)) << "entered a write war";
   const auto conflicts = events("OwnershipConflict");
   ASSERT_EQ(conflicts.size(), 1u);
@@ -161,11 +172,13 @@ TEST_F(SafetyTest, UnknownKindIsNoAdapterListingTheHandledKinds) {
   o.kind = "ClickHouse";
   create_dha(o);
   start_operator();
-  ASSERT_TRUE(eventually([&] { return condition("ScalingActive") == "NoAdapter"; }, 30s));
-  EXPECT_EQ(condition("ScalingActive", "message"),
+  const auto no_adapter =
+      wait_for_dha([](const rapidjson::Value& d) { return condition_of(d, "ScalingActive") == "NoAdapter"; }, 30s);
+  ASSERT_TRUE(no_adapter.reached) << no_adapter.describe();
+  EXPECT_EQ(condition_of(no_adapter.dha, "ScalingActive", "message"),
             "no engine adapter handles apps.cozystack.io/ClickHouse; the loaded adapters handle: "
             "apps.cozystack.io/Postgres, postgresql.cnpg.io/Cluster");
-  EXPECT_EQ(condition("AbleToScale", "status"), "False");
+  EXPECT_EQ(condition_of(no_adapter.dha, "AbleToScale", "status"), "False");
   EXPECT_TRUE(eventually([&] {
     return metrics_text().find("db_autoscaler_frozen{namespace=\"tenant-a\",name=\"db-dha\"} 1") != std::string::npos;
   }, 10s));

@@ -32,7 +32,12 @@ TEST_F(ScalingTest, ScalesUpTwoToThreeToFourOneStepAtATimeWaitingForConvergence)
   set_health(3);
   ASSERT_TRUE(eventually([&] { return replicas() == 4; }, 30s)) << "no scale to 4";
   set_health(4);
-  ASSERT_TRUE(eventually([&] { return status_int("currentReplicas") == 4 && condition("AbleToScale") == "Ready"; }, 20s));
+  const auto settled = wait_for_dha(
+      [](const rapidjson::Value& d) {
+        return status_int_of(d, "currentReplicas") == 4 && condition_of(d, "AbleToScale") == "Ready";
+      },
+      20s);
+  ASSERT_TRUE(settled.reached) << settled.describe();
   EXPECT_TRUE(holds_for([&] { return replicas() == 4; }, 3s)) << "must hold at the raw recommendation";
 
   const auto patches = target_patches();
@@ -54,10 +59,10 @@ TEST_F(ScalingTest, ScalesUpTwoToThreeToFourOneStepAtATimeWaitingForConvergence)
   EXPECT_EQ(scaled, (std::vector<std::string>{
                         "scaled Postgres/db replicas 2 -> 3; reason: ReadConnections 250/100 per read replica above target",
                         "scaled Postgres/db replicas 3 -> 4; reason: ReadConnections 125/100 per read replica above target"}));
-  auto d = dha();
+  auto d = dha();  // after 3 s at 4: one read for all that follows
   EXPECT_EQ(kube::string_at(d, {"status", "lastDecision", "kind"}), "NoChange");
-  EXPECT_EQ(status_int("lastAppliedReplicas"), 4);
-  EXPECT_EQ(condition("ScalingActive"), "Ready");
+  EXPECT_EQ(status_int_of(d, "lastAppliedReplicas"), 4);
+  EXPECT_EQ(condition_of(d, "ScalingActive"), "Ready");
   const auto* metrics = kube::find_path(d, {"status", "currentMetrics"});
   ASSERT_TRUE(metrics != nullptr && metrics->IsArray() && metrics->Size() == 1);
   EXPECT_EQ(kube::string_at((*metrics)[0], {"averageValue"}), "83");  // 250 / 3 read replicas, rounded
@@ -78,9 +83,14 @@ TEST_F(ScalingTest, HoldsInTheScaleDownWindowThenStepsDownToTheQuorumFloorAndNoF
   o.down_window = 6;
   create_dha(o);
   start_operator();
-  ASSERT_TRUE(eventually([&] { return condition("AbleToScale") == "Ready" && status_int("desiredReplicas") == 4; }, 30s));
-  // Let a few recommendations of 4 into the window.
-  std::this_thread::sleep_for(2s);
+  // Steady at 4, with a recommendation of 4 recorded for the window to hold.
+  const auto steady = wait_for_dha(
+      [](const rapidjson::Value& d) {
+        return condition_of(d, "AbleToScale") == "Ready" && status_int_of(d, "desiredReplicas") == 4 &&
+               recommends(d, 4);
+      },
+      30s);
+  ASSERT_TRUE(steady.reached) << steady.describe();
 
   set_load(0);  // raw 2: below the floor of 3
   const auto dropped = std::chrono::steady_clock::now();
@@ -89,11 +99,15 @@ TEST_F(ScalingTest, HoldsInTheScaleDownWindowThenStepsDownToTheQuorumFloorAndNoF
   EXPECT_GE(held, 4s) << "scaled down before the 6 s window had passed";
 
   EXPECT_TRUE(holds_for([&] { return replicas() == 3; }, 8s)) << "went below the quorum floor";
-  EXPECT_EQ(condition("ScalingLimited"), "QuorumFloor");
-  EXPECT_EQ(condition("ScalingLimited", "message"), "held at quorum floor 3");
+  const auto d = dha();  // one read: reason and message of the same cycle
+  EXPECT_EQ(condition_of(d, "ScalingLimited"), "QuorumFloor");
+  EXPECT_EQ(condition_of(d, "ScalingLimited", "message"), "held at quorum floor 3");
   EXPECT_EQ(target_patches().size(), 1u);
 }
 
+// Every wait here is for the state asserted, in one read of the DHA: the operator reads the
+// quota and the health object from two watches, so the test's order of writes is not the order
+// the operator sees them in, and a status read right after the scale can still be that cycle's.
 TEST_F(ScalingTest, QuotaCeilingFromARealResourceQuotaClampsTheScaleUp) {
   create_postgres(2);  // t1.micro: 500m per pod
   create_workload_monitor(2);
@@ -105,11 +119,31 @@ TEST_F(ScalingTest, QuotaCeilingFromARealResourceQuotaClampsTheScaleUp) {
   create_dha(o);
   start_operator();
   ASSERT_TRUE(eventually([&] { return replicas() == 4; }, 30s));
-  // The quota controller counts the two new pods, then they become available.
+  // The quota controller counts the two new pods. Until the operator has seen that, 4 pods with
+  // 1 core used leave room for 2 more (ceiling 6): reporting them available first would let it
+  // scale on. So the pods become available only once a cycle at 4 replicas saw the ceiling at 4.
   set_quota_used("2");
+  const auto saw_quota = wait_for_dha(
+      [](const rapidjson::Value& d) {
+        const std::string line = gate_line_of(d, "QuorumVsQuota");
+        const std::string ceiling = "tenant quota ceiling 4";
+        return status_int_of(d, "currentReplicas") == 4 && line.size() >= ceiling.size() &&
+               line.compare(line.size() - ceiling.size(), ceiling.size(), ceiling) == 0;
+      },
+      20s);
+  ASSERT_TRUE(saw_quota.reached) << "no cycle at 4 replicas saw the used quota\n" << saw_quota.describe();
   set_health(4);
-  ASSERT_TRUE(eventually([&] { return condition("ScalingLimited") == "QuotaExceeded"; }, 20s));
-  EXPECT_EQ(condition("ScalingLimited", "message"), "clamped to tenant quota ceiling 4");
+  // Converged at 4, the raw 11 is clamped by the quota: all of it in the same version of status.
+  const auto clamped = wait_for_dha(
+      [](const rapidjson::Value& d) {
+        return status_int_of(d, "currentReplicas") == 4 && condition_of(d, "AbleToScale") == "Ready" &&
+               condition_of(d, "ScalingLimited") == "QuotaExceeded";
+      },
+      20s);
+  ASSERT_TRUE(clamped.reached) << clamped.describe();
+  EXPECT_EQ(condition_of(clamped.dha, "ScalingLimited", "status"), "True");
+  EXPECT_EQ(condition_of(clamped.dha, "ScalingLimited", "message"), "clamped to tenant quota ceiling 4");
+  EXPECT_EQ(kube::string_at(clamped.dha, {"status", "lastDecision", "kind"}), "NoChange") << clamped.describe();
   EXPECT_TRUE(holds_for([&] { return replicas() == 4; }, 3s));
   EXPECT_EQ(target_patches().size(), 1u);
 }

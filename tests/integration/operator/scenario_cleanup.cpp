@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "chart_rbac.hpp"
+#include "deadline_scale.hpp"
 #include "operator_world.hpp"
 
 namespace dha::optest {
@@ -60,7 +61,7 @@ void clear_scenario_objects(const testing::TestCluster& cluster) {
       "/apis/rbac.authorization.k8s.io/v1/clusterroles/test:helmreleases",
       "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/test:helmreleases"};
   for (const auto& path : collections) expect_done(cluster.request("admin", "DELETE", path), "deleting " + path);
-  const auto deadline = std::chrono::steady_clock::now() + 30s;
+  const auto deadline = std::chrono::steady_clock::now() + testsupport::scaled_deadline(30s);
   while (!names_in(cluster.request("admin", "GET", dhas).body).empty()) {
     if (std::chrono::steady_clock::now() > deadline) throw std::runtime_error("DHAs of an earlier test are still there");
     std::this_thread::sleep_for(100ms);
