@@ -21,7 +21,7 @@ class KeyDbPipeline : public ::testing::Test {
  protected:
   void start(std::int64_t nodes) {
     dha::testing::PipelineWorldOptions options;
-    options.crd_dirs = {KEYDB_CRD_DIR};
+    options.crd_dirs = {KEYDB_CRD_DIR, DHA_CHART_CRD_DIR};  // the kit serves the DHA CRD from here in-tree
     options.plugin_dirs = {KEYDB_PLUGIN_DIR};
     options.plugins = {"keydb", "keydb-nodes", "keydb-write-burst"};
     options.metrics_plugin = "orgid-metrics";

@@ -64,7 +64,7 @@ status:
     phase: Running
     generation: 7
     version: "7"
-series: [])", "keydb.yaml");
+series: [{metric: keydb_clients, value: readConnections}])", "keydb.yaml");
   ASSERT_EQ(e.status_fields.size(), 6u);
   EXPECT_EQ(e.status_fields[0].path, "status.topology.readyNodes");
   EXPECT_EQ(e.status_fields[0].source, StatusField::Source::kAvailable);

@@ -127,7 +127,7 @@ status:
     topology.nodes: instances
     allReady: ready
     phase: Running
-series: [])", "fields.yaml").status_fields;
+series: [{metric: acmedb_client_connections, value: readConnections}])", "fields.yaml").status_fields;
   WorldSimulator world(KubeEndpoint::from_kubeconfig(kubeconfig_), constant_curve("250,0.5,100"), o, log_);
   const auto t0 = Clock::now();
   world.step(t0);
