@@ -40,6 +40,10 @@ string(CONCAT CPACK_COMPONENT_SDK_DESCRIPTION
   "SDK for db-autoscaler plugins\n"
   "The plugin ABI headers and C++ wrapper, the CMake package (find_package(dha-sdk)) and\n"
   "pkg-config file, the test kit (FakeHost, PluginUnderTest, Pipeline, an embedded API\n"
-  "server and a VictoriaMetrics fixture), dha-plugin-check, dha-apiserver and a template.")
+  "server and a VictoriaMetrics fixture), dha-plugin-check, dha-apiserver, dha-world-sim,\n"
+  "dha-dev-env and a template.")
+# The DEB generator's own per-package variables, so neither package falls back to the other's text.
+set(CPACK_DEBIAN_OPERATOR_DESCRIPTION "${CPACK_COMPONENT_OPERATOR_DESCRIPTION}")
+set(CPACK_DEBIAN_SDK_DESCRIPTION "${CPACK_COMPONENT_SDK_DESCRIPTION}")
 
 include(CPack)

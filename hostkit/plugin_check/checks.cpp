@@ -1,5 +1,6 @@
 #include "checks.hpp"
 
+#include <algorithm>
 #include <memory>
 #include <regex>
 #include <set>
@@ -12,6 +13,9 @@
 #include "plugin_calls.hpp"
 #include "plugin_host/status_text.hpp"
 #include "samples.hpp"
+#include "declared_samples.hpp"
+#include "capability_checks.hpp"
+#include "plugin_config.hpp"
 #include "tenancy/query_template.hpp"
 
 namespace dha::plugin_check {
@@ -21,19 +25,6 @@ namespace {
 using plugin_host::CallResult;
 using plugin_host::PluginInstance;
 using plugin_host::PluginRegistry;
-
-template <class Body>
-CheckOutcome for_each_instance(const Options& options, const char* capability, Body&& body) {
-  auto loaded = load_all(options);
-  int exercised = 0;
-  for (const auto& p : loaded->instances) {
-    if (!p->info().has_capability(capability)) continue;
-    body(*p);
-    ++exercised;
-  }
-  if (exercised == 0) return {true, fmt::format("no plugin offers {}", capability)};
-  return {true, fmt::format("{} plugin(s) exercised", exercised)};
-}
 
 CheckOutcome check_handshake(const Options& options) {
   PluginRegistry registry;
@@ -80,7 +71,7 @@ CheckOutcome check_create(const Options& options) {
   for (const auto& info : registry.plugins()) {
     std::unique_ptr<PluginInstance> instance;
     try {
-      instance = registry.create(info.id, options.config);
+      instance = registry.create(info.id, config_for(options, info, options.metrics_url));
     } catch (const plugin_host::PluginError& e) {
       const std::string message = e.what();
       if (message.ends_with(": no message")) fail("plugin \"{}\": refused to start without saying why", info.id);
@@ -91,6 +82,11 @@ CheckOutcome check_create(const Options& options) {
                            (cap == DHA_EXT_GATE && instance->gate()) || (cap == DHA_EXT_ACTUATOR && instance->actuator());
       if (!offered) fail("plugin \"{}\": declares {} but get_extension does not return a usable table", info.id, cap);
     }
+  }
+  for (const auto& [id, unused] : options.config_by_id) {
+    const auto& plugins = registry.plugins();
+    if (std::none_of(plugins.begin(), plugins.end(), [&](const auto& info) { return info.id == id; }))
+      fail("a configuration is given for \"{}\", which is not a plugin of {}", id, options.file);
   }
   return {true, "every plugin created and offers what it declares"};
 }
@@ -108,35 +104,50 @@ CheckOutcome check_engine_targets(const Options& options) {
 }
 
 CheckOutcome check_engine_topology(const Options& options) {
-  return for_each_instance(options, DHA_EXT_ENGINE, [](const PluginInstance& p) {
+  return for_each_instance(options, DHA_EXT_ENGINE, [&](const PluginInstance& p) {
+    std::string note;
     for (const auto& kind : targets_of(p)) {
-      const auto t = topology_of(p, sample_target(kind, true));
-      if (t.quorum_floor < 1) fail("plugin \"{}\": {}: quorumFloor {} is below 1", p.info().id, kind.kind, t.quorum_floor);
-      if (t.primary_count < 0) fail("plugin \"{}\": {}: negative primaryCount", p.info().id, kind.kind);
-      if (t.replicas_path.empty()) fail("plugin \"{}\": {}: empty replicasPath", p.info().id, kind.kind);
-      if (t.current_replicas != 3) {
-        fail("plugin \"{}\": {}: read currentReplicas {} from an object whose {} is 3", p.info().id, kind.kind,
-             t.current_replicas ? std::to_string(*t.current_replicas) : "null", t.replicas_path);
-      }
-      const CallResult bare = checked(p, p.call(p.engine()->topology, sample_target(kind, false)), "topology");
-      if (bare.ok()) {
-        auto doc = parse_or_fail(p, bare.output, "topology");
-        const auto missing = sdk::Topology::from_json(doc);
-        if (missing.current_replicas.has_value()) {
-          fail("plugin \"{}\": {}: an object without a replicas value must give currentReplicas null, not {}",
-               p.info().id, kind.kind, *missing.current_replicas);
+      const CountPath path = count_path(p, kind, options);
+      int samples = 0;
+      for (const auto& sample : target_samples(kind, path, options)) {
+        ++samples;
+        if (!sample.count) {
+          // A count-less object: null, or a refusal that says why — never a made-up number.
+          const CallResult bare = checked(p, p.call(p.engine()->topology, sample.object), "topology");
+          if (bare.ok()) {
+            auto doc = parse_or_fail(p, bare.output, "topology");
+            const auto missing = sdk::Topology::from_json(doc);
+            if (missing.current_replicas.has_value())
+              fail("plugin \"{}\": {}: {} has nothing at {} ({}), yet currentReplicas is {}, not null", p.info().id,
+                   kind.kind, sample.origin, path.path, path.origin, *missing.current_replicas);
+          } else if (bare.error.empty()) {
+            fail("plugin \"{}\": {}: refused {} but gave no message", p.info().id, kind.kind, sample.origin);
+          }
+          continue;
         }
-      } else if (bare.error.empty()) {
-        fail("plugin \"{}\": {}: refused an object without replicas but gave no message", p.info().id, kind.kind);
+        const auto t = topology_of(p, sample.object);
+        if (t.quorum_floor < 1) fail("plugin \"{}\": {}: quorumFloor {} is below 1", p.info().id, kind.kind, t.quorum_floor);
+        if (t.primary_count < 0) fail("plugin \"{}\": {}: negative primaryCount", p.info().id, kind.kind);
+        if (t.replicas_path.empty()) fail("plugin \"{}\": {}: empty replicasPath", p.info().id, kind.kind);
+        if (path.crd_path && t.replicas_path != *path.crd_path)
+          fail("plugin \"{}\": {}: replicasPath is {}, but the CRD's /scale keeps the count at {}: the actuator would "
+               "change a field the count is not read from", p.info().id, kind.kind, t.replicas_path, *path.crd_path);
+        if (t.current_replicas != sample.count)
+          fail("plugin \"{}\": {}: read currentReplicas {} from {} whose {} is {} (the count's path from {})", p.info().id,
+               kind.kind, t.current_replicas ? std::to_string(*t.current_replicas) : "null", sample.origin, path.path,
+               *sample.count, path.origin);
       }
+      note += fmt::format("{}{}: {} sample(s), count at {} ({})", note.empty() ? "" : "; ", kind.kind, samples, path.path,
+                          path.origin);
     }
+    return note;
   });
 }
 
 CheckOutcome check_engine_queries(const Options& options) {
-  return for_each_instance(options, DHA_EXT_ENGINE, [](const PluginInstance& p) {
+  return for_each_instance(options, DHA_EXT_ENGINE, [&](const PluginInstance& p) {
     for (const auto& kind : targets_of(p)) {
-      const auto topology = topology_of(p, sample_target(kind, true));
+      const auto topology = topology_of(p, declared_target(p, kind, options));
       const sdk::QueryRequest request = sample_query_request(kind, kHostileName, topology.release_name);
       const CallResult r = checked(p, p.call(p.engine()->queries, request.to_json()), "queries");
       if (!r.ok()) fail("plugin \"{}\": queries failed with {}: {}", p.info().id, plugin_host::status_text(r.status), r.error);
@@ -170,9 +181,9 @@ CheckOutcome check_engine_queries(const Options& options) {
 }
 
 CheckOutcome check_engine_health(const Options& options) {
-  return for_each_instance(options, DHA_EXT_ENGINE, [](const PluginInstance& p) {
+  return for_each_instance(options, DHA_EXT_ENGINE, [&](const PluginInstance& p) {
     for (const auto& kind : targets_of(p)) {
-      const std::string target = sample_target(kind, true);
+      const std::string target = declared_target(p, kind, options);
       const auto topology = topology_of(p, target);
       if (!topology.scalable) continue;  // health is never asked for a target the adapter refuses
       // An object with no status does not tell health: the adapter must say so (the host then
@@ -210,12 +221,12 @@ CheckOutcome check_malformed_input(const Options& options) {
 }
 
 // The sample calls of the engine, gate and actuator checks, as (function, input) pairs.
-std::vector<std::pair<std::string, CallResult>> sample_calls(const PluginInstance& p) {
+std::vector<std::pair<std::string, CallResult>> sample_calls(const PluginInstance& p, const Options& options) {
   std::vector<std::pair<std::string, CallResult>> out;
   if (p.engine()) {
     out.emplace_back("targets", p.call(p.engine()->targets));
     for (const auto& kind : targets_of(p)) {
-      const std::string target = sample_target(kind, true);
+      const std::string target = declared_target(p, kind, options);
       out.emplace_back("topology", p.call(p.engine()->topology, target));
       out.emplace_back("queries", p.call(p.engine()->queries, sample_query_request(kind, "db", "db").to_json()));
     }
@@ -227,8 +238,8 @@ std::vector<std::pair<std::string, CallResult>> sample_calls(const PluginInstanc
 }
 
 CheckOutcome check_gate(const Options& options) {
-  return for_each_instance(options, DHA_EXT_GATE, [](const PluginInstance& p) {
-    for (const auto& [name, r] : sample_calls(p)) {
+  return for_each_instance(options, DHA_EXT_GATE, [&](const PluginInstance& p) {
+    for (const auto& [name, r] : sample_calls(p, options)) {
       if (name != "evaluate") continue;
       if (!r.ok()) fail("plugin \"{}\": evaluate failed with {}: {}", p.info().id, plugin_host::status_text(r.status), r.error);
       auto doc = parse_or_fail(p, r.output, "evaluate");
@@ -248,8 +259,8 @@ CheckOutcome check_gate(const Options& options) {
 }
 
 CheckOutcome check_actuator(const Options& options) {
-  return for_each_instance(options, DHA_EXT_ACTUATOR, [](const PluginInstance& p) {
-    for (const auto& [name, r] : sample_calls(p)) {
+  return for_each_instance(options, DHA_EXT_ACTUATOR, [&](const PluginInstance& p) {
+    for (const auto& [name, r] : sample_calls(p, options)) {
       if (name != "plan") continue;
       if (!r.ok()) fail("plugin \"{}\": plan failed with {}: {}", p.info().id, plugin_host::status_text(r.status), r.error);
       auto doc = parse_or_fail(p, r.output, "plan");
@@ -268,8 +279,8 @@ CheckOutcome check_actuator(const Options& options) {
 CheckOutcome check_deterministic(const Options& options) {
   auto loaded = load_all(options);
   for (const auto& p : loaded->instances) {
-    const auto first = sample_calls(*p);
-    const auto second = sample_calls(*p);
+    const auto first = sample_calls(*p, options);
+    const auto second = sample_calls(*p, options);
     for (size_t i = 0; i < first.size(); ++i) {
       if (first[i].second.output != second[i].second.output || first[i].second.status != second[i].second.status) {
         fail("plugin \"{}\": {} returned different results for the same input:\n  {}\n  {}", p->info().id, first[i].first,
@@ -284,12 +295,25 @@ CheckOutcome check_repeated_calls(const Options& options) {
   auto loaded = load_all(options);
   long calls = 0;
   for (int i = 0; i < options.iterations; ++i) {
-    for (const auto& p : loaded->instances) calls += static_cast<long>(sample_calls(*p).size());
+    for (const auto& p : loaded->instances) calls += static_cast<long>(sample_calls(*p, options).size());
   }
   return {true, fmt::format("{} calls; run under valgrind --leak-check=full or an ASan build to catch leaks", calls)};
 }
 
 }  // namespace
+
+bool offers_metrics(const Options& options, std::chrono::seconds timeout) {
+  return run_isolated(
+             [&] {
+               PluginRegistry registry;
+               registry.load_file(options.file);
+               for (const auto& info : registry.plugins())
+                 if (info.has_capability(DHA_EXT_METRICS)) return CheckOutcome{true, ""};
+               return CheckOutcome{false, ""};
+             },
+             timeout)
+      .passed;
+}
 
 const std::vector<Check>& all_checks() {
   static const std::vector<Check> checks{
@@ -297,11 +321,15 @@ const std::vector<Check>& all_checks() {
       {"descriptor", "names, semantic version, known capabilities, documented config keys", check_descriptors},
       {"create", "every plugin starts with the given (or default) configuration and offers what it declares", check_create},
       {"engine.targets", "target kinds are complete", check_engine_targets},
-      {"engine.topology", "topology of sample objects; a missing replicas value is null, never 0", check_engine_topology},
+      {"engine.topology", "the count is read where the CRD's /scale (--crd) or the adapter's replicasPath keeps it, from generated and --samples objects; a missing count is null, never 0", check_engine_topology},
       {"engine.queries", "every query passes the host's namespace scoping, with a hostile target name", check_engine_queries},
       {"engine.health", "an object without status does not pass as healthy", check_engine_health},
       {"gate.evaluate", "a verdict is pass, freeze or a clamp toward current, with a reason", check_gate},
+      {"gate.holds", "the gate holds some requests and passes others (a sweep over a day, up and down, quiet and busy, and the --samples gate requests with their expected outcome)", check_gate_holds},
       {"actuator.plan", "a scale produces well-formed requests", check_actuator},
+      {"metrics.instant", "instant queries against a real VictoriaMetrics (or --metrics-url) give the tenant's samples, and only its", check_metrics_instant},
+      {"metrics.range", "range queries give the tenant's points in increasing time over the asked range", check_metrics_range},
+      {"metrics.errors", "a refused query, an empty answer and an unreachable store are the typed statuses of ext/metrics.h, with a message", check_metrics_errors},
       {"malformed-input", "garbage input is refused with a status and a message, never accepted", check_malformed_input},
       {"deterministic", "the same input gives the same output", check_deterministic},
       {"repeated-calls", "many calls in a row succeed (run under valgrind/ASan for leaks)", check_repeated_calls},

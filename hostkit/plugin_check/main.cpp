@@ -1,6 +1,10 @@
 // dha-plugin-check FILE.so — conformance checks for a db-autoscaler plugin, for a plugin
 // author's CI. Each check runs in its own process; the exit code is the number of failures.
+#include <unistd.h>
+
 #include <algorithm>
+#include <ctime>
+#include <memory>
 #include <iostream>
 #include <set>
 
@@ -10,6 +14,8 @@
 #include <spdlog/spdlog.h>
 
 #include "checks.hpp"
+#include "metric_seed.hpp"
+#include "plugin_config.hpp"
 #include "print_samples.hpp"
 #include "operator/logging.hpp"
 
@@ -64,10 +70,30 @@ int main(int argc, char** argv) {
   app.add_flag("--print-samples", print_samples,
                "Print, as JSON, the inputs the checks send each plugin in the file (target objects, queries "
                "requests, health objects, gate and actuator requests, malformed inputs) and exit");
-  app.add_option("--config", options.config, "JSON configuration given to every plugin in the file");
+  std::vector<std::string> config_args;
+  std::string plugin_config_file, metrics_import_url, vm_binary = "/usr/bin/victoria-metrics";
+  app.add_option("--config", config_args,
+                 "NAME=FILE: plugin NAME's configuration (repeatable); or JSON text given to every plugin in the file. "
+                 "${metricsUrl} in a configuration becomes the metrics store's URL");
+  app.add_option("--plugin-config", plugin_config_file, "JSON file {\"<plugin>\": {configuration}, ...}, as the operator reads it");
+  app.add_option("--crd", options.crd_files, "The CRD of a target kind (repeatable): its /scale path is where samples hold the count");
+  app.add_option("--samples", options.samples_dir,
+                 "Directory of your own samples (.json/.yaml): target objects, checked for the count at the count path, and "
+                 "gate requests {\"expect\": \"hold\"|\"pass\", \"request\": {...}}");
+  app.add_option("--metrics-url", options.metrics_url,
+                 "A Prometheus-API store for the metric checks, written through <url>/api/v1/import/prometheus (default: a "
+                 "VictoriaMetrics the checker starts)");
+  app.add_option("--metrics-import-url", metrics_import_url, "Where the metric checks write their samples, if not at --metrics-url");
+  app.add_option("--vm-binary", vm_binary, "The victoria-metrics binary the metric checks start");
   app.add_option("--iterations", options.iterations, "Rounds of sample calls in repeated-calls")->check(CLI::PositiveNumber);
   app.add_option("--timeout", timeout_seconds, "Seconds one check may take")->check(CLI::PositiveNumber);
   CLI11_PARSE(app, argc, argv);
+  try {
+    dha::plugin_check::read_configs(config_args, plugin_config_file, options);
+  } catch (const std::exception& e) {
+    std::cerr << "dha-plugin-check: " << e.what() << "\n";
+    return 2;
+  }
   // The results (--json, --print-samples) own stdout; what a plugin logs through the host goes
   // to stderr, as the operator's log does. spdlog's own default logger writes to stdout.
   dha::op::install_logging(dha::op::LogFormat::Text, spdlog::level::info);
@@ -101,10 +127,31 @@ int main(int argc, char** argv) {
     }
   }
 
+  // The metric checks read from a store with known samples in it, started (or written) once here.
+  std::unique_ptr<dha::plugin_check::MetricsBackend> backend;
+  const bool metric_checks = std::any_of(checks.begin(), checks.end(), [&](const auto& c) {
+    return c.name.starts_with("metrics.") && (only.empty() || std::find(only.begin(), only.end(), c.name) != only.end());
+  });
+  if (metric_checks && dha::plugin_check::offers_metrics(options, std::chrono::seconds(timeout_seconds))) {
+    options.metrics_run = std::to_string(::getpid()) + "-" + std::to_string(std::time(nullptr));
+    try {
+      backend = std::make_unique<dha::plugin_check::MetricsBackend>(options.metrics_url, metrics_import_url, vm_binary,
+                                                                    options.metrics_run);
+      options.metrics_url = backend->url();
+      options.metrics_seeded_until = backend->seeded_until();
+    } catch (const std::exception& e) {
+      options.metrics_url.clear();
+      options.metrics_problem = std::string(e.what()) + " (install the Debian package victoria-metrics, or give --metrics-url)";
+    }
+  }
+
   std::vector<Result> results;
   int failed = 0;
   for (const auto& check : checks) {
     if (!only.empty() && std::find(only.begin(), only.end(), check.name) == only.end()) continue;
+    // Every check creates the plugins again: what they log at info level (a "ready" line, say)
+    // is shown once, from `create`, instead of once per check. Warnings and errors always show.
+    spdlog::set_level(check.name == "create" || !only.empty() ? spdlog::level::info : spdlog::level::warn);
     auto outcome = dha::plugin_check::run_isolated([&] { return check.run(options); },
                                                    std::chrono::seconds(timeout_seconds));
     if (!outcome.passed) ++failed;

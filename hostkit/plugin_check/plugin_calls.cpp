@@ -1,5 +1,6 @@
 #include "plugin_calls.hpp"
 
+#include "plugin_config.hpp"
 #include "plugin_host/status_text.hpp"
 
 namespace dha::plugin_check {
@@ -7,11 +8,13 @@ namespace dha::plugin_check {
 using plugin_host::CallResult;
 using plugin_host::PluginInstance;
 
-std::unique_ptr<Loaded> load_all(const Options& options) {
+std::unique_ptr<Loaded> load_all(const Options& options) { return load_all(options, options.metrics_url); }
+
+std::unique_ptr<Loaded> load_all(const Options& options, const std::string& metrics_url) {
   auto loaded = std::make_unique<Loaded>();
   loaded->registry.load_file(options.file);
   for (const auto& info : loaded->registry.plugins()) {
-    loaded->instances.push_back(loaded->registry.create(info.id, options.config));
+    loaded->instances.push_back(loaded->registry.create(info.id, config_for(options, info, metrics_url)));
   }
   return loaded;
 }

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <fmt/format.h>
@@ -33,7 +34,9 @@ struct Loaded {
   plugin_host::PluginRegistry registry;
   std::vector<std::unique_ptr<plugin_host::PluginInstance>> instances;
 };
+// ${metricsUrl} in a configuration becomes `metrics_url` (default: options.metrics_url).
 std::unique_ptr<Loaded> load_all(const Options& options);
+std::unique_ptr<Loaded> load_all(const Options& options, const std::string& metrics_url);
 
 // Every call goes through here: an exception escaping the plugin is a failure wherever it happens.
 plugin_host::CallResult checked(const plugin_host::PluginInstance& p, const plugin_host::CallResult& result,
@@ -44,5 +47,25 @@ sdk::json::Document parse_or_fail(const plugin_host::PluginInstance& p, const st
 // The engine's answers, parsed; anything but a well-formed answer fails.
 std::vector<sdk::TargetKind> targets_of(const plugin_host::PluginInstance& p);
 sdk::Topology topology_of(const plugin_host::PluginInstance& p, const std::string& target);
+
+// Runs `body` for every instance offering `capability`; passes with how many were exercised.
+template <class Body>
+CheckOutcome for_each_instance(const Options& options, const char* capability, Body&& body) {
+  auto loaded = load_all(options);
+  int exercised = 0;
+  std::string notes;
+  for (const auto& p : loaded->instances) {
+    if (!p->info().has_capability(capability)) continue;
+    if constexpr (std::is_same_v<decltype(body(*p)), std::string>) {
+      const std::string note = body(*p);
+      if (!note.empty()) notes += (notes.empty() ? "" : "; ") + note;
+    } else {
+      body(*p);
+    }
+    ++exercised;
+  }
+  if (exercised == 0) return {true, fmt::format("no plugin offers {}", capability)};
+  return {true, notes.empty() ? fmt::format("{} plugin(s) exercised", exercised) : notes};
+}
 
 }  // namespace dha::plugin_check

@@ -4,6 +4,7 @@
 #include <rapidjson/stringbuffer.h>
 
 #include "plugin_calls.hpp"
+#include "declared_samples.hpp"
 #include "samples.hpp"
 
 namespace dha::plugin_check {
@@ -27,7 +28,7 @@ void list(Writer& w, const char* key, const std::vector<std::string>& documents)
   w.EndArray();
 }
 
-void plugin_samples(Writer& w, const plugin_host::PluginInstance& p) {
+void plugin_samples(Writer& w, const plugin_host::PluginInstance& p, const Options& options) {
   w.StartObject();
   w.Key("id");
   w.String(p.info().id);
@@ -38,9 +39,10 @@ void plugin_samples(Writer& w, const plugin_host::PluginInstance& p) {
   std::vector<std::string> topology, queries, health;
   if (p.engine()) {
     for (const auto& kind : targets_of(p)) {
-      const std::string target = sample_target(kind, true);
-      topology.push_back(target);
-      topology.push_back(sample_target(kind, false));
+      const CountPath path = count_path(p, kind, options);
+      const auto samples = target_samples(kind, path, options);
+      for (const auto& sample : samples) topology.push_back(sample.object);
+      const std::string& target = samples.front().object;  // the generated one with a count
       const sdk::Topology t = topology_of(p, target);
       queries.push_back(sample_query_request(kind, kHostileName, t.release_name).to_json());
       queries.push_back(sample_query_request(kind, "db", "db").to_json());
@@ -68,7 +70,7 @@ std::string samples_json(const Options& options) {
   w.String(kNamespace);
   w.Key("plugins");
   w.StartArray();
-  for (const auto& p : loaded->instances) plugin_samples(w, *p);
+  for (const auto& p : loaded->instances) plugin_samples(w, *p, options);
   w.EndArray();
   // Sent to every function that reads a document (topology, queries, health, instant_query,
   // evaluate, plan): each must be refused.

@@ -21,6 +21,11 @@ for deb in "$operator_deb" "$sdk_deb"; do
   [[ -f "$deb" ]] || fail "cpack did not write $(basename "$deb"); it wrote: $(ls "$work/debs")"
 done
 echo "built $(cd "$work/debs" && ls ./*.deb | tr '\n' ' ')"
+# Each package says what it is: the SDK's description is its own, not the operator's.
+[[ "$(dpkg-deb --field "$sdk_deb" Description)" == "SDK for db-autoscaler plugins"* ]] \
+  || fail "db-autoscaler-sdk's description is not the SDK's: $(dpkg-deb --field "$sdk_deb" Description)"
+[[ "$(dpkg-deb --field "$operator_deb" Description)" == "Read-replica autoscaler"* ]] \
+  || fail "db-autoscaler's description: $(dpkg-deb --field "$operator_deb" Description)"
 
 depends=$(dpkg-deb --field "$operator_deb" Depends)
 for lib in libc6 libstdc++6 libcurl4 libssl3; do

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <rapidjson/document.h>
+#include <rapidjson/pointer.h>
 
 #include <algorithm>
 #include <chrono>
@@ -235,7 +236,7 @@ TEST_F(DevEnvTest, DurationBoundsTheRun) {
   DevEnv env(args({"--duration", "2"}), work_ / "dev-env.log");
   ASSERT_TRUE(ready(env));
   EXPECT_EQ(env.wait(60s), 0) << log();
-  EXPECT_NE(log().find("stopping after 2 s"), std::string::npos) << log();
+  EXPECT_NE(log().find("2 s from now (--duration)"), std::string::npos) << log();
 }
 
 TEST_F(DevEnvTest, DetachReturnsOnceUpAndStopEndsIt) {
@@ -254,6 +255,70 @@ TEST_F(DevEnvTest, DetachReturnsOnceUpAndStopEndsIt) {
   DevEnv stop({sdk_.dev_env(), "--stop", "--dir", dir_.string()}, work_ / "stop.log");
   EXPECT_EQ(stop.wait(90s), 0) << read_text(work_ / "stop.log");
   EXPECT_NE(read_text(work_ / "stop.log").find("stopped the environment in " + dir_.string()), std::string::npos);
+}
+
+// An outside vendor's engine adapter, actuator, gate and metric source, from their build directory
+// and an installed SDK, each with its own configuration: the operator loads exactly those (its own
+// metric source in place of metrics-vm), scales spec.topology.nodes, and the simulator keeps the
+// status fields the engine description names.
+TEST_F(DevEnvTest, RunsAVendorsEngineActuatorGateAndMetricSourceEachWithItsOwnConfig) {
+  const std::string vendor = DHA_SOURCE_DIR "/tests/integration/keydb_vendor";
+  DevEnv env({sdk_.dev_env(), "--plugin-dir", KEYDB_VENDOR_PLUGIN_DIR, "--plugins", "keydb,keydb-nodes,keydb-write-burst",
+              "--metrics-plugin", KEYDB_VENDOR_PLUGIN_DIR "/orgid-metrics.so", "--engine", vendor + "/dev/keydb.engine.yaml",
+              "--crds", vendor + "/crds", "--dir", dir_.string(), "--provision-seconds", "1",
+              "--config", "keydb=" + vendor + "/dev/keydb.json", "--config", "keydb-nodes=" + vendor + "/dev/keydb-nodes.json",
+              "--config", "keydb-write-burst=" + vendor + "/dev/keydb-write-burst.json",
+              "--config", "orgid-metrics=" + vendor + "/dev/orgid-metrics.json"},
+             work_ / "dev-env.log");
+  ASSERT_TRUE(ready(env));
+  const std::string out = log();
+  EXPECT_NE(out.find("run --plugins keydb,keydb-nodes,keydb-write-burst,orgid-metrics"), std::string::npos) << out;
+  for (const char* id : {"keydb ", "keydb-nodes ", "keydb-write-burst ", "orgid-metrics "})
+    EXPECT_NE(out.find(std::string("    ") + id + "0."), std::string::npos) << id << " is listed as loaded:\n" << out;
+  EXPECT_EQ(out.find("metrics-vm"), std::string::npos) << "the vendor's source replaces metrics-vm:\n" << out;
+  // Each plugin's own section, and the store's URL where the source's configuration asked for it.
+  rapidjson::Document config;
+  config.Parse(read_text(dir_ / "plugins.json").c_str());
+  ASSERT_TRUE(config.IsObject()) << read_text(dir_ / "plugins.json");
+  EXPECT_EQ(config["keydb"]["minNodes"].GetInt(), 2);
+  EXPECT_STREQ(config["keydb-nodes"]["drainField"].GetString(), "drainFirst");
+  EXPECT_EQ(config["keydb-write-burst"]["maxWriteRate"].GetInt(), 500);
+  const std::string source_url = read_text(dir_ / "plugins.json");
+  EXPECT_NE(source_url.find(R"("orgId": "${namespace}")"), std::string::npos) << "the source's own placeholders are its own";
+  EXPECT_EQ(source_url.find("${metricsUrl}"), std::string::npos) << source_url;
+
+  dha::testing::world::KubeRest kube(dha::testing::world::KubeEndpoint::from_kubeconfig(dir_ / "kubeconfig"));
+  ASSERT_EQ(kube.create("/api/v1/namespaces", R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"kv"}})").status, 201);
+  ASSERT_EQ(kube.create("/apis/db.example.com/v1/namespaces/kv/keydbs",
+                        R"({"apiVersion":"db.example.com/v1","kind":"KeyDB","metadata":{"name":"orders","namespace":"kv"},
+                            "spec":{"topology":{"nodes":3}}})")
+                .status,
+            201);
+  const auto dha = kube.create("/apis/autoscaling.cozystack.io/v1alpha1/namespaces/kv/databasehorizontalautoscalers",
+                               R"({"apiVersion":"autoscaling.cozystack.io/v1alpha1",
+                                   "kind":"DatabaseHorizontalAutoscaler","metadata":{"name":"orders","namespace":"kv"},
+                                   "spec":{"targetRef":{"apiGroup":"db.example.com","kind":"KeyDB","name":"orders"},
+                                           "minReplicas":2,"maxReplicas":6,
+                                           "metrics":[{"type":"ReadConnections","target":{"averageValue":"100"}}],
+                                           "behavior":{"scaleUp":{"stabilizationWindowSeconds":0,"step":1},
+                                                       "scaleDown":{"stabilizationWindowSeconds":600,"step":1}}}})");
+  ASSERT_EQ(dha.status, 201) << dha.body;
+  // 250 clients against 100 per read node: 3 read nodes and the primary.
+  int nodes = 3, ready_nodes = 0;
+  const auto deadline = std::chrono::steady_clock::now() + 150s;
+  while ((nodes < 4 || ready_nodes < 4) && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(500ms);
+    rapidjson::Document d;
+    d.Parse(kube.get("/apis/db.example.com/v1/namespaces/kv/keydbs/orders").body.c_str());
+    if (d.HasParseError() || !d.IsObject()) continue;
+    if (const auto* n = rapidjson::Pointer("/spec/topology/nodes").Get(d); n != nullptr && n->IsInt()) nodes = n->GetInt();
+    if (const auto* r = rapidjson::Pointer("/status/readyNodes").Get(d); r != nullptr && r->IsInt()) ready_nodes = r->GetInt();
+  }
+  EXPECT_EQ(nodes, 4) << read_text(dir_ / "db-autoscaler.log");
+  EXPECT_EQ(ready_nodes, 4) << "the simulator keeps the status field the description names\n"
+                            << read_text(dir_ / "dha-world-sim.log");
+  ASSERT_EQ(::kill(env.pid(), SIGTERM), 0);
+  EXPECT_EQ(env.wait(60s), 143) << log();
 }
 
 // A loopback port with a listener on it, for the port-in-use case.
@@ -306,6 +371,10 @@ TEST_F(DevEnvTest, BadInputIsAClearErrorAndLeavesNothingRunning) {
       {{sdk_.dev_env(), "--plugin-dir", empty_dir.string(), "--load", load(), "--dir", dir_.string()},
        "no plugin (*.so) in " + empty_dir.string(), 1},
       {args({"--plugins", "acmedb"}), "plugin acmedb: no acmedb.so in", 1},
+      {args({"--plugin-dir", DHA_POSTGRES_PLUGIN_DIR}), "the operator would load only the first", 1},
+      {args({"--config", "postgres"}), "--config wants NAME=FILE", 2},
+      {args({"--config", "postgres=/nonexistent.json"}), "--config postgres=/nonexistent.json: /nonexistent.json does not exist", 1},
+      {args({"--metrics-plugin", "/nonexistent.so"}), "--metrics-plugin /nonexistent.so: not a .so file", 1},
       {args({"--vm-port", std::to_string(busy.port())}),
        "port " + std::to_string(busy.port()) + " on 127.0.0.1 is in use", 1},
       {args({"--engine", "/nonexistent.yaml"}), "engine description /nonexistent.yaml does not exist", 1},

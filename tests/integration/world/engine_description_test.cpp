@@ -50,6 +50,39 @@ TEST(EngineDescription, TheTemplatesAcmeDbDescriptionReads) {
   EXPECT_EQ(e.series[2].pods, PodSelection::kPrimary);
 }
 
+TEST(EngineDescription, StatusFieldsNameTheirPathAndWhatTheyHold) {
+  const auto e = EngineDescription::parse(R"(
+kind: KeyDB
+group: db.example.com
+version: v1
+plural: keydbs
+status:
+  fields:
+    topology.readyNodes: available
+    nodes: instances
+    healthy: ready
+    phase: Running
+    generation: 7
+    version: "7"
+series: [{metric: keydb_clients, value: readConnections}])", "keydb.yaml");
+  ASSERT_EQ(e.status_fields.size(), 6u);
+  EXPECT_EQ(e.status_fields[0].path, "status.topology.readyNodes");
+  EXPECT_EQ(e.status_fields[0].source, StatusField::Source::kAvailable);
+  EXPECT_EQ(e.status_fields[1].source, StatusField::Source::kInstances);
+  EXPECT_EQ(e.status_fields[2].source, StatusField::Source::kReady);
+  EXPECT_EQ(e.status_fields[3].source, StatusField::Source::kConstant);
+  EXPECT_EQ(e.status_fields[3].constant, "Running");
+  EXPECT_FALSE(e.status_fields[3].constant_is_number);
+  EXPECT_TRUE(e.status_fields[4].constant_is_number);
+  EXPECT_FALSE(e.status_fields[5].constant_is_number) << "a quoted number stays a string";
+  try {
+    EngineDescription::parse("{kind: K, group: g.io, version: v1, plural: ks, status: {fields: {'a..b': ready}}}", "bad.yaml");
+    ADD_FAILURE() << "a path with an empty step must be refused";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("status.fields.a..b"), std::string::npos) << error.what();
+  }
+}
+
 TEST(EngineDescription, JsonIsAcceptedAndDefaultsAreFilled) {
   const auto e = EngineDescription::parse(
       R"({"kind": "KeyDB", "group": "kv.example.com", "version": "v2", "plural": "keydbs",

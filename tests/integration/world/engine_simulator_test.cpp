@@ -112,6 +112,42 @@ TEST_F(AcmeDbWorld, StatusAndWorkloadMonitorFollowTheReplicasAtTheDescribedPaths
   EXPECT_NE(log_.str().find(ns_ + "/orders: spec.replicas 3 -> 4"), std::string::npos) << log_.str();
 }
 
+// Any status field the description names is kept in step: counts, a readiness flag, a constant.
+TEST_F(AcmeDbWorld, StatusFieldsTheDescriptionNamesAreWritten) {
+  create_acmedb("orders", R"({"replicas": 3})");
+  WorldOptions o = options();
+  o.engine.status_fields = EngineDescription::parse(R"(
+kind: AcmeDB
+group: db.example.com
+version: v1
+plural: acmedbs
+status:
+  fields:
+    topology.readyNodes: available
+    topology.nodes: instances
+    allReady: ready
+    phase: Running
+series: [{metric: acmedb_client_connections, value: readConnections}])", "fields.yaml").status_fields;
+  WorldSimulator world(KubeEndpoint::from_kubeconfig(kubeconfig_), constant_curve("250,0.5,100"), o, log_);
+  const auto t0 = Clock::now();
+  world.step(t0);
+  const std::string path = acmedb_path("orders");
+  EXPECT_EQ(field(path, "/status/topology/readyNodes"), "3") << log_.str();
+  EXPECT_EQ(field(path, "/status/topology/nodes"), "3");
+  EXPECT_EQ(field(path, "/status/allReady"), "true");
+  EXPECT_EQ(field(path, "/status/phase"), "Running");
+  EXPECT_EQ(available(), "3") << "availablePath is written next to the fields";
+
+  set_replicas(4);
+  world.step(t0 + 1s);
+  EXPECT_EQ(field(path, "/status/topology/readyNodes"), "3") << "the new node is provisioning";
+  EXPECT_EQ(field(path, "/status/topology/nodes"), "4");
+  EXPECT_EQ(field(path, "/status/allReady"), "false");
+  world.step(t0 + 6s);
+  EXPECT_EQ(field(path, "/status/topology/readyNodes"), "4");
+  EXPECT_EQ(field(path, "/status/allReady"), "true");
+}
+
 TEST_F(AcmeDbWorld, AnObjectWithoutReplicasGetsTheDescribedDefault) {
   create_acmedb("orders", "{}");
   WorldSimulator world(KubeEndpoint::from_kubeconfig(kubeconfig_), constant_curve("250,0.5,100"), options(), log_);

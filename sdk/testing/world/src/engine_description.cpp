@@ -198,7 +198,7 @@ EngineDescription EngineDescription::parse(std::string_view yaml, const std::str
       e.replica_role = r.string(roles["replica"], "roles.replica", false, e.replica_role);
     }
     if (const auto status = root["status"]) {
-      r.only_keys(status, "status", {"availablePath", "readyCondition"});
+      r.only_keys(status, "status", {"availablePath", "readyCondition", "fields"});
       if (status["availablePath"]) {
         e.available_path = r.string(status["availablePath"], "status.availablePath", true);
         if (e.available_path->rfind("status.", 0) != 0 || e.available_path->size() <= 7 ||
@@ -206,6 +206,29 @@ EngineDescription EngineDescription::parse(std::string_view yaml, const std::str
           r.fail("status.availablePath", "\"" + *e.available_path + "\" must be a dotted path under status.");
       }
       e.ready_condition = r.boolean(status["readyCondition"], "status.readyCondition");
+      if (const auto fields = status["fields"]) {
+        if (!fields.IsMap()) r.fail("status.fields", "must be a map of a path under status. to what it holds");
+        for (const auto& field : fields) {
+          const std::string path = field.first.as<std::string>();
+          const std::string key = "status.fields." + path;
+          if (path.empty() || path.front() == '.' || path.back() == '.' || path.find("..") != std::string::npos)
+            r.fail(key, "\"" + path + "\" is not a dotted path (it is written under status.)");
+          if (!field.second.IsScalar()) r.fail(key, "must be available, instances, ready or a constant");
+          StatusField f;
+          f.path = "status." + path;
+          const std::string value = field.second.as<std::string>();
+          double number = 0;
+          if (value == "available") f.source = StatusField::Source::kAvailable;
+          else if (value == "instances") f.source = StatusField::Source::kInstances;
+          else if (value == "ready") f.source = StatusField::Source::kReady;
+          else {
+            f.constant = value;
+            f.constant_is_number = field.second.Tag() != "!" && YAML::convert<double>::decode(field.second, number) &&
+                                   std::isfinite(number);
+          }
+          e.status_fields.push_back(std::move(f));
+        }
+      }
     }
     if (const auto health = root["health"]) {
       r.only_keys(health, "health", {"workloadMonitor"});

@@ -5,6 +5,7 @@
 #include <rapidjson/writer.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <stdexcept>
 #include <thread>
@@ -65,18 +66,28 @@ std::optional<int64_t> int_at_path(const rapidjson::Value& object, const std::st
   return at->IsInt64() ? at->GetInt64() : static_cast<int64_t>(at->GetDouble());
 }
 
-// Writes `value` at a dotted path ("status.availableReplicas") as nested objects.
-template <typename Writer>
-void write_at_path(Writer& w, const std::string& path, int value) {
-  const auto dot = path.find('.');
-  w.Key(path.substr(0, dot).c_str());
-  if (dot == std::string::npos) {
-    w.Int(value);
-    return;
+// Sets `value` at a dotted path ("status.topology.readyNodes") of `doc`, making the objects on the way.
+void set_at_path(rapidjson::Document& doc, const std::string& path, rapidjson::Value value) {
+  auto& a = doc.GetAllocator();
+  rapidjson::Value* at = &doc;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t dot = path.find('.', start);
+    const std::string step = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    auto member = at->FindMember(step.c_str());
+    if (dot == std::string::npos) {
+      if (member != at->MemberEnd()) member->value = std::move(value);
+      else at->AddMember(rapidjson::Value(step.c_str(), a), std::move(value), a);
+      return;
+    }
+    if (member == at->MemberEnd() || !member->value.IsObject()) {
+      if (member != at->MemberEnd()) at->RemoveMember(member);
+      at->AddMember(rapidjson::Value(step.c_str(), a), rapidjson::Value(rapidjson::kObjectType), a);
+      member = at->FindMember(step.c_str());
+    }
+    at = &member->value;
+    start = dot + 1;
   }
-  w.StartObject();
-  write_at_path(w, path.substr(dot + 1), value);
-  w.EndObject();
 }
 
 }  // namespace
@@ -99,7 +110,7 @@ struct WorldSimulator::App {
   // The WorkloadMonitor as last written: {replicas, available, operational}.
   std::optional<std::tuple<int, int, bool>> monitor_written;
   Clock::time_point monitor_checked{};
-  std::optional<std::pair<bool, int>> status_written;  // the object's {Ready, available} as last written
+  std::optional<std::tuple<bool, int, int>> status_written;  // the object's {Ready, available, instances} as last written
 };
 
 WorldSimulator::WorldSimulator(KubeEndpoint endpoint, LoadCurve curve, WorldOptions options, std::ostream& log)
@@ -138,7 +149,8 @@ void WorldSimulator::step(Clock::time_point now) {
     }
     if (!app->gone) {
       if (options_.engine.workload_monitor) sync_workload_monitor(*app, now);
-      if (options_.engine.ready_condition || options_.engine.available_path) sync_object_status(*app, now);
+      if (options_.engine.ready_condition || options_.engine.available_path || !options_.engine.status_fields.empty())
+        sync_object_status(*app, now);
     }
   }
   if (!last_scrape_ || now - *last_scrape_ >= options_.scrape_interval) scrape(now);
@@ -301,29 +313,45 @@ void WorldSimulator::sync_object_status(App& app, Clock::time_point now) {
   const int replicas = app.database.replicas();
   const int available = app.database.available(now);
   const bool ready = replicas > 0 && available == replicas;
-  if (app.status_written == std::make_pair(ready, available)) return;
-  const std::string patch = json_text([&](auto& w) {
-    w.StartObject();
-    w.Key("status"), w.StartObject();
-    if (engine.ready_condition) {
-      w.Key("conditions"), w.StartArray();
-      w.StartObject();
-      w.Key("type"), w.String("Ready");
-      w.Key("status"), w.String(ready ? "True" : "False");
-      w.Key("reason"), w.String(ready ? "AllInstancesReady" : "InstancesNotReady");
-      w.Key("message"), w.String(std::to_string(available) + " of " + std::to_string(replicas) + " instances ready");
-      w.EndObject();
-      w.EndArray();
+  if (app.status_written == std::make_tuple(ready, available, replicas)) return;
+  rapidjson::Document patch(rapidjson::kObjectType);
+  auto& a = patch.GetAllocator();
+  if (engine.ready_condition) {
+    rapidjson::Value condition(rapidjson::kObjectType), conditions(rapidjson::kArrayType);
+    condition.AddMember("type", "Ready", a);
+    condition.AddMember("status", rapidjson::Value(ready ? "True" : "False", a), a);
+    condition.AddMember("reason", rapidjson::Value(ready ? "AllInstancesReady" : "InstancesNotReady", a), a);
+    condition.AddMember("message",
+                        rapidjson::Value((std::to_string(available) + " of " + std::to_string(replicas) + " instances ready").c_str(), a),
+                        a);
+    conditions.PushBack(condition, a);
+    set_at_path(patch, "status.conditions", std::move(conditions));
+  }
+  if (engine.available_path) set_at_path(patch, *engine.available_path, rapidjson::Value(available));
+  for (const auto& field : engine.status_fields) {
+    rapidjson::Value value;
+    switch (field.source) {
+      case StatusField::Source::kAvailable: value.SetInt(available); break;
+      case StatusField::Source::kInstances: value.SetInt(replicas); break;
+      case StatusField::Source::kReady: value.SetBool(ready); break;
+      case StatusField::Source::kConstant:
+        if (field.constant_is_number) value.SetDouble(std::strtod(field.constant.c_str(), nullptr));
+        else value.SetString(field.constant.c_str(), a);
+        if (field.constant_is_number && value.GetDouble() == static_cast<double>(static_cast<int64_t>(value.GetDouble())))
+          value.SetInt64(static_cast<int64_t>(value.GetDouble()));
+        break;
     }
-    if (engine.available_path) write_at_path(w, engine.available_path->substr(std::string("status.").size()), available);
-    w.EndObject();
-    w.EndObject();
-  });
+    set_at_path(patch, field.path, std::move(value));
+  }
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+  patch.Accept(writer);
+  const std::string patch_text = buffer.GetString();
   const std::string path = engine.collection_path(app.namespace_name) + "/" + app.name + "/status";
   try {
-    const auto r = kube_.merge_patch(path, patch);
+    const auto r = kube_.merge_patch(path, patch_text);
     if (r.status == 200)
-      app.status_written = std::make_pair(ready, available);
+      app.status_written = std::make_tuple(ready, available, replicas);
     else
       log_ << "world: patching " << path << ": HTTP " << r.status << " " << short_body(r.body) << std::endl;
   } catch (const std::exception& e) {

@@ -32,6 +32,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -71,6 +72,39 @@ struct ObjectRef {
   std::string name;
 };
 
+// A number the decision was made on: status.currentMetrics as a value, with the DHA's target.
+struct MetricReading {
+  std::string type;              // "ReadConnections"
+  double value = 0;              // the per-replica average the operator computed
+  std::optional<double> target;  // the spec's target averageValue (or averageUtilization); nullopt if neither
+};
+
+// One Event the operator wrote about a DHA during a reconcile of this Pipeline, as values a test
+// can compare across SDK releases. `message` is the prose a person reads: its wording
+// is operator output and may change in any release; every other field is stable across 1.x.
+struct EventRecord {
+  std::string dha;      // the DHA it is about (involvedObject.name)
+  std::string reason;   // "Scaled", "Rollback", "DryRunScale", "PatchFailed", ...
+  std::string type;     // "Normal" or "Warning"
+  std::string message;  // prose: assert on the fields below instead
+  std::int64_t count = 1;  // how many times the Event was recorded (aggregated repeats)
+  // The decision of the reconcile that wrote it, from the DHA's status right after it:
+  std::optional<std::int64_t> from;  // the count observed (status.currentReplicas)
+  std::optional<std::int64_t> to;    // the count decided (status.lastDecision.desiredReplicas)
+  std::string decision;              // status.lastDecision.kind: "Scale", "NoChange", "Freeze", "Rollback"
+  std::string decision_reason;       // status.lastDecision.reason
+  std::vector<MetricReading> metrics;  // the cause's numbers
+};
+
+// A DHA status condition as values; `message` is prose, as for EventRecord.
+struct ConditionRecord {
+  std::string type;    // "AbleToScale", "ScalingActive", "ScalingLimited", ...
+  std::string status;  // "True", "False", "Unknown"
+  std::string reason;
+  std::string message;
+  std::int64_t observed_generation = 0;
+};
+
 class DHA_TESTING_API Pipeline {
  public:
   // Loads the plugins and connects; throws std::runtime_error naming what could not start (a
@@ -102,7 +136,15 @@ class DHA_TESTING_API Pipeline {
   // Messages of the Events in `ns` with this reason (e.g. "Scaled", "DryRunScale").
   std::vector<std::string> events(const std::string& ns, const std::string& reason);
 
+  // Added after SDK 1.2.0 (additive, as every kit change in 1.x): the Events written by this
+  // Pipeline's reconciles of DHAs in `ns`, oldest first, with the decision behind each (reason ""
+  // = all). An aggregated repeat is a record of its own.
+  std::vector<EventRecord> event_records(const std::string& ns, const std::string& reason = "");
+  // Added after SDK 1.2.0: every condition of the DHA's status as it is now.
+  std::vector<ConditionRecord> conditions(const std::string& ns, const std::string& dha_name);
+
  private:
+  void record_new_events(const std::string& ns, const std::string& dha_name, const std::map<std::string, std::int64_t>& before);
   struct Parts;
   std::unique_ptr<Parts> parts_;
 };

@@ -2,8 +2,9 @@
 
 // Test kit: everything a pipeline test stands on, started in one line — the embedded API server
 // serving your CRDs (plus the kit's: DHA, WorkloadMonitor, the cozystack kinds), a real
-// VictoriaMetrics, the operator's Pipeline with your plugins and metrics-vm pointed at that
-// VictoriaMetrics, and the namespace your objects live in. Stopped in reverse order on
+// VictoriaMetrics, the operator's Pipeline with your plugins and metrics-vm (or your own metric
+// source, PipelineWorldOptions::metrics_plugin) pointed at that VictoriaMetrics, and the
+// namespace your objects live in. Stopped in reverse order on
 // destruction (the temporary kubeconfig directory goes with it).
 //
 //   dha::testing::PipelineWorldOptions options;
@@ -20,6 +21,7 @@
 //
 // Link dha::testing::kit, dha::testing::apiserver and dha::testing::vm.
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -42,12 +44,16 @@ namespace dha::testing {
 struct PipelineWorldOptions {
   std::vector<std::string> crd_dirs;     // your kinds; the kit's CRDs are always served
   std::vector<std::string> plugin_dirs;  // where your .so files are
-  std::vector<std::string> plugins;      // yours; "metrics-vm" is added
+  std::vector<std::string> plugins;      // yours; "metrics-vm" (or metrics_plugin) is added
   // Configuration of your plugins by id, JSON object text: {{"acmedb", R"({"minQuorum": 2})"}}.
   std::map<std::string, std::string> plugin_config;
   std::string namespace_name = "tenant-a";
   std::int64_t start_unix_seconds = 0;  // the pipeline clock's start; 0 = the current second
   bool requeue_at_namespace_phase = false;  // Pipeline::requeue_at_namespace_phase (SDK 1.2)
+  // The metric source to load instead of metrics-vm: your plugin's id (its .so in plugin_dirs).
+  // Its configuration is plugin_config[metrics_plugin] with ${metricsUrl} replaced by the world's
+  // VictoriaMetrics URL, or {"url": "<that URL>"} when you give none. Added after SDK 1.2.0.
+  std::string metrics_plugin;
 };
 
 // The object a DHA scales, as most pipeline tests start from it: `kind` at `object` with
@@ -60,6 +66,7 @@ struct HealthyTarget {
   std::string monitor;                  // "acmedb-orders"
   std::string monitor_kind;             // "acmedb"
   std::string annotations_json = "{}";  // the object's metadata.annotations
+  std::string replicas_path = "spec.replicas";  // where the object keeps its count (added after SDK 1.2.0)
 };
 
 class PipelineWorld {
@@ -79,11 +86,16 @@ class PipelineWorld {
     options.kubeconfig = kubeconfig;
     options.plugin_dirs = o.plugin_dirs;
     options.plugins = o.plugins;
-    options.plugins.push_back("metrics-vm");
+    const std::string source = o.metrics_plugin.empty() ? "metrics-vm" : o.metrics_plugin;
+    if (std::find(options.plugins.begin(), options.plugins.end(), source) == options.plugins.end())
+      options.plugins.push_back(source);
     options.start_unix_seconds = o.start_unix_seconds;
-    std::string config = R"({"metrics-vm": {"url": ")" + vm_->url() + R"("})";
-    for (const auto& [id, json] : o.plugin_config) config += ", \"" + id + "\": " + json;
-    options.plugin_config_json = config + "}";
+    // The metric source's own section, given or not, points it at the world's VictoriaMetrics.
+    std::string config = "\"" + source + "\": " + with_metrics_url(o.plugin_config.contains(source) ? o.plugin_config.at(source)
+                                                                                             : R"({"url": "${metricsUrl}"})");
+    for (const auto& [id, json] : o.plugin_config)
+      if (id != source) config += ", \"" + id + "\": " + with_metrics_url(json);
+    options.plugin_config_json = "{" + config + "}";
     pipeline_ = std::make_unique<Pipeline>(options);
     if (o.requeue_at_namespace_phase) pipeline_->requeue_at_namespace_phase(true);
     pipeline_->create({"", "v1", "namespaces", "", ""},
@@ -105,7 +117,7 @@ class PipelineWorld {
     pipeline_->create({o.group, o.version, o.plural, o.namespace_name, ""},
                       R"({"apiVersion": ")" + api_version + R"(", "kind": ")" + t.kind + R"(", "metadata": {"name": ")" +
                           o.name + R"(", "namespace": ")" + o.namespace_name + R"(", "annotations": )" +
-                          t.annotations_json + R"(}, "spec": {"replicas": )" + std::to_string(t.replicas) + "}}");
+                          t.annotations_json + "}, " + nested_count(t.replicas_path, t.replicas) + "}");
     const ObjectRef monitor{"cozystack.io", "v1alpha1", "workloadmonitors", o.namespace_name, t.monitor};
     pipeline_->create({monitor.group, monitor.version, monitor.plural, o.namespace_name, ""},
                       R"({"apiVersion": "cozystack.io/v1alpha1", "kind": "WorkloadMonitor", "metadata": {"name": ")" +
@@ -127,6 +139,26 @@ class PipelineWorld {
   Pipeline& pipeline() { return *pipeline_; }
 
  private:
+  std::string with_metrics_url(std::string json) const {
+    const std::string placeholder = "${metricsUrl}";
+    for (auto at = json.find(placeholder); at != std::string::npos; at = json.find(placeholder, at))
+      json.replace(at, placeholder.size(), vm_->url());
+    return json;
+  }
+  // "spec.topology.nodes", 3 -> "spec": {"topology": {"nodes": 3}} (members of the object's root).
+  static std::string nested_count(const std::string& dotted, std::int64_t count) {
+    std::string open, close;
+    std::size_t start = 0;
+    for (;;) {
+      const std::size_t dot = dotted.find('.', start);
+      const std::string step = dotted.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+      if (dot == std::string::npos) return open + "\"" + step + "\": " + std::to_string(count) + close;
+      open += "\"" + step + "\": {";
+      close += "}";
+      start = dot + 1;
+    }
+  }
+
   std::string dir_;
   std::string namespace_;
   std::unique_ptr<ApiServer> api_;

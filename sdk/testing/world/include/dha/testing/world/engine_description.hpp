@@ -15,6 +15,9 @@
 //   status:                           # optional: what the operator reports on the object itself
 //     availablePath: status.availableReplicas      #   available instances
 //     readyCondition: true            #   status.conditions[type=Ready]
+//     fields:                         #   any other status field, under status.:
+//       topology.readyNodes: available    #   available | instances | ready (a boolean) | a constant
+//       phase: Running
 //   health:                           # optional: a cozystack WorkloadMonitor kept in step
 //     workloadMonitor: {name: acmedb-${app}, minReplicas: 1}
 //   series:                           # one exporter series per instance pod and entry
@@ -62,6 +65,15 @@ struct WorkloadMonitorDescription {
   int min_replicas = 1;
 };
 
+// A status field the simulated operator keeps (`status.fields`): where, and what it holds.
+struct StatusField {
+  enum class Source { kAvailable, kInstances, kReady, kConstant };
+  std::string path;  // dotted, under status. ("status.topology.readyNodes")
+  Source source = Source::kConstant;
+  std::string constant;  // kConstant: the YAML scalar as written
+  bool constant_is_number = false;
+};
+
 struct EngineDescription {
   std::string kind, group, version, plural;
   std::string replicas_path = "spec.replicas";
@@ -70,6 +82,7 @@ struct EngineDescription {
   std::string primary_role = "primary", replica_role = "replica";
   std::optional<std::string> available_path;  // under status.
   bool ready_condition = false;
+  std::vector<StatusField> status_fields;
   std::optional<WorkloadMonitorDescription> workload_monitor;
   std::vector<SeriesDescription> series;
 
