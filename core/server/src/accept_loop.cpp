@@ -7,6 +7,8 @@
 #include <boost/asio/detached.hpp>
 #include <spdlog/spdlog.h>
 
+#include <sys/ioctl.h>
+
 #include <string_view>
 
 namespace dha::server {
@@ -23,7 +25,15 @@ asio::awaitable<void> Server::Impl::accept_loop() {
   asio::steady_timer wait(control_);
   while (!stopping_) {
     // Accepting never pauses while the server is full: every newcomer is decided here at
-    // once, so none waits in the listen backlog behind a flood.
+    // once, so none waits in the listen backlog behind a flood. Only while the connections
+    // already closed to make room have not gone yet does it wait (their threads close them
+    // within moments): a newcomer accepted then could only be reset.
+    if (slots_.closing() >= slots_.limits().max_closing) {
+      wait.expires_after(1ms);
+      error_code ignored;
+      co_await wait.async_wait(awaitable_ec(ignored));
+      continue;
+    }
     error_code ec;
     auto& worker = *workers_[next_worker_++ % workers_.size()];
     tcp::socket socket = co_await acceptor_.async_accept(worker.ioc, awaitable_ec(ec));
@@ -39,7 +49,12 @@ asio::awaitable<void> Server::Impl::accept_loop() {
     auto peer = socket.remote_endpoint(ec);
     std::string peer_address = ec ? std::string("unknown") : peer.address().to_string();
     const bool trusted = !ec && trust_.trusted(peer_address, std::chrono::steady_clock::now());
-    const detail::SlotDecision decision = slots_.admit(peer_address, trusted);
+    // A client that waited in the backlog has usually sent its first bytes already: it is not
+    // one of a flood's silent sockets, though its thread has not looked at it yet.
+    int waiting_bytes = 0;
+    const bool has_sent = ::ioctl(socket.native_handle(), FIONREAD, &waiting_bytes) == 0 && waiting_bytes > 0;
+    const detail::SlotDecision decision =
+        slots_.admit(peer_address, trusted, has_sent ? detail::Phase::partial : detail::Phase::silent);
     if (!decision.admitted()) {
       refused_.fetch_add(1);
       // A reset rather than a FIN: no TIME_WAIT left behind for each of a flood's sockets.

@@ -44,7 +44,7 @@ std::uint64_t ConnectionSlots::victim_among(bool trusted, std::size_t newcomer_h
   return 0;
 }
 
-SlotDecision ConnectionSlots::admit(const std::string& address, bool trusted) {
+SlotDecision ConnectionSlots::admit(const std::string& address, bool trusted, Phase initial) {
   std::lock_guard lock(mutex_);
   SlotDecision decision;
   auto [it, inserted] = peers_.try_emplace(address);
@@ -91,8 +91,8 @@ SlotDecision ConnectionSlots::admit(const std::string& address, bool trusted) {
   unindex(peer);
   const std::uint64_t id = ++next_id_;
   const std::uint64_t since = ++next_since_;
-  connections_.emplace(id, Connection{&peer, Phase::silent, since});
-  peer.silent.emplace(since, id);
+  connections_.emplace(id, Connection{&peer, initial, since});
+  if (auto* set = phase_set(peer, initial)) set->emplace(since, id);
   ++peer.connections;
   ++(peer.trusted ? open_trusted_ : open_untrusted_);
   reindex(peer);

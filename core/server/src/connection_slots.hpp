@@ -58,7 +58,9 @@ class ConnectionSlots {
 public:
   explicit ConnectionSlots(SlotLimits limits);
 
-  SlotDecision admit(const std::string& peer, bool trusted);
+  // `initial`: partial when the newcomer's first bytes have arrived already (it waited in the
+  // backlog), else silent.
+  SlotDecision admit(const std::string& peer, bool trusted, Phase initial = Phase::silent);
   // Ignored for a connection that was evicted or released already.
   void set_phase(std::uint64_t id, Phase phase);
   // When the connection is closed, evicted or not; idempotent.

@@ -37,6 +37,10 @@ Step from(std::string name, std::string peer, Outcome expect = Outcome::admitted
 Step trusted(std::string name, std::string peer, Outcome expect = Outcome::admitted, std::string evicts = {}) {
   return {Step::connect, std::move(name), std::move(peer), true, expect, std::move(evicts)};
 }
+// A newcomer whose first bytes have arrived already.
+Step talking(std::string name, std::string peer, Outcome expect = Outcome::admitted, std::string evicts = {}) {
+  return {Step::connect, std::move(name), std::move(peer), false, expect, std::move(evicts), Phase::partial};
+}
 Step becomes(std::string name, Phase to) { return {Step::phase, std::move(name), {}, false, {}, {}, to}; }
 Step closes(std::string name) { return {Step::close, std::move(name), {}, false, {}, {}, {}}; }
 
@@ -70,7 +74,7 @@ TEST_P(Slots, DecideEachNewcomerAtOnce) {
       slots.release(ids.at(step.name));
       continue;
     }
-    const SlotDecision decision = slots.admit(step.peer, step.trusted);
+    const SlotDecision decision = slots.admit(step.peer, step.trusted, step.to);
     EXPECT_EQ(static_cast<int>(decision.outcome), static_cast<int>(step.expect));
     const std::string evicted = decision.evicted == 0 ? "" : names[decision.evicted];
     EXPECT_EQ(evicted, step.evicts);
@@ -100,6 +104,10 @@ INSTANTIATE_TEST_SUITE_P(
                  {from("a1", "a"), from("a2", "a"), from("b1", "b"), becomes("a1", Phase::partial),
                   becomes("a2", Phase::partial), becomes("b1", Phase::busy),
                   from("c1", "c", Outcome::admitted_evicting, "a1")}},
+        Scenario{"a newcomer that has sent its first bytes goes after every silent connection",
+                 limits(3),
+                 {talking("x1", "x"), from("a1", "a"), from("b1", "b"), from("c1", "c", Outcome::admitted_evicting, "a1"),
+                  from("d1", "d", Outcome::admitted_evicting, "b1"), from("e1", "e", Outcome::admitted_evicting, "c1")}},
         Scenario{"a request being served is never cut: the newcomer is closed",
                  limits(2),
                  {from("a1", "a"), from("b1", "b"), becomes("a1", Phase::busy), becomes("b1", Phase::busy),
