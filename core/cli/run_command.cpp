@@ -159,6 +159,11 @@ void add_run_command(CLI::App& app) {
   run->add_option("--webhook-port", o.webhook_port, "Port of the admission webhook (HTTPS)")->capture_default_str();
   run->add_option("--webhook-host", o.webhook_host, "Address the webhook listens on, e.g. the pod IP; empty = all")
       ->capture_default_str();
+  run->add_option("--webhook-trusted-cidrs", o.webhook_trusted_networks,
+                  "Comma-separated networks the API server calls the webhook from (e.g. the control-plane "
+                  "node CIDR): connection slots are reserved for them and never given to a flood; empty = "
+                  "trust the few addresses that send well-formed reviews")
+      ->delimiter(',');
   run->add_option("--cert-dir", o.cert_dir, "Directory with tls.crt and tls.key for the webhook and metrics")
       ->capture_default_str();
   run->add_option("--enable-webhook", o.enable_webhook,

@@ -91,7 +91,8 @@ std::string make_identity() {
 
 std::unique_ptr<server::Server> make_server(const std::string& name, const server::BindAddress& bind,
                                             std::optional<server::TlsOptions> tls, server::Router router,
-                                            server::Authorizer authorizer = {}) {
+                                            server::Authorizer authorizer = {},
+                                            const std::function<void(server::ServerOptions&)>& tune = {}) {
   const bool secure = tls.has_value();
   const std::string host = bind.host.empty() ? "0.0.0.0" : bind.host;
   server::ServerOptions o;
@@ -100,6 +101,7 @@ std::unique_ptr<server::Server> make_server(const std::string& name, const serve
   o.port = bind.port;
   o.tls = std::move(tls);
   o.authorizer = std::move(authorizer);
+  if (tune) tune(o);
   auto s = std::make_unique<server::Server>(std::move(o), std::move(router));
   s->start();
   spdlog::info("{} server listening on {}:{}{}", name, host, s->port(), secure ? " (TLS)" : "");
@@ -235,7 +237,7 @@ void Operator::start() {
     server::mount_health_probes(
         router, [&p] { return p.dha_informer && p.dha_informer->has_synced(); },
         [] { return plugin_host::CallsInFlight::instance().overdue(kPluginCallLimit); });
-    p.probes = make_server("probes", *bind, std::nullopt, std::move(router));
+    p.probes = make_server("probes", *bind, std::nullopt, std::move(router), {}, server::apply_probe_limits);
   }
   if (auto bind = server::parse_bind_address(options_.metrics_bind_address)) {
     server::Router router;
@@ -262,8 +264,14 @@ void Operator::start() {
         &p.registry);
     if (options_.webhook_port < 0 || options_.webhook_port > 65535)
       throw std::runtime_error("--webhook-port must be 0..65535");
-    p.webhook = make_server("webhook", server::BindAddress{options_.webhook_host, static_cast<std::uint16_t>(options_.webhook_port)},
-                            server::TlsOptions{options_.cert_dir}, std::move(router));
+    try {
+      p.webhook = make_server(
+          "webhook", server::BindAddress{options_.webhook_host, static_cast<std::uint16_t>(options_.webhook_port)},
+          server::TlsOptions{options_.cert_dir}, std::move(router), {},
+          [&](server::ServerOptions& o) { o.trusted_networks = options_.webhook_trusted_networks; });
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(std::string("--webhook-trusted-cidrs: ") + e.what());
+    }
   }
 
   if (p.sharded) {

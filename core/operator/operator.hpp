@@ -41,6 +41,9 @@ struct OperatorOptions {
   std::string health_probe_bind_address = ":8081";
   int webhook_port = 9443;
   std::string webhook_host;  // the address the webhook listens on; empty = all interfaces
+  // Networks the API server calls the webhook from: its connection slots are reserved for
+  // them. Empty: the webhook learns the few addresses that send it well-formed reviews.
+  std::vector<std::string> webhook_trusted_networks;
   std::string cert_dir = "/tmp/k8s-webhook-server/serving-certs";
   std::string operator_username = "system:serviceaccount:cozy-db-autoscaler:db-autoscaler";
   std::string apps_api_username = "system:serviceaccount:cozy-system:cozystack-api";

@@ -154,12 +154,12 @@ TEST_F(Abuse, TheWebhookAndMetricsStayServedForTheLegitimateClient) {
   const ApiRates baseline = rates(cluster_->audit(), baseline_seconds);
   const long rss_before = abuse::rss_kib(op.pid());
 
-  // The abuse: 2400 idle connections to the webhook and 600 to metrics from 40 peers (60 and
-  // 15 each, under the per-peer share: together they fill the server), 100 slow headers, 20
+  // The abuse: 1500 idle connections to the webhook from 100 peers and 600 to metrics from 40
+  // (15 each, under the per-peer share: they fill the webhook's slots), 100 slow headers, 20
   // slow 7 MB bodies, and a flood of invented tokens at both ports.
   std::atomic<bool> stop{false};
   std::atomic<std::uint64_t> flood_requests{0}, flood_admitted{0};
-  abuse::IdleConnections idle_webhook(webhook_port, abuse::loopback_sources(1, 40), 60);
+  abuse::IdleConnections idle_webhook(webhook_port, abuse::loopback_sources(1, 100), 15);
   abuse::IdleConnections idle_metrics(metrics_port(), abuse::loopback_sources(2, 40), 15);
   abuse::SlowTlsSenders slow_headers(webhook_port, abuse::loopback_sources(3, 100),
                                      "POST /validate-helmrelease-replicas HTTP/1.1\r\nHost: x\r\nX-Pad: " +
@@ -275,7 +275,8 @@ TEST_F(Abuse, TheWebhookAndMetricsStayServedForTheLegitimateClient) {
   EXPECT_EQ(failed, 0) << "a review that failed would be admitted by failurePolicy Ignore";
   EXPECT_GT(denied_ok, 0);
   EXPECT_EQ(flood_admitted.load(), 0u);
-  EXPECT_GE(held_webhook_max, 1000u) << "the abuse did not fill the server";
+  // 1024 slots, 128 of them kept for trusted peers.
+  EXPECT_GE(held_webhook_max, 850u) << "the abuse did not fill the untrusted slots";
   EXPECT_EQ(scrapes_ok.load(), scrapes.load()) << "the scraper was refused during the flood";
   EXPECT_LE(during.reconciler_per_second, 2.0 * baseline.reconciler_per_second + 1);
   EXPECT_LE(during.reviews_per_second, 25.0) << "the flood reached the API server beyond the authorizer's budget";

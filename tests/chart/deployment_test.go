@@ -116,6 +116,12 @@ func TestSchedulingAndDisruption(t *testing.T) {
 			t.Errorf("%s uses port %q, not a container port (%v)", probe.field, port, ports)
 		}
 	}
+	// The kubelet's 1 s default timeout and 3 failures let a short connection flood restart the
+	// pod or empty the Service.
+	expectEqual(t, "readiness timeout", at(d, spec+"containers[0].readinessProbe.timeoutSeconds"), 3.0)
+	expectEqual(t, "readiness failures", at(d, spec+"containers[0].readinessProbe.failureThreshold"), 3.0)
+	expectEqual(t, "liveness timeout", at(d, spec+"containers[0].livenessProbe.timeoutSeconds"), 5.0)
+	expectEqual(t, "liveness failures", at(d, spec+"containers[0].livenessProbe.failureThreshold"), 6.0)
 }
 
 // Every selector the chart renders must match the pods, or the Service, PDB or scrape silently

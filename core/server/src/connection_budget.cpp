@@ -4,31 +4,6 @@
 
 namespace dha::server::detail {
 
-bool ConnectionBudget::admit(const std::string& peer) {
-  std::lock_guard lock(mutex_);
-  auto& entry = peers_[peer];
-  if (entry.connections >= limits_.max_connections_per_peer) {
-    forget_if_unused(peers_.find(peer));
-    return false;
-  }
-  ++entry.connections;
-  return true;
-}
-
-void ConnectionBudget::release(const std::string& peer) {
-  std::lock_guard lock(mutex_);
-  auto it = peers_.find(peer);
-  if (it == peers_.end() || it->second.connections == 0) return;
-  --it->second.connections;
-  forget_if_unused(it);
-}
-
-std::size_t ConnectionBudget::connections_of(const std::string& peer) const {
-  std::lock_guard lock(mutex_);
-  auto it = peers_.find(peer);
-  return it == peers_.end() ? 0 : it->second.connections;
-}
-
 bool ConnectionBudget::reserve_body(const std::string& peer, std::size_t bytes) {
   std::lock_guard lock(mutex_);
   auto& entry = peers_[peer];
@@ -59,7 +34,7 @@ std::size_t ConnectionBudget::body_bytes_in_flight() const {
 }
 
 void ConnectionBudget::forget_if_unused(std::unordered_map<std::string, Peer>::iterator it) {
-  if (it != peers_.end() && it->second.connections == 0 && it->second.body_bytes == 0) peers_.erase(it);
+  if (it != peers_.end() && it->second.body_bytes == 0) peers_.erase(it);
 }
 
 } // namespace dha::server::detail

@@ -17,6 +17,23 @@ void mount_health_probes(Router& router, std::function<bool()> ready, std::funct
   }, 0);
 }
 
+void apply_probe_limits(ServerOptions& options) {
+  options.max_connections = 64;
+  options.reserved_connections = 0;
+  options.max_connections_per_peer = 8;
+  options.first_byte_timeout = 500ms;
+  options.handshake_timeout = 1s;
+  options.header_timeout = 1s;
+  options.read_timeout = 1s;
+  options.write_timeout = 1s;
+  options.idle_timeout = 5s;
+  options.max_header_bytes = 8 * 1024;
+  options.max_body_bytes = 0;
+  options.max_body_bytes_in_flight = 64 * 1024;
+  options.max_body_bytes_in_flight_per_peer = 16 * 1024;
+  options.threads = 1;
+}
+
 void mount_metrics(Router& router, const telemetry::Registry& registry, std::string path) {
   router.handle(std::move(path), [&registry](const Request& request) {
     if (request.method != "GET" && request.method != "HEAD") return Response::text(405, "method not allowed\n");

@@ -31,6 +31,7 @@ ServerOptions options_for_test() {
   options.read_timeout = 2s;
   options.idle_timeout = 2s;
   options.write_timeout = 2s;
+  options.reserved_connections = 0; // these tests count every slot
   return options;
 }
 
@@ -80,6 +81,7 @@ TEST(ClientLimits, AFullServerClosesTheHeaviestPeersOldestWaitingConnection) {
   options.max_connections = 4;
   options.header_timeout = 30s; // only eviction can free a slot in time
   options.read_timeout = 30s;
+  options.first_byte_timeout = 30s;
   Server server(options, router_with(10));
   server.start();
   std::vector<std::unique_ptr<RawConnection>> hog;

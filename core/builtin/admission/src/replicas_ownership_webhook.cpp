@@ -76,6 +76,8 @@ void mount_admission_review(server::Router& router, const std::string& path, Dec
     response.status = reply.http_status;
     response.content_type = std::move(reply.content_type);
     response.body = std::move(reply.body);
+    // A well-formed review is what the API server sends: the server may keep slots for its peer.
+    response.vouches_for_peer = reply.result != ReviewResult::bad_request;
     return response;
   });
 }

@@ -34,6 +34,10 @@ struct Response {
   std::string content_type = "text/plain; charset=utf-8";
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers; // extra headers
+  // The handler recognised a request only the client the server exists for sends (a
+  // well-formed AdmissionReview): the server may trust its peer address with reserved
+  // connection slots (when it is not told the trusted networks). Not sent.
+  bool vouches_for_peer = false;
 
   static Response text(int status, std::string body);
 };

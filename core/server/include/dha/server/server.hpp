@@ -7,13 +7,22 @@
 //  - HTTP/1.1 keep-alive; header and body size limits (431 / 413), the body limit per route
 //    and checked from the header before any of the body is read; handshake, read, write and
 //    idle timeouts, the first request's counted from accept;
-//  - no client can crowd out the others: each peer address holds at most
-//    `max_connections_per_peer` connections (more are closed at once), and when all
-//    `max_connections` are open the peer holding the most loses its oldest connection that is
-//    still waiting for or reading a request; bodies are buffered only within a budget per
-//    peer and in total: when the total is spent, the body being read for the peer holding the
-//    most (if more than the newcomer) is cut, else 503; the authorizer runs before a body is
-//    read;
+//  - it keeps accepting when all `max_connections` are taken, and decides each newcomer at
+//    once (never leaving it in the kernel's listen backlog behind a flood): a free slot; or
+//    the oldest connection that has not started a request, of the peer holding the most
+//    (more than the newcomer's peer), is closed to make room; or the newcomer is closed.
+//    Connections that sent nothing go before ones in the middle of a handshake or header; a
+//    request being served is never cut. `reserved_connections` are kept for trusted peers
+//    (`trusted_networks`, or when none are given the few addresses that sent a request its
+//    route vouched for, see Response::vouches_for_peer), whose connections are never closed
+//    for an untrusted newcomer. Each untrusted peer address holds at most
+//    `max_connections_per_peer` connections (more are closed at once). A connection that sends
+//    nothing is closed after `first_byte_timeout`. Bodies are buffered only within a budget
+//    per peer and in total: when the total is spent, the body being read for the peer holding
+//    the most (if more than the newcomer) is cut, else 503; the authorizer runs before a body
+//    is read. What this does not give: a client with more addresses than the server has
+//    slots still makes every newcomer race it for one; a NetworkPolicy keeping other clients
+//    away is what does (see docs/webhook.md);
 //  - tls.crt / tls.key re-read from `cert_dir` when they change on disk (cert-manager
 //    rotation): new connections get the new pair, open ones keep theirs, nothing is dropped;
 //    a half-written or mismatched pair is ignored until a valid one appears;
@@ -29,6 +38,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace dha::server {
 
@@ -51,13 +61,23 @@ struct ServerOptions {
   // A request's deadlines start when the connection is accepted (the TLS handshake counts
   // against them) and, for later requests on a keep-alive connection, at their first byte: a
   // client sending slowly cannot stretch them.
+  std::chrono::milliseconds first_byte_timeout = 2s; // from accept until the client sends something
   std::chrono::milliseconds handshake_timeout = 10s;
   std::chrono::milliseconds header_timeout = 5s; // until the request's header is complete
   std::chrono::milliseconds read_timeout = 10s;  // until its body is complete
   std::chrono::milliseconds write_timeout = 10s;
   std::chrono::milliseconds idle_timeout = 90s;  // keep-alive wait for the next request
   std::size_t max_connections = 1024;
-  std::size_t max_connections_per_peer = 64;
+  // Of max_connections, kept for trusted peers (at most half of max_connections is kept).
+  std::size_t reserved_connections = 128;
+  std::size_t max_connections_per_peer = 16;         // an untrusted peer address
+  std::size_t max_connections_per_trusted_peer = 128;
+  // Networks ("10.0.0.0/24", "fd00::/64", bare addresses) whose peers are trusted. Empty: the
+  // server learns up to `max_learned_trusted_peers` addresses from vouched-for requests, each
+  // forgotten after `learned_trust_for` without one.
+  std::vector<std::string> trusted_networks;
+  std::size_t max_learned_trusted_peers = 4;
+  std::chrono::milliseconds learned_trust_for = 10min;
   // Request bodies held in memory at once, whatever their routes allow one by one: the chart
   // gives the pod 128 MiB in all.
   std::size_t max_body_bytes_in_flight = 32 * 1024 * 1024;
@@ -80,6 +100,7 @@ std::optional<BindAddress> parse_bind_address(std::string_view text);
 
 class Server {
 public:
+  // Throws std::invalid_argument naming a malformed entry of `trusted_networks`.
   Server(ServerOptions options, Router router);
   ~Server(); // stops with no grace period if still running
   Server(const Server&) = delete;
@@ -96,7 +117,8 @@ public:
   std::size_t active_connections() const;
   // Successful certificate reloads since start (the first load not counted).
   std::uint64_t certificate_reloads() const;
-  // Connections closed at accept because their peer held its share already.
+  // Connections closed at accept: their peer held its share already, or the server was full
+  // and nobody could be closed for them.
   std::uint64_t refused_connections() const;
   // Connections closed to make room for new ones while all were open.
   std::uint64_t evicted_connections() const;

@@ -3,6 +3,7 @@
 // The routes every db-autoscaler server process mounts besides the webhook.
 
 #include <dha/server/http.hpp>
+#include <dha/server/server.hpp>
 
 #include <functional>
 #include <string>
@@ -18,6 +19,11 @@ namespace dha::server {
 // when `ready()` is true and 503 otherwise. Empty functions mean always healthy, always ready.
 void mount_health_probes(Router& router, std::function<bool()> ready = {},
                          std::function<std::string()> unhealthy = {});
+
+// Tight limits for a server that only answers the probes (the kubelet opens a connection per
+// probe and sends a small GET at once): few slots, 8 per peer, 500 ms to a first byte, 1 s to
+// a whole request, no bodies. A flood of its port is drained at accept speed like any other.
+void apply_probe_limits(ServerOptions& options);
 
 // /metrics in Prometheus text format 0.0.4 from `registry`, which must outlive the router.
 void mount_metrics(Router& router, const telemetry::Registry& registry, std::string path = "/metrics");

@@ -1,0 +1,324 @@
+// Connection floods against the webhook as the API server meets them: the API server
+// dispatches the chart's own webhooks (failurePolicy Ignore, the chart's timeout) to the real
+// operator, opening a new connection for each review, while the floods hold the webhook's
+// (and the probes') connections: thousands of idle ones from 100, 3000 and 90 x 50 loopback
+// addresses, slow headers, slow bodies and parallel large uploads. Asserted in each: every
+// tenant patch of a managed release's replicas is denied (under Ignore, a review that times
+// out admits it), and the probes answer within the kubelet's 1 s. Reviews sent directly on
+// new connections give the latency figures of bench/abuse. Bounded: about 3 s per attack.
+
+#include <curl/curl.h>
+#include <fmt/format.h>
+#include <openssl/evp.h>
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <thread>
+
+#include "abuse_clients.hpp"
+#include "dha/kube/json.hpp"
+#include "dha/testing/test_certificates.hpp"
+#include "chart_rbac.hpp"
+#include "operator_world.hpp"
+#include "sanitized_build.hpp"
+
+namespace dha::optest {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr const char* kReleases = "/apis/helm.toolkit.fluxcd.io/v2/namespaces/tenant-a/helmreleases";
+
+double ms_since(Clock::time_point started) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - started).count();
+}
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size())))];
+}
+
+size_t collect(char* data, size_t size, size_t n, void* out) {
+  static_cast<std::string*>(out)->append(data, size * n);
+  return size * n;
+}
+
+// One request on a connection of its own, from `source`; the status, 0 when none came in time.
+long fresh_request(const std::string& url, const std::string& body, const std::string& ca_file,
+                   const std::string& source, long timeout_ms, std::string& out) {
+  CURL* curl = curl_easy_init();
+  out.clear();
+  curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  if (!ca_file.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, ca_file.c_str());
+  curl_easy_setopt(curl, CURLOPT_INTERFACE, ("host!" + source).c_str());
+  curl_easy_setopt(curl, CURLOPT_FRESH_CONNECT, 1L);
+  curl_easy_setopt(curl, CURLOPT_FORBID_REUSE, 1L);
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, timeout_ms);
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  if (!body.empty()) curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.c_str());
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, &collect);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &out);
+  long status = 0;
+  if (curl_easy_perform(curl) == CURLE_OK) curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+  curl_slist_free_all(headers);
+  curl_easy_cleanup(curl);
+  return status;
+}
+
+std::string review(const std::string& uid) {
+  const std::string old_hr =
+      R"({"apiVersion":"helm.toolkit.fluxcd.io/v2","kind":"HelmRelease","metadata":{"name":"postgres-db","namespace":"tenant-a",)"
+      R"("annotations":{"apps.cozystack.io-autoscaling.cozystack.io/managed-by":"db"}},"spec":{"values":{"replicas":3}}})";
+  std::string new_hr = old_hr;
+  new_hr.replace(new_hr.find("\"replicas\":3"), 12, "\"replicas\":9");
+  return R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":")" + uid +
+         R"(","kind":{"group":"helm.toolkit.fluxcd.io","version":"v2","kind":"HelmRelease"},"operation":"UPDATE",)"
+         R"("userInfo":{"username":"tenant-user"},"object":)" + new_hr + R"(,"oldObject":)" + old_hr + "}}";
+}
+
+std::string base64(const std::string& in) {
+  std::string out(4 * ((in.size() + 2) / 3) + 1, '\0');
+  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                reinterpret_cast<const unsigned char*>(in.data()), static_cast<int>(in.size()));
+  out.resize(static_cast<std::size_t>(n));
+  return out;
+}
+
+// The chart's webhook configuration, its Service replaced by the operator's loopback URL and
+// the CA cert-manager would inject.
+std::string chart_webhooks(const std::string& chart, std::uint16_t port, const std::string& ca_pem) {
+  for (const auto& text : testing::yaml_documents_as_json(chart)) {
+    rapidjson::Document doc;
+    doc.Parse(text.c_str());
+    if (kube::string_at(doc, {"kind"}) != "ValidatingWebhookConfiguration") continue;
+    auto& a = doc.GetAllocator();
+    for (auto& webhook : doc["webhooks"].GetArray()) {
+      const std::string path = kube::string_at(webhook, {"clientConfig", "service", "path"});
+      rapidjson::Value config(rapidjson::kObjectType);
+      config.AddMember("url", rapidjson::Value(fmt::format("https://127.0.0.1:{}{}", port, path).c_str(), a), a);
+      config.AddMember("caBundle", rapidjson::Value(base64(ca_pem).c_str(), a), a);
+      webhook["clientConfig"] = config;
+    }
+    rapidjson::StringBuffer buffer;
+    rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+    doc.Accept(writer);
+    return buffer.GetString();
+  }
+  throw std::runtime_error("the chart renders no ValidatingWebhookConfiguration");
+}
+
+// One attack: started by `start`, kept up by `tick` every 50 ms on a thread of its own.
+struct Attack {
+  std::string name;
+  std::function<void()> start;
+  std::function<void()> tick;
+  std::function<std::string()> summary;
+};
+
+struct Figures {
+  std::vector<double> review_ms; // direct reviews on new connections
+  int review_failed = 0;
+  std::vector<double> probe_ms;
+  int probe_failed = 0;
+  int patches = 0, denied = 0, admitted = 0;
+};
+
+class DispatchFlood : public OperatorWorld {};
+
+TEST_F(DispatchFlood, EveryTenantPatchOfAManagedReleaseIsDeniedDuringEachFlood) {
+  if (cluster_->backend() != testing::KubeBackend::embedded)
+    GTEST_SKIP() << "the embedded API server opens a connection per review, as measured here";
+  std::signal(SIGPIPE, SIG_IGN);
+  const long fd_limit = abuse::raise_open_file_limit(20000); // inherited by the operator
+  ASSERT_GE(fd_limit, 14000) << "the floods need 6000 sockets on each side";
+
+  const auto cert = testing::issue_test_certificate({"localhost"}, {"127.0.0.1"});
+  const std::string certs = dir_ + "/certs";
+  std::filesystem::create_directories(certs);
+  std::ofstream(certs + "/tls.crt") << cert.cert_pem;
+  std::ofstream(certs + "/tls.key") << cert.key_pem;
+  std::ofstream(dir_ + "/ca.crt") << cert.ca_pem;
+  const std::string ca = dir_ + "/ca.crt";
+
+  const auto webhook_port = testing::free_loopback_port();
+  const auto probe_port = testing::free_loopback_port();
+  start_operator('a', {{"--cert-dir", certs},
+                       {"--enable-webhook", "true"},
+                       {"--webhook-port", std::to_string(webhook_port)},
+                       {"--webhook-host", "127.0.0.1"},
+                       {"--health-probe-bind-address", fmt::format("127.0.0.1:{}", probe_port)},
+                       {"--log-level", "info"}});
+  const std::string webhook = fmt::format("https://127.0.0.1:{}/validate-helmrelease-replicas", webhook_port);
+  const std::string readyz = fmt::format("http://127.0.0.1:{}/readyz", probe_port);
+  std::string out;
+  ASSERT_TRUE(eventually([&] { return fresh_request(readyz, {}, {}, "127.0.0.1", 1000, out) == 200; }, 30s))
+      << "the operator never became ready";
+
+  const std::string rbac = "/apis/rbac.authorization.k8s.io/v1/";
+  ASSERT_EQ(cluster_->request("admin", "POST", rbac + "clusterroles",
+                              R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole",)"
+                              R"("metadata":{"name":"test:helmreleases"},"rules":[{"apiGroups":["helm.toolkit.fluxcd.io"],)"
+                              R"("resources":["helmreleases"],"verbs":["get","list","patch","update"]}]})")
+                .status,
+            201);
+  ASSERT_EQ(cluster_->request("admin", "POST", rbac + "clusterrolebindings",
+                              R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding",)"
+                              R"("metadata":{"name":"test:helmreleases"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io",)"
+                              R"("kind":"ClusterRole","name":"test:helmreleases"},"subjects":[{"apiGroup":)"
+                              R"("rbac.authorization.k8s.io","kind":"User","name":"tenant-user"}]})")
+                .status,
+            201);
+  const auto created = cluster_->request(
+      "admin", "POST", kReleases,
+      R"({"apiVersion":"helm.toolkit.fluxcd.io/v2","kind":"HelmRelease","metadata":{"name":"postgres-db",)"
+      R"("namespace":"tenant-a","annotations":{"apps.cozystack.io-autoscaling.cozystack.io/managed-by":"db"}},)"
+      R"("spec":{"interval":"5m","chart":{"spec":{"chart":"postgres"}},"values":{"replicas":3,"size":"10Gi"}}})");
+  ASSERT_EQ(created.status, 201) << created.body;
+  const auto configured =
+      cluster_->request("admin", "POST", "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
+                        chart_webhooks(render_chart(), webhook_port, cert.ca_pem));
+  ASSERT_EQ(configured.status, 201) << configured.body;
+
+  const std::string release = std::string(kReleases) + "/postgres-db";
+  int replicas = 10;
+  // A tenant's patch: denied by the webhook (403 naming it), or admitted (200).
+  auto tenant_patch = [&] {
+    const auto r = cluster_->request("tenant", "PATCH", release,
+                                     fmt::format(R"({{"spec":{{"values":{{"replicas":{}}}}}}})", ++replicas),
+                                     "application/merge-patch+json", 20s);
+    return r.status;
+  };
+  ASSERT_TRUE(eventually([&] { return tenant_patch() == 403; }, 10s)) << "the webhook never denied a patch";
+
+  // The attacks, each from loopback addresses of its own.
+  using abuse::IdleConnections;
+  using abuse::SlowTlsSenders;
+  std::unique_ptr<IdleConnections> idle, idle_probes;
+  std::unique_ptr<SlowTlsSenders> slow;
+  const std::string post_head =
+      "POST /validate-helmrelease-replicas HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n";
+  auto idle_attack = [&](std::string name, int b, int sources, int per_source) {
+    return Attack{std::move(name),
+                  [&, b, sources, per_source] {
+                    idle = std::make_unique<IdleConnections>(webhook_port, abuse::loopback_sources(b, sources), per_source);
+                    idle_probes = std::make_unique<IdleConnections>(probe_port, abuse::loopback_sources(b + 100, 200), 8);
+                  },
+                  [&] {
+                    idle->maintain();
+                    idle_probes->maintain();
+                  },
+                  [&] {
+                    return fmt::format("{} opened, {} closed by the server; probes: {} opened, {} closed", idle->opened(),
+                                       idle->closed_by_server(), idle_probes->opened(), idle_probes->closed_by_server());
+                  }};
+  };
+  auto slow_attack = [&](std::string name, int b, int senders, std::string request, std::size_t chunk) {
+    return Attack{std::move(name),
+                  [&, b, senders, request, chunk] {
+                    slow = std::make_unique<SlowTlsSenders>(webhook_port, abuse::loopback_sources(b, senders), request, chunk);
+                  },
+                  [&] { slow->tick(); },
+                  [&] { return fmt::format("{} opened, {} cut by the server", slow->opened(), slow->cut_by_server()); }};
+  };
+  std::vector<Attack> attacks;
+  attacks.push_back(idle_attack("6000 idle connections from 100 addresses", 10, 100, 60));
+  attacks.push_back(idle_attack("3000 idle connections from 3000 addresses", 20, 3000, 1));
+  attacks.push_back(idle_attack("4500 idle connections from 90 x 50", 30, 90, 50));
+  attacks.push_back(slow_attack("300 slow headers, 1 byte per tick", 40, 300, post_head + "X-Pad: " + std::string(4000, 'a'), 1));
+  attacks.push_back(slow_attack("40 slow 7 MB bodies, 2 KB per tick", 50, 40,
+                                post_head + "Content-Length: 7000000\r\n\r\n" + std::string(7000000, ' '), 2048));
+  attacks.push_back(slow_attack("20 parallel 7 MB uploads, 512 KB per tick", 60, 20,
+                                post_head + "Content-Length: 7000000\r\n\r\n" + std::string(7000000, ' '), 512 * 1024));
+
+  constexpr auto attack_length = 3s;
+  std::vector<std::string> report;
+  Figures all;
+  for (auto& attack : attacks) {
+    SCOPED_TRACE(attack.name);
+    attack.start();
+    std::atomic<bool> stop{false};
+    std::thread attacker([&] {
+      while (!stop) {
+        attack.tick();
+        std::this_thread::sleep_for(50ms);
+      }
+    });
+    std::this_thread::sleep_for(500ms); // let it build up
+    Figures f;
+    // The tenant's patches go through the API server; meanwhile direct reviews and probes,
+    // each on a new connection.
+    std::thread patcher([&] {
+      const auto started = Clock::now();
+      while (Clock::now() - started < attack_length) {
+        const long status = tenant_patch();
+        ++f.patches;
+        f.denied += status == 403;
+        f.admitted += status == 200;
+        std::this_thread::sleep_for(200ms);
+      }
+    });
+    std::thread prober([&] {
+      const auto started = Clock::now();
+      std::string body;
+      while (Clock::now() - started < attack_length) {
+        const auto sent = Clock::now();
+        if (fresh_request(readyz, {}, {}, "127.0.0.1", 1000, body) == 200) {
+          f.probe_ms.push_back(ms_since(sent));
+        } else {
+          ++f.probe_failed;
+        }
+        std::this_thread::sleep_for(100ms);
+      }
+    });
+    const auto started = Clock::now();
+    std::string body;
+    for (int i = 0; Clock::now() - started < attack_length; ++i) {
+      const auto sent = Clock::now();
+      const long status = fresh_request(webhook, review(fmt::format("direct-{}", i)), ca, "127.0.0.1", 5000, body);
+      if (status == 200 && body.find("\"allowed\":false") != std::string::npos) {
+        f.review_ms.push_back(ms_since(sent));
+      } else {
+        ++f.review_failed;
+      }
+      std::this_thread::sleep_for(20ms);
+    }
+    patcher.join();
+    prober.join();
+    stop = true;
+    attacker.join();
+    report.push_back(fmt::format("  {}: {}\n    reviews on new connections: {} answered, p50 {:.1f} ms, p99 {:.1f} ms, "
+                                 "max {:.1f} ms, {} failed; tenant patches: {} of {} denied, {} admitted; probes: {} "
+                                 "answered, max {:.1f} ms, {} failed",
+                                 attack.name, attack.summary(), f.review_ms.size(), percentile(f.review_ms, 0.5),
+                                 percentile(f.review_ms, 0.99), percentile(f.review_ms, 1.0), f.review_failed, f.denied,
+                                 f.patches, f.admitted, f.probe_ms.size(), percentile(f.probe_ms, 1.0), f.probe_failed));
+    EXPECT_GT(f.patches, 0);
+    EXPECT_EQ(f.denied, f.patches) << "tenant patches admitted (by timeout, failurePolicy Ignore) or failed";
+    EXPECT_EQ(f.admitted, 0);
+    EXPECT_EQ(f.review_failed, 0);
+    EXPECT_EQ(f.probe_failed, 0) << "a probe took longer than the kubelet's 1 s";
+    if (!testsupport::kSanitizedBuild) {
+      EXPECT_LT(percentile(f.review_ms, 0.99), 50.0);
+    }
+    idle.reset();
+    idle_probes.reset();
+    slow.reset();
+  }
+  std::printf("dispatch flood figures (%lld s per attack, open-file limit %ld):\n",
+              static_cast<long long>(std::chrono::duration_cast<std::chrono::seconds>(attack_length).count()), fd_limit);
+  for (const auto& line : report) std::printf("%s\n", line.c_str());
+}
+
+} // namespace
+} // namespace dha::optest
