@@ -58,9 +58,22 @@ void WorkQueue::add_locked(const std::string& key) {
     queued_at_.emplace(key, clock_.now());
   }
   if (processing_.count(key) != 0) return; // done() queues it
-  ready_.push_back(key);
-  if (metrics_) metrics_->set_depth(ready_.size());
+  push_ready_locked(key);
   cv_.notify_one();
+}
+
+std::string WorkQueue::group_of(const std::string& key) {
+  const auto slash = key.find('/');
+  return slash == std::string::npos ? std::string() : key.substr(0, slash);
+}
+
+void WorkQueue::push_ready_locked(const std::string& key) {
+  const std::string group = group_of(key);
+  auto& keys = ready_by_group_[group];
+  if (keys.empty()) group_turns_.push_back(group);
+  keys.push_back(key);
+  ++ready_size_;
+  if (metrics_) metrics_->set_depth(ready_size_);
 }
 
 void WorkQueue::add(const std::string& key) {
@@ -119,14 +132,22 @@ void WorkQueue::promote_due_locked(TimePoint now) {
 }
 
 std::optional<std::string> WorkQueue::pop_locked() {
-  if (ready_.empty()) return std::nullopt;
-  std::string key = std::move(ready_.front());
-  ready_.pop_front();
+  if (group_turns_.empty()) return std::nullopt;
+  // Round robin over the namespaces with keys waiting: one namespace's thousand keys queue
+  // behind each other, not in front of everyone else's.
+  const std::string group = std::move(group_turns_.front());
+  group_turns_.pop_front();
+  auto it = ready_by_group_.find(group);
+  std::string key = std::move(it->second.front());
+  it->second.pop_front();
+  if (it->second.empty()) ready_by_group_.erase(it);
+  else group_turns_.push_back(group);
+  --ready_size_;
   processing_.insert(key);
   dirty_.erase(key);
   if (metrics_) {
     const TimePoint now = clock_.now();
-    metrics_->set_depth(ready_.size());
+    metrics_->set_depth(ready_size_);
     if (auto it = queued_at_.find(key); it != queued_at_.end()) {
       metrics_->waited(seconds_between(it->second, now));
       queued_at_.erase(it);
@@ -166,8 +187,7 @@ void WorkQueue::done(const std::string& key) {
     }
   }
   if (dirty_.count(key) != 0 && !shutting_down_) {
-    ready_.push_back(key);
-    if (metrics_) metrics_->set_depth(ready_.size());
+    push_ready_locked(key);
     cv_.notify_one();
   }
 }
@@ -175,7 +195,9 @@ void WorkQueue::done(const std::string& key) {
 void WorkQueue::shut_down() {
   std::lock_guard lock(mu_);
   shutting_down_ = true;
-  ready_.clear();
+  ready_by_group_.clear();
+  group_turns_.clear();
+  ready_size_ = 0;
   dirty_.clear();
   due_by_key_.clear();
   due_order_.clear();
@@ -196,7 +218,7 @@ void WorkQueue::wake() {
 
 std::size_t WorkQueue::ready_count() const {
   std::lock_guard lock(mu_);
-  return ready_.size();
+  return ready_size_;
 }
 
 std::size_t WorkQueue::delayed_count() const {
