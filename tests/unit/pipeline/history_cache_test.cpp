@@ -48,7 +48,7 @@ TEST(HistoryCache, FetchesOncePerHourPerDhaWhateverItsDependencies) {
       {"the other metric an hour after the last fetch", "a", "ReadConnections,ReadCPUUtilization", 7200, 3, true},
       {"the first one is stale now, and the hour is taken: kept", "a", "ReadConnections", 7260, 3, true},
       {"another DHA has its own hour", "b", "ReadConnections", 7260, 4, true},
-      {"a clock that went back: again", "a", "ReadConnections", 7000, 5, true},
+      {"a clock that went back before the fetch: again", "a", "ReadConnections,ReadCPUUtilization", 7000, 5, true},
   };
   HistoryCache cache;
   CountingFetch fetch;
