@@ -133,10 +133,19 @@ void WorkQueue::promote_due_locked(TimePoint now) {
 
 std::optional<std::string> WorkQueue::pop_locked() {
   if (group_turns_.empty()) return std::nullopt;
-  // Round robin over the namespaces with keys waiting: one namespace's thousand keys queue
-  // behind each other, not in front of everyone else's.
-  const std::string group = std::move(group_turns_.front());
-  group_turns_.pop_front();
+  // The namespace with keys waiting and the fewest being processed, the earliest in turn among
+  // equals: one namespace's thousand keys queue behind each other, not in front of everyone
+  // else's, and a namespace holding every worker yields the next free one to any other.
+  const auto in_flight = [&](const std::string& g) {
+    const auto found = processing_by_group_.find(g);
+    return found == processing_by_group_.end() ? 0 : found->second;
+  };
+  auto turn = group_turns_.begin();
+  for (auto candidate = group_turns_.begin(); candidate != group_turns_.end(); ++candidate)
+    if (in_flight(*candidate) < in_flight(*turn)) turn = candidate;
+  const std::string group = std::move(*turn);
+  group_turns_.erase(turn);
+  ++processing_by_group_[group];
   auto it = ready_by_group_.find(group);
   std::string key = std::move(it->second.front());
   it->second.pop_front();
@@ -179,7 +188,10 @@ std::optional<std::string> WorkQueue::try_get() {
 
 void WorkQueue::done(const std::string& key) {
   std::lock_guard lock(mu_);
-  processing_.erase(key);
+  if (processing_.erase(key) != 0) {
+    const auto g = processing_by_group_.find(group_of(key));
+    if (g != processing_by_group_.end() && --g->second <= 0) processing_by_group_.erase(g);
+  }
   if (metrics_) {
     if (auto it = started_at_.find(key); it != started_at_.end()) {
       metrics_->worked(seconds_between(it->second, clock_.now()));

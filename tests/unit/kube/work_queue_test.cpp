@@ -198,13 +198,18 @@ TEST(KubeWorkQueueFairness, NamespacesTakeTurns) {
   WorkQueue q(clock);
   for (int i = 0; i < 1000; ++i) q.add("tenant-a/db-" + std::to_string(i));
   ASSERT_EQ(q.try_get(), "tenant-a/db-0");
+  q.done("tenant-a/db-0");
   q.add("tenant-b/db");
   q.add("tenant-c/db");
-  EXPECT_EQ(q.try_get(), "tenant-a/db-1");  // tenant-a's turn came first
+  EXPECT_EQ(q.try_get(), "tenant-a/db-1");  // none in flight anywhere: tenant-a's turn came first
   EXPECT_EQ(q.try_get(), "tenant-b/db");
   EXPECT_EQ(q.try_get(), "tenant-c/db");
   EXPECT_EQ(q.try_get(), "tenant-a/db-2");
   EXPECT_EQ(q.ready_count(), 997u);
+  // tenant-a holds two workers, tenant-b none: tenant-b's next key goes first.
+  q.done("tenant-b/db");
+  q.add("tenant-b/db");
+  EXPECT_EQ(q.try_get(), "tenant-b/db");
 }
 
 // Eight workers busy with one tenant's reconciles: the next free worker takes the other tenant's
@@ -215,10 +220,12 @@ TEST(KubeWorkQueueFairness, AFreedWorkerServesTheWaitingTenantFirst) {
   for (int i = 0; i < 8; ++i) q.add("tenant-a/db-" + std::to_string(i));
   std::vector<std::string> held;
   for (int i = 0; i < 8; ++i) held.push_back(*q.try_get());
-  q.add("tenant-b/db");
   for (int i = 8; i < 500; ++i) q.add("tenant-a/db-" + std::to_string(i));  // 140 writes/s, and more
+  q.add("tenant-b/db");
   q.done(held[0]);
   EXPECT_EQ(q.try_get(), "tenant-b/db");
+  q.done(held[1]);
+  EXPECT_EQ(q.try_get(), "tenant-a/db-8");
 }
 
 TEST(KubeWorkQueueFairness, KeysWithoutANamespaceShareOneTurn) {

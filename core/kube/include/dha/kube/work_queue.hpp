@@ -7,9 +7,10 @@
 // - add_rate_limited() schedules with per-key exponential backoff
 //   (base * 2^(failures-1), capped); forget() resets a key's failure count;
 // - shut_down() wakes every waiting get(), which then returns nullopt; queued keys are dropped;
-// - fair between namespaces: keys "ns/name" wait in one FIFO per namespace, and get() takes the
-//   namespaces in turn, so a tenant who queues a thousand keys (a burst of spec writes over
-//   many DHAs) delays another tenant's key by one turn, not by a thousand reconciles.
+// - fair between namespaces: keys "ns/name" wait in one FIFO per namespace, and get() serves
+//   the namespace with the fewest keys being processed (in turn among equals), so a tenant who
+//   queues a thousand keys (a burst of spec writes over many DHAs) and holds every worker gets
+//   the next free worker only when no other tenant has a key waiting.
 // Time comes from the injected Clock. With a FakeClock, blocked get() calls notice advanced
 // time within kPollInterval (or at once after wake()). Thread-safe.
 
@@ -89,6 +90,7 @@ class WorkQueue {
   std::map<std::string, std::deque<std::string>> ready_by_group_;  // FIFO per namespace
   std::deque<std::string> group_turns_;  // namespaces with keys ready, in turn order
   std::size_t ready_size_ = 0;
+  std::unordered_map<std::string, int> processing_by_group_;  // keys being processed, per namespace
   std::unordered_set<std::string> dirty_;       // queued or re-added while processing
   std::unordered_set<std::string> processing_;
   std::map<std::string, TimePoint> due_by_key_;  // delayed keys
