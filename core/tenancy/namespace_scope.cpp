@@ -132,7 +132,7 @@ class ScopeChecker {
     if (word == "on" || word == "ignoring")
       return binary_operator_at(i_ - 1) ||
              (prev_word == "bool" && i_ >= 2 && is_comparison(t_[i_ - 2]) && binary_operator_at(i_ - 2)) ||
-             (is_binary_keyword(prev_word) && binary_keyword_at_ == i_ - 1);
+             (prev_word != "bool" && is_binary_keyword(prev_word) && binary_keyword_at_ == i_ - 1);
     return prev.kind == TokenKind::kRightParen && join_list_closed_at_ == i_ - 1;  // group_left/right
   }
 
@@ -161,7 +161,7 @@ class ScopeChecker {
     if (is_binary_keyword(word)) {
       // bool only after a comparison; the others only after an operand.
       const bool after_operand =
-          word == "bool" ? prev != nullptr && is_comparison(*prev)
+          word == "bool" ? prev != nullptr && is_comparison(*prev) && binary_operator_at(i_ - 1)
                          : prev != nullptr && (prev->kind == TokenKind::kRightParen || prev->kind == TokenKind::kRightBrace ||
                                                prev->kind == TokenKind::kRightBracket || prev->kind == TokenKind::kNumber ||
                                                prev->kind == TokenKind::kString || prev->kind == TokenKind::kIdentifier);

@@ -97,7 +97,7 @@ TEST(NamespaceScope, TableOfQueries) {
       {"ignoring after a unary plus", "abs(+ignoring(secret_metric))", "unknown function ignoring"},
       {"on after a comma and a sign", R"(clamp(x{namespace="tenant-a"}, -on(secret_metric), 1))", "unknown function on"},
       {"on after two operators", R"(x{namespace="tenant-a"} * -on(secret_metric))", "unknown function on"},
-      {"on after bool without a left operand", "sum(== bool on(secret_metric))", "unknown function on"},
+      {"bool after a comparison without a left operand", "sum(== bool on(secret_metric))", "selector bool"},
       {"by not after an aggregation", "rate(by(secret_metric))", "unknown function by"},
       {"by after a plain group", R"((x{namespace="tenant-a"}) by (secret_metric))", "unknown function by"},
       {"ignoring at the start of an argument", "abs(ignoring(secret_metric))", "unknown function ignoring"},
