@@ -37,13 +37,19 @@ Value kept_metadata(const Value& metadata, rapidjson::Document::AllocatorType& a
   return out;
 }
 
-// Absent when a field is not a string or is longer than the ceiling.
+// Absent when a field is not a string or is longer than its ceiling.
 bool kept_target_ref(const Value& ref, Value& out, rapidjson::Document::AllocatorType& a) {
-  for (const char* name : {"apiGroup", "kind", "name"}) {
-    const Value* v = member(ref, name);
+  const struct {
+    const char* name;
+    std::size_t limit;
+  } fields[] = {{"apiGroup", pipeline::kMaxTargetGroupOrName},
+                {"kind", pipeline::kMaxTargetKind},
+                {"name", pipeline::kMaxTargetGroupOrName}};
+  for (const auto& f : fields) {
+    const Value* v = member(ref, f.name);
     if (v == nullptr) continue;
-    if (!v->IsString() || v->GetStringLength() > kMaxCachedTargetField) return false;
-    out.AddMember(rapidjson::StringRef(name), Value(*v, a), a);
+    if (!v->IsString() || v->GetStringLength() > f.limit) return false;
+    out.AddMember(rapidjson::StringRef(f.name), Value(*v, a), a);
   }
   return true;
 }

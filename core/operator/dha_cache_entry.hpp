@@ -8,6 +8,7 @@
 
 #include "dha/admission/one_dha_per_target.hpp"
 #include "dha/kube/informer.hpp"
+#include "pipeline/target_ref_limits.hpp"
 
 // What the operator's DHA cache keeps of a DHA. Any tenant who may create DHAs controls their
 // metadata: a 250 KB annotation, thousands of finalizers or owner references on each of a few
@@ -15,12 +16,10 @@
 // The cache keeps only what is read from it: the identity (name, namespace, uid,
 // resourceVersion), generation and deletionTimestamp (what queues a reconcile), our own
 // finalizer, and spec.targetRef (the target webhook's claims). A reconcile GETs the DHA it works
-// on, so nothing else is lost. Each kept string has a ceiling; a targetRef field above it (a CRD
-// without the schema's limits) is dropped from the entry, so the entry claims no target.
+// on, so nothing else is lost. A targetRef with a field above its ceiling (a CRD without the
+// schema's limits) is dropped from the entry, so the entry claims no target; the reconcile
+// refuses that DHA with a Warning.
 namespace dha::op {
-
-// The longest targetRef field the entry keeps (a DNS subdomain, the schema's own limit).
-inline constexpr std::size_t kMaxCachedTargetField = 253;
 
 // Replaces `dha` with the fields above; anything else (labels, annotations, managedFields,
 // ownerReferences, other finalizers, the rest of the spec, the status) is gone.

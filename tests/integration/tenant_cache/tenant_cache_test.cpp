@@ -130,7 +130,7 @@ TEST_F(TenantCache, KeepsOfADhaOnlyWhatTheOperatorReads) {
 }
 
 TEST_F(TenantCache, AnOversizedTargetFieldMakesTheEntryClaimNothing) {
-  rapidjson::Document dha = parse(dha_json("tenant-a", "long", std::string(op::kMaxCachedTargetField + 1, 'x')));
+  rapidjson::Document dha = parse(dha_json("tenant-a", "long", std::string(pipeline::kMaxTargetGroupOrName + 1, 'x')));
   op::keep_what_the_operator_reads(dha);
   EXPECT_EQ(kube::find_path(dha, {"spec"}), nullptr) << kube::to_json(dha);
   EXPECT_EQ(kube::name_of(dha), "long");
