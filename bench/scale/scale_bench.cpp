@@ -62,6 +62,8 @@ struct Args {
   std::vector<std::string> operator_env;  // extra NAME=VALUE for the operator (experiments)
   std::vector<std::string> operator_flags;  // extra flags for every operator process (experiments)
   double first_pass_timeout = 600;
+  std::size_t dha_annotation_bytes = 0;  // a tenant's metadata on each DHA (bench/abuse: DHA cache)
+  int dha_finalizers = 0;
 };
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
@@ -230,7 +232,7 @@ int run(const Args& args) {
 
   const auto apps = sb::plan_apps(args.n, namespaces);
   auto t = Clock::now();
-  sb::create_world(admin, apps, args.create_threads);
+  sb::create_world(admin, apps, args.create_threads, {args.dha_annotation_bytes, args.dha_finalizers});
   const double create_s = seconds_since(t);
   kube::Client admin_client(admin);
   if (sharded)
@@ -469,6 +471,9 @@ int main(int argc, char** argv) {
   CLI::App app{"db-autoscaler scale benchmark: one markdown row per run"};
   Args a;
   app.add_option("--n", a.n, "number of applications and DHAs")->check(CLI::Range(1, 1000000));
+  app.add_option("--dha-annotation-bytes", a.dha_annotation_bytes, "an annotation of this many bytes on each DHA (a tenant's)")
+      ->check(CLI::Range(0, 256 * 1024));
+  app.add_option("--dha-finalizers", a.dha_finalizers, "this many finalizers of a tenant's own on each DHA");
   app.add_option("--namespaces", a.namespaces, "tenant namespaces (default N/10)");
   app.add_option("--sync-period", a.sync_period, "operator --sync-period in seconds")->check(CLI::Range(2, 3600));
   app.add_option("--operator-cpu", a.operator_cpu, "CPU the operator(s) are pinned to (taskset -c)");

@@ -32,7 +32,7 @@ void create_namespace(kube::Client& c, const std::string& ns) {
                ns)));
 }
 
-void create_app(kube::Client& c, const App& app) {
+void create_app(kube::Client& c, const App& app, const DhaPadding& padding) {
   c.create(postgreses(app.ns),
            kube::parse_json(fmt::format(
                R"({{"apiVersion":"apps.cozystack.io/v1alpha1","kind":"Postgres","metadata":{{"name":"{}","namespace":"{}"}},)"
@@ -53,8 +53,7 @@ void create_app(kube::Client& c, const App& app) {
   status.AddMember("observedReplicas", kInitialReplicas, a);
   monitor.AddMember("status", status, a);
   c.update_status(monitors(app.ns).named("postgres-" + app.name), monitor);
-  c.create(kube::resources::dhas(app.ns),
-           kube::parse_json(fmt::format(
+  auto dha = kube::parse_json(fmt::format(
                R"({{"apiVersion":"autoscaling.cozystack.io/v1alpha1","kind":"DatabaseHorizontalAutoscaler",)"
                R"("metadata":{{"name":"{0}-dha","namespace":"{1}"}},)"
                R"("spec":{{"targetRef":{{"apiGroup":"apps.cozystack.io","kind":"Postgres","name":"{0}"}},)"
@@ -63,7 +62,24 @@ void create_app(kube::Client& c, const App& app) {
                R"("behavior":{{"scaleUp":{{"stabilizationWindowSeconds":0,"step":1}},)"
                R"("scaleDown":{{"stabilizationWindowSeconds":600,"step":1}},"convergenceDeadlineSeconds":600}},)"
                R"("constraints":{{"respectQuorum":true,"maxReplicationLagSeconds":30}}}}}})",
-               app.name, app.ns)));
+               app.name, app.ns));
+  auto& meta = dha["metadata"];
+  auto& da = dha.GetAllocator();
+  if (padding.annotation_bytes > 0) {
+    rapidjson::Value annotations(rapidjson::kObjectType);
+    const std::string text(padding.annotation_bytes, 'a');
+    annotations.AddMember("tenant.example/padding", rapidjson::Value(text.c_str(), static_cast<rapidjson::SizeType>(text.size()), da), da);
+    meta.AddMember("annotations", annotations, da);
+  }
+  if (padding.finalizers > 0) {
+    rapidjson::Value finalizers(rapidjson::kArrayType);
+    for (int f = 0; f < padding.finalizers; ++f) {
+      const std::string name = fmt::format("tenant.example/finalizer-{}", f);
+      finalizers.PushBack(rapidjson::Value(name.c_str(), static_cast<rapidjson::SizeType>(name.size()), da), da);
+    }
+    meta.AddMember("finalizers", finalizers, da);
+  }
+  c.create(kube::resources::dhas(app.ns), dha);
 }
 
 // Runs `work(client, i)` for i in [0, count) on `threads` threads; rethrows the first failure.
@@ -112,10 +128,10 @@ std::vector<std::string> namespaces_of(const std::vector<App>& apps) {
   return {seen.begin(), seen.end()};
 }
 
-void create_world(const kube::Config& config, const std::vector<App>& apps, int threads) {
+void create_world(const kube::Config& config, const std::vector<App>& apps, int threads, const DhaPadding& padding) {
   const auto namespaces = namespaces_of(apps);
   parallel(config, namespaces.size(), threads, [&](kube::Client& c, std::size_t i) { create_namespace(c, namespaces[i]); });
-  parallel(config, apps.size(), threads, [&](kube::Client& c, std::size_t i) { create_app(c, apps[i]); });
+  parallel(config, apps.size(), threads, [&](kube::Client& c, std::size_t i) { create_app(c, apps[i], padding); });
 }
 
 std::string series_for(const std::vector<App>& apps, const std::vector<double>& load, std::int64_t ts) {

@@ -26,9 +26,16 @@ inline constexpr double kRaisedLoad = 400;  // raw 5 → one scale-up step to 4
 std::vector<App> plan_apps(int n, int namespaces);
 std::vector<std::string> namespaces_of(const std::vector<App>& apps);
 
+// What a tenant may add to each DHA's metadata, to measure what it costs the operator: one
+// annotation of `annotation_bytes` bytes and `finalizers` finalizers of its own.
+struct DhaPadding {
+  std::size_t annotation_bytes = 0;
+  int finalizers = 0;
+};
+
 // Creates the namespaces, quotas, applications, monitors (with status) and DHAs using
 // `threads` parallel clients built from `config`. Throws on the first failure.
-void create_world(const kube::Config& config, const std::vector<App>& apps, int threads);
+void create_world(const kube::Config& config, const std::vector<App>& apps, int threads, const DhaPadding& padding = {});
 
 // Exposition text for every app's series at `timestamp_ms` (load per app from `load`).
 std::string series_for(const std::vector<App>& apps, const std::vector<double>& load, std::int64_t timestamp_ms);

@@ -11,27 +11,36 @@ rapidjson::Value str(const std::string& s, rapidjson::Document::AllocatorType& a
   return rapidjson::Value(s.c_str(), static_cast<rapidjson::SizeType>(s.size()), a);
 }
 
-kube::Config own_client_config(kube::Config config, const server::AttemptLimiter::Limits& reviews) {
-  // Two API requests per review; the limiter in front already keeps to this, so the client's
+kube::Config own_client_config(kube::Config config, const server::AttemptLimiter::Limits& reviews,
+                               const server::AttemptLimiter::Limits& known) {
+  // Two API requests per review; the limiters in front already keep to this, so the client's
   // own bucket never makes a scrape wait.
-  config.qps = 2 * reviews.total_per_second;
-  config.burst = static_cast<int>(2 * reviews.total_burst);
+  config.qps = 2 * (reviews.total_per_second + known.total_per_second);
+  config.burst = static_cast<int>(2 * (reviews.total_burst + known.total_burst));
   return config;
 }
 
 }  // namespace
 
 MetricsAuthorizer::MetricsAuthorizer(const kube::Config& config, MetricsAuthorizerOptions options)
-    : client_(std::make_unique<kube::Client>(own_client_config(config, options.reviews))),
-      cache_(options.cache_ttl, options.max_allowed_entries, options.max_refused_entries),
-      limiter_(options.reviews) {}
+    : caching_(options.cache_ttl.count() > 0),
+      client_(std::make_unique<kube::Client>(own_client_config(config, options.reviews, options.known_reviews))),
+      allowed_(options.allowed_ttl, options.max_allowed_entries, 1),
+      refused_(options.cache_ttl, 1, options.max_refused_entries),
+      known_(2 * options.allowed_ttl, options.max_allowed_entries, 1),
+      limiter_(options.reviews),
+      known_limiter_(options.known_reviews) {}
 
 server::AuthorizationResult MetricsAuthorizer::authorize(const server::Request& request) {
   const std::string token(request.bearer_token());
   if (token.empty()) return {false, 401, "Unauthorized: a bearer token is required"};
   server::AuthorizationResult result;
-  if (cache_.lookup(token, request.path, result)) return result;
-  if (!limiter_.try_take(server::peer_address(request.remote_address)))
+  if (caching_ && (allowed_.lookup(token, request.path, result) || refused_.lookup(token, request.path, result)))
+    return result;
+  server::AuthorizationResult before;
+  const bool known = caching_ && known_.lookup(token, request.path, before) && before.allowed;
+  const std::string peer = server::peer_address(request.remote_address);
+  if (!(known ? known_limiter_.try_take(peer) : limiter_.try_take(peer)))
     return {false, 429, "Too many token reviews from this client; retry later"};
   try {
     result = review(token, request.path);
@@ -39,7 +48,10 @@ server::AuthorizationResult MetricsAuthorizer::authorize(const server::Request& 
     // Not cached: an API hiccup must not lock a scraper out for the whole TTL.
     return {false, 503, std::string("authorization check failed: ") + e.what()};
   }
-  cache_.store(token, request.path, result);
+  if (caching_) {
+    (result.allowed ? allowed_ : refused_).store(token, request.path, result);
+    if (result.allowed) known_.store(token, request.path, result);
+  }
   return result;
 }
 

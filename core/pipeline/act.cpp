@@ -58,14 +58,15 @@ sdk::ActuatorPlan Act::plan(const Target& target, sdk::ActuatorRequest request) 
 }
 
 void Act::carry_out(const Target& target, const sdk::ActuatorPlan& steps, bool conditional) const {
-  const std::string observed_version = target.object ? kube::string_at(*target.object, {"metadata", "resourceVersion"}) : "";
+  // Every write carries the version it follows from: the first the one the decision was made
+  // on, each later one the version the previous write left (the marker patch before a /scale
+  // write). A change made in between is refused (409, or 422 for a failed JSON-patch test)
+  // instead of silently overwritten.
+  std::string version = target.object ? kube::string_at(*target.object, {"metadata", "resourceVersion"}) : "";
   bool first = true;
   for (const auto& step : steps.requests) {
-    // The first write carries the version it was decided on: a change made since is refused
-    // (409, or 422 for a failed JSON-patch test) instead of silently overwritten.
-    const bool guarded = conditional && first && !observed_version.empty();
-    const std::string body = guarded ? with_version_precondition(step, observed_version) : sdk::json::stringify(step.body);
-    first = false;
+    const bool guarded = conditional && !version.empty();
+    const std::string body = guarded ? with_version_precondition(step, version) : sdk::json::stringify(step.body);
     try {
       const rapidjson::Document response = op::counted_api_call(metrics_, "patch", [&] {
         if (step.patch_type == "json") return client_.json_patch(target.ref, body, step.subresource);
@@ -75,14 +76,17 @@ void Act::carry_out(const Target& target, const sdk::ActuatorPlan& steps, bool c
       });
       // A /scale answer carries the object's resourceVersion too.
       if (reader_ != nullptr) reader_->wrote(target.ref, response);
+      version = kube::resource_version_of(response);
     } catch (const kube::ApiError& e) {
       const bool refused_precondition = e.reason() == kube::Reason::Conflict ||
                                         (step.patch_type == "json" && e.reason() == kube::Reason::Invalid);
       if (guarded && refused_precondition)
-        throw TargetChanged("the target changed since it was read (resourceVersion " + observed_version +
-                            "): " + e.message());
+        throw TargetChanged((first ? "the target changed since it was read (resourceVersion "
+                                   : "the target changed between our writes (resourceVersion ") +
+                            version + "): " + e.message());
       throw;
     }
+    first = false;
   }
 }
 

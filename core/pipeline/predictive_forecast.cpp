@@ -8,12 +8,31 @@
 
 namespace dha::pipeline {
 
-HistoryOrReason fetch_history(const HistorySource& h, const model::DhaSpec& spec, std::int64_t now) {
+namespace {
+
+std::vector<std::string> metric_types(const model::DhaSpec& spec) {
   std::vector<std::string> types;
   for (const auto& m : spec.metrics) {
     const std::string type(model::to_string(m.type));
     if (std::find(types.begin(), types.end(), type) == types.end()) types.push_back(type);
   }
+  return types;
+}
+
+}  // namespace
+
+std::string history_depends_on(const tenancy::TargetLabels& target,
+                               const std::optional<std::string>& monitoring_namespace, const model::DhaSpec& spec) {
+  std::vector<std::string> types = metric_types(spec);
+  std::sort(types.begin(), types.end());
+  std::string out = target.namespace_name + '\x1f' + target.name + '\x1f' + target.release + '\x1f' +
+                    monitoring_namespace.value_or("") + '\x1f';
+  for (const auto& t : types) out += t + ',';
+  return out;
+}
+
+HistoryOrReason fetch_history(const HistorySource& h, const model::DhaSpec& spec, std::int64_t now) {
+  const std::vector<std::string> types = metric_types(spec);
   const history::Grid grid = history::grid_ending_at(now, kHistorySeconds, kHistoryStepSeconds);
   try {
     const history::Trace trace = history::read_trace(
@@ -43,7 +62,7 @@ bool wants_forecast(const model::DhaSpec& spec) {
 void observe_forecast(HistoryCache& cache, const HistorySource& h, const model::DhaSpec& spec,
                       const PredictiveContext& context, model::Observation& obs) {
   const auto history =
-      cache.get(context.uid, context.generation, context.now, [&] { return fetch_history(h, spec, context.now); });
+      cache.get(context.uid, history_depends_on(h.target, h.monitoring_namespace, spec), context.now, [&] { return fetch_history(h, spec, context.now); });
   ForecastOrReason f = forecast_from(*history, spec, context);
   obs.forecast = f.forecast;
   obs.forecast_missing = std::move(f.reason);

@@ -19,7 +19,7 @@ namespace dha::pipeline {
 // What a reconcile knows that the forecast depends on, besides the target.
 struct PredictiveContext {
   std::string uid;                     // the DHA's
-  std::int64_t generation = 0;         // the DHA spec's
+  std::int64_t generation = 0;         // the DHA spec's (not a key of the history: see HistoryCache)
   std::int64_t now = 0;                // unix seconds
   std::int64_t ready_seconds = 0;      // how long a new replica takes to become ready
   std::int64_t interval_seconds = 60;  // between reconciles
@@ -38,6 +38,11 @@ struct HistorySource {
   double timeout_seconds = 10;
 };
 
+// What the history of `spec` depends on: its metric types (in any order) and the target's labels.
+// Two specs with the same text here read the same history.
+std::string history_depends_on(const tenancy::TargetLabels& target,
+                               const std::optional<std::string>& monitoring_namespace, const model::DhaSpec& spec);
+
 // The kHistorySeconds up to `now` of each of the spec's metrics, or why it could not be read.
 HistoryOrReason fetch_history(const HistorySource& h, const model::DhaSpec& spec, std::int64_t now);
 
@@ -54,7 +59,8 @@ ForecastOrReason forecast_from(const HistoryOrReason& history, const model::DhaS
 bool wants_forecast(const model::DhaSpec& spec);
 
 // Puts the forecast in `obs.forecast`, or the reason there is none in `obs.forecast_missing`;
-// fetches the history through `cache` (at most once per refresh period per DHA).
+// fetches the history through `cache` (at most once per refresh period per DHA, whatever the
+// spec writes in between).
 void observe_forecast(HistoryCache& cache, const HistorySource& h, const model::DhaSpec& spec,
                       const PredictiveContext& context, model::Observation& obs);
 

@@ -16,6 +16,7 @@
 #include "pipeline/finalizer.hpp"
 #include "pipeline/first_observation.hpp"
 #include "pipeline/target_claim.hpp"
+#include "pipeline/target_ref_limits.hpp"
 
 namespace dha::pipeline {
 namespace {
@@ -116,6 +117,10 @@ kube::ReconcileResult Reconciler::reconcile_dha(const std::string& ns, const std
     spec = parse_spec_of(*dha);
   } catch (const model::InputError& e) {
     status_.stopped(report, kInvalidSpec, e.what(), std::nullopt);
+    return again;
+  }
+  if (const auto too_long = spec.target_ref ? oversized_target_field(*spec.target_ref) : std::nullopt) {
+    status_.stopped(report, kInvalidSpec, *too_long, std::nullopt);
     return again;
   }
 

@@ -92,6 +92,33 @@ class ScopeChecker {
     }
   }
 
+  // Whether the token at `j` can end the left operand of a binary operator: a closing bracket
+  // of any kind, a number, a string, or a name that is not itself a keyword waiting for more.
+  bool ends_operand(size_t j) const {
+    const Token& t = t_[j];
+    switch (t.kind) {
+      case TokenKind::kRightParen:
+      case TokenKind::kRightBrace:
+      case TokenKind::kRightBracket:
+      case TokenKind::kNumber:
+      case TokenKind::kString: return true;
+      case TokenKind::kIdentifier: {
+        const std::string w = lower(t.text);
+        return !is_binary_keyword(w) && !takes_label_list(w) && w != "offset";
+      }
+      default: return false;
+    }
+  }
+
+  // Whether the operator at `j` is binary: it has a left operand. The same '-' or '+' right
+  // after '(' or ',' or another operator is a sign, and what follows a sign is an operand,
+  // never an on/ignoring list (VictoriaMetrics reads `-on(x)` as minus a call of on).
+  bool binary_operator_at(size_t j) const {
+    const Token& t = t_[j];
+    if (t.kind != TokenKind::kOperator || t.text == "=" || t.text == "=~" || t.text == "!~") return false;
+    return j > 0 && ends_operand(j - 1);
+  }
+
   // Whether a modifier that takes a label list stands where the grammar puts it: by/without
   // right after an aggregation's name or its closing parenthesis, on/ignoring right after a
   // binary operator (or its bool), group_left/group_right right after an on/ignoring list.
@@ -103,8 +130,9 @@ class ScopeChecker {
     if (word == "by" || word == "without")
       return is_aggregation(prev_word) || (prev.kind == TokenKind::kRightParen && aggregation_closed_at_ == i_ - 1);
     if (word == "on" || word == "ignoring")
-      return (prev.kind == TokenKind::kOperator && prev.text != "=" && prev.text != "=~" && prev.text != "!~") ||
-             prev_word == "bool" || (is_binary_keyword(prev_word) && binary_keyword_at_ == i_ - 1);
+      return binary_operator_at(i_ - 1) ||
+             (prev_word == "bool" && i_ >= 2 && is_comparison(t_[i_ - 2]) && binary_operator_at(i_ - 2)) ||
+             (prev_word != "bool" && is_binary_keyword(prev_word) && binary_keyword_at_ == i_ - 1);
     return prev.kind == TokenKind::kRightParen && join_list_closed_at_ == i_ - 1;  // group_left/right
   }
 
@@ -133,7 +161,7 @@ class ScopeChecker {
     if (is_binary_keyword(word)) {
       // bool only after a comparison; the others only after an operand.
       const bool after_operand =
-          word == "bool" ? prev != nullptr && is_comparison(*prev)
+          word == "bool" ? prev != nullptr && is_comparison(*prev) && binary_operator_at(i_ - 1)
                          : prev != nullptr && (prev->kind == TokenKind::kRightParen || prev->kind == TokenKind::kRightBrace ||
                                                prev->kind == TokenKind::kRightBracket || prev->kind == TokenKind::kNumber ||
                                                prev->kind == TokenKind::kString || prev->kind == TokenKind::kIdentifier);

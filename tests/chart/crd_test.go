@@ -126,10 +126,12 @@ func TestCRDSpecSchema(t *testing.T) {
 		path string
 		want map[string]interface{}
 	}{
-		{"targetRef.properties.apiGroup", map[string]interface{}{"type": "string", "default": "apps.cozystack.io"}},
-		{"targetRef.properties.kind", map[string]interface{}{"type": "string"}},
+		// Bounded like the names they hold: a tenant's megabyte target name is refused at the door.
+		{"targetRef.properties.apiGroup", map[string]interface{}{"type": "string", "default": "apps.cozystack.io", "maxLength": 253}},
+		{"targetRef.properties.kind", map[string]interface{}{"type": "string", "maxLength": 63}},
+		{"targetRef.properties.name", map[string]interface{}{"type": "string", "maxLength": 253}},
 		{"minReplicas", map[string]interface{}{"type": "integer", "format": "int32"}},
-		{"maxReplicas", map[string]interface{}{"type": "integer", "format": "int32", "minimum": 2}},
+		{"maxReplicas", map[string]interface{}{"type": "integer", "format": "int32", "minimum": 2, "maximum": 100}},
 		{"metrics", map[string]interface{}{"type": "array", "minItems": 1}},
 		{"behavior.properties.scaleUp.properties.stabilizationWindowSeconds", map[string]interface{}{"type": "integer", "minimum": 0}},
 		{"behavior.properties.scaleUp.properties.step", map[string]interface{}{"type": "integer", "minimum": 1}},

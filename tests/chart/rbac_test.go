@@ -31,7 +31,7 @@ func rulesOf(obj map[string]interface{}) []rule {
 func operatorRules(kinds string, extra ...rule) []rule {
 	rules := []rule{
 		{"autoscaling.cozystack.io", "databasehorizontalautoscalers", "get,list,watch,update"},
-		{"autoscaling.cozystack.io", "databasehorizontalautoscalers/status", "update"},
+		{"autoscaling.cozystack.io", "databasehorizontalautoscalers/status", "patch"},
 	}
 	if kinds != "" {
 		rules = append(rules, rule{"apps.cozystack.io", kinds, "get,list,watch,patch"})
@@ -100,6 +100,17 @@ func TestPluginRulesRefuseWildcardsAndEscalation(t *testing.T) {
 		`{apiGroups: [acme.example.com], resources: [acmedbs], verbs: [escalate]}`,
 		`{apiGroups: [acme.example.com], resources: [acmedbs], verbs: ["*"]}`,
 		`{apiGroups: [acme.example.com], resources: [acmedbs]}`,
+		// A group wildcard reaches every kind of every group, whatever the resources say.
+		`{apiGroups: ["*"], resources: [acmedbs], verbs: [get]}`,
+		`{apiGroups: ["acme.*"], resources: [acmedbs], verbs: [get]}`,
+		`{apiGroups: [acme.example.com], resources: ["acmedbs/*"], verbs: [get]}`,
+		// What reads every tenant's credentials or runs in their pods.
+		`{apiGroups: [""], resources: [secrets], verbs: [get]}`,
+		`{apiGroups: [""], resources: [pods/exec], verbs: [create]}`,
+		`{apiGroups: [""], resources: [pods/attach], verbs: [create]}`,
+		`{apiGroups: [""], resources: [serviceaccounts/token], verbs: [create]}`,
+		`{apiGroups: [rbac.authorization.k8s.io], resources: [clusterrolebindings], verbs: [create]}`,
+		`{apiGroups: [], resources: [acmedbs], verbs: [get]}`,
 	} {
 		values := inlineValues(t, "plugins:\n  enabled: [metrics-vm]\n  extra:\n"+
 			"    - {name: acme-engine, image: acme:1, file: /acme.so, rules: ["+bad+"]}\n")
@@ -136,20 +147,26 @@ func TestLeaderElectionIsNamespaced(t *testing.T) {
 	r := renderChart(t, nil)
 	role := only(t, r, "Role", "db-autoscaler-leader-election")
 	expectEqual(t, "Role namespace", at(role, "metadata.namespace"), releaseNamespace)
-	want := []rule{{"coordination.k8s.io", "leases", "get,create,update"}}
+	want := []rule{{"coordination.k8s.io", "leases", "get,update"}, {"coordination.k8s.io", "leases", "create"}}
 	if got := rulesOf(role); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("leader-election rules got %v want %v", got, want)
 	}
+	// get and update reach the operator's own Lease only, not every Lease of the namespace.
+	expectEqual(t, "Lease names", strings.Join(strs(at(role, "rules[0].resourceNames")), ","),
+		"db-autoscaler.autoscaling.cozystack.io")
 	binding := only(t, r, "RoleBinding", "db-autoscaler-leader-election")
 	expectEqual(t, "RoleBinding subject", at(binding, "subjects[0].name"), "db-autoscaler")
 	expectEqual(t, "RoleBinding subject namespace", at(binding, "subjects[0].namespace"), releaseNamespace)
 
 	// Sharded, each replica lists the Leases to see who holds which shard; unsharded, never.
 	sharded := only(t, renderChart(t, nil, "replicas=3", "shards=3"), "Role", "db-autoscaler-leader-election")
-	wantSharded := []rule{{"coordination.k8s.io", "leases", "get,create,update,list"}}
+	wantSharded := []rule{{"coordination.k8s.io", "leases", "get,update"}, {"coordination.k8s.io", "leases", "create,list"}}
 	if got := rulesOf(sharded); fmt.Sprint(got) != fmt.Sprint(wantSharded) {
 		t.Errorf("sharded leader-election rules got %v want %v", got, wantSharded)
 	}
+	expectEqual(t, "sharded Lease names", strings.Join(strs(at(sharded, "rules[0].resourceNames")), ","),
+		"db-autoscaler.autoscaling.cozystack.io-shard-0,db-autoscaler.autoscaling.cozystack.io-shard-1,"+
+			"db-autoscaler.autoscaling.cozystack.io-shard-2")
 
 	off := renderChart(t, nil, "replicas=1", "leaderElection.enabled=false")
 	if len(ofKind(off, "Role")) != 0 {

@@ -162,7 +162,7 @@ TEST_F(FailedStatusWrite, APatchWhoseStatusWriteFailedIsStillOursSoATenantChange
     return kube::string_at(d, {"status", "lastDecision", "kind"}) == "NoChange";
   }, 30s));
   // Every status write fails from just before the scale until a while after it (a 500 storm).
-  api_->inject_fault("PUT", "/databasehorizontalautoscalers/db-dha/status$", 500, 100000);
+  api_->inject_fault("PATCH", "/databasehorizontalautoscalers/db-dha/status$", 500, 100000);
   load_ = 200;  // raw 3: one step up
   ASSERT_TRUE(eventually([&] { return replicas() == 3; }, 20s));
   std::this_thread::sleep_for(2s);
@@ -199,7 +199,7 @@ TEST_F(FailedStatusWrite, RecommendationsMadeWhileStatusWritesFailStillHoldTheDo
     auto d = admin_->get(kDha);
     return kube::string_at(d, {"status", "lastDecision", "kind"}) == "NoChange";
   }, 30s));
-  api_->inject_fault("PUT", "/databasehorizontalautoscalers/db-dha/status$", 500, 100000);
+  api_->inject_fault("PATCH", "/databasehorizontalautoscalers/db-dha/status$", 500, 100000);
   load_ = 200;  // raw 3: one step up; every status write fails from here on
   ASSERT_TRUE(eventually([&] { return replicas() == 3; }, 20s));
   set_available(3);

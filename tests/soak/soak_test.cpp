@@ -523,7 +523,7 @@ class Soak : public ::testing::Test {
     const auto& t = targets_[target];
     switch (variant) {
       case 0: method = "PATCH"; return t.path();             // the replicas write (or marker)
-      case 1: method = "PUT"; return t.dha_path() + "/status";  // the status write
+      case 1: method = "PATCH"; return t.dha_path() + "/status";  // the status write
       case 2: method = "PUT"; return "/leases/";              // Lease renewals
       case 3: method = "GET"; return t.path() + "$";          // reading the target
       default: method = "*"; return "/resourcequotas|/workloadmonitors|/clusters";  // health and quota reads

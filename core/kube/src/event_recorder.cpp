@@ -23,8 +23,14 @@ ObjectReference ObjectReference::of(const rapidjson::Value& obj) {
           resource_version_of(obj)};
 }
 
-EventRecorder::EventRecorder(Client& client, std::string component, std::string host, const Clock& clock)
-    : client_(client), component_(std::move(component)), host_(std::move(host)), clock_(clock) {}
+EventRecorder::EventRecorder(Client& client, std::string component, std::string host, const Clock& clock,
+                             EventSpamFilterOptions spam)
+    : client_(client), component_(std::move(component)), host_(std::move(host)), clock_(clock), spam_(clock, spam) {}
+
+std::size_t EventRecorder::dropped() const {
+  std::lock_guard lock(mu_);
+  return spam_.dropped();
+}
 
 namespace {
 
@@ -83,6 +89,12 @@ bool EventRecorder::record(const ObjectReference& involved, EventType type, std:
                                       involved.uid, type_text(type), reason, text);
   const std::string now = format_time(clock_.wall_now());
   std::lock_guard lock(mu_);
+  const std::string object = fmt::format("{}\x1f{}\x1f{}\x1f{}", involved.namespace_, involved.kind, involved.name, involved.uid);
+  if (!spam_.allow(object)) {
+    spdlog::debug("event {} {} for {}/{}: held back by the spam filter", type_text(type), reason, involved.namespace_,
+                  involved.name);
+    return false;
+  }
   try {
     auto it = seen_.find(key);
     if (it != seen_.end()) {

@@ -58,9 +58,22 @@ void WorkQueue::add_locked(const std::string& key) {
     queued_at_.emplace(key, clock_.now());
   }
   if (processing_.count(key) != 0) return; // done() queues it
-  ready_.push_back(key);
-  if (metrics_) metrics_->set_depth(ready_.size());
+  push_ready_locked(key);
   cv_.notify_one();
+}
+
+std::string WorkQueue::group_of(const std::string& key) {
+  const auto slash = key.find('/');
+  return slash == std::string::npos ? std::string() : key.substr(0, slash);
+}
+
+void WorkQueue::push_ready_locked(const std::string& key) {
+  const std::string group = group_of(key);
+  auto& keys = ready_by_group_[group];
+  if (keys.empty()) group_turns_.push_back(group);
+  keys.push_back(key);
+  ++ready_size_;
+  if (metrics_) metrics_->set_depth(ready_size_);
 }
 
 void WorkQueue::add(const std::string& key) {
@@ -119,14 +132,31 @@ void WorkQueue::promote_due_locked(TimePoint now) {
 }
 
 std::optional<std::string> WorkQueue::pop_locked() {
-  if (ready_.empty()) return std::nullopt;
-  std::string key = std::move(ready_.front());
-  ready_.pop_front();
+  if (group_turns_.empty()) return std::nullopt;
+  // The namespace with keys waiting and the fewest being processed, the earliest in turn among
+  // equals: one namespace's thousand keys queue behind each other, not in front of everyone
+  // else's, and a namespace holding every worker yields the next free one to any other.
+  const auto in_flight = [&](const std::string& g) {
+    const auto found = processing_by_group_.find(g);
+    return found == processing_by_group_.end() ? 0 : found->second;
+  };
+  auto turn = group_turns_.begin();
+  for (auto candidate = group_turns_.begin(); candidate != group_turns_.end(); ++candidate)
+    if (in_flight(*candidate) < in_flight(*turn)) turn = candidate;
+  const std::string group = std::move(*turn);
+  group_turns_.erase(turn);
+  ++processing_by_group_[group];
+  auto it = ready_by_group_.find(group);
+  std::string key = std::move(it->second.front());
+  it->second.pop_front();
+  if (it->second.empty()) ready_by_group_.erase(it);
+  else group_turns_.push_back(group);
+  --ready_size_;
   processing_.insert(key);
   dirty_.erase(key);
   if (metrics_) {
     const TimePoint now = clock_.now();
-    metrics_->set_depth(ready_.size());
+    metrics_->set_depth(ready_size_);
     if (auto it = queued_at_.find(key); it != queued_at_.end()) {
       metrics_->waited(seconds_between(it->second, now));
       queued_at_.erase(it);
@@ -158,7 +188,10 @@ std::optional<std::string> WorkQueue::try_get() {
 
 void WorkQueue::done(const std::string& key) {
   std::lock_guard lock(mu_);
-  processing_.erase(key);
+  if (processing_.erase(key) != 0) {
+    const auto g = processing_by_group_.find(group_of(key));
+    if (g != processing_by_group_.end() && --g->second <= 0) processing_by_group_.erase(g);
+  }
   if (metrics_) {
     if (auto it = started_at_.find(key); it != started_at_.end()) {
       metrics_->worked(seconds_between(it->second, clock_.now()));
@@ -166,8 +199,7 @@ void WorkQueue::done(const std::string& key) {
     }
   }
   if (dirty_.count(key) != 0 && !shutting_down_) {
-    ready_.push_back(key);
-    if (metrics_) metrics_->set_depth(ready_.size());
+    push_ready_locked(key);
     cv_.notify_one();
   }
 }
@@ -175,7 +207,9 @@ void WorkQueue::done(const std::string& key) {
 void WorkQueue::shut_down() {
   std::lock_guard lock(mu_);
   shutting_down_ = true;
-  ready_.clear();
+  ready_by_group_.clear();
+  group_turns_.clear();
+  ready_size_ = 0;
   dirty_.clear();
   due_by_key_.clear();
   due_order_.clear();
@@ -196,7 +230,7 @@ void WorkQueue::wake() {
 
 std::size_t WorkQueue::ready_count() const {
   std::lock_guard lock(mu_);
-  return ready_.size();
+  return ready_size_;
 }
 
 std::size_t WorkQueue::delayed_count() const {

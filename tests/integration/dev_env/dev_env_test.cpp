@@ -347,6 +347,15 @@ struct Failure {
   int code;
 };
 
+// Its API server serves anyone on the machine as admin: --help says so before anything starts.
+TEST_F(DevEnvTest, HelpSaysTheApiServerIsAnAnonymousAdmin) {
+  DevEnv env({sdk_.dev_env(), "--help"}, work_ / "help.log");
+  EXPECT_EQ(env.wait(30s), 0);
+  const std::string help = read_text(work_ / "help.log");
+  EXPECT_NE(help.find("authenticates nobody"), std::string::npos) << help;
+  EXPECT_NE(help.find("anonymous cluster admin"), std::string::npos) << help;
+}
+
 TEST_F(DevEnvTest, BadInputIsAClearErrorAndLeavesNothingRunning) {
   const auto fails = [&](std::vector<std::string> argv) {
     DevEnv env(argv, work_ / "fail.log");

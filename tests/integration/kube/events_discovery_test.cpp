@@ -47,6 +47,25 @@ TEST_F(KubeEventsAndDiscovery, IdenticalEventsAggregateIntoACount) {
   ASSERT_EQ(evs.size(), 2u);
 }
 
+TEST_F(KubeEventsAndDiscovery, AFloodOfEventsOnOneObjectCostsTheSpamFilterBurstOfRequests) {
+  const auto w = client_->create(widgets(), widget("spammed", 1));
+  const auto other = client_->create(widgets(), widget("quiet", 1));
+  EventRecorder events(*client_, "db-autoscaler", "pod-a");
+  cluster_->clear_audit();
+  int written = 0;
+  // 150 spec writes, each with its own message (a new invalid value each time).
+  for (int i = 0; i < 150; ++i)
+    written += events.record(ObjectReference::of(w), EventType::Warning, "InvalidSpec", "maxReplicas " + std::to_string(i)) ? 1 : 0;
+  EXPECT_EQ(written, 25);
+  EXPECT_EQ(events.dropped(), 125u);
+  std::size_t event_requests = 0;
+  for (const auto& e : cluster_->audit())
+    if (e.path.find("/events") != std::string::npos) ++event_requests;
+  EXPECT_EQ(event_requests, 25u);
+  EXPECT_EQ(events_for(*client_, "default", "spammed").size(), 25u);
+  EXPECT_TRUE(events.record(ObjectReference::of(other), EventType::Normal, "Scaled", "1 -> 2")) << "another object's budget";
+}
+
 TEST_F(KubeEventsAndDiscovery, RecordingIntoAMissingServerIsReportedNotThrown) {
   const auto w = client_->create(widgets(), widget("w", 1));
   testsupport::TcpProxy proxy(server_port());  // the server goes away as the recorder's client sees it

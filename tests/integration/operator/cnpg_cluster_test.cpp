@@ -116,6 +116,15 @@ TEST_F(CnpgClusterTest, ScalesAClusterThroughItsScaleSubresourceOneStepAtATime) 
   EXPECT_NE(writes[1].body.find("\"replicas\":3"), std::string::npos) << writes[1].body;
   EXPECT_EQ(writes[3].path, std::string(kClusterPath) + "/scale");
   EXPECT_NE(writes[3].body.find("\"replicas\":4"), std::string::npos) << writes[3].body;
+  // The /scale write carries the resourceVersion the marker patch just left, so a change made
+  // between the two is refused rather than written over.
+  for (std::size_t i : {std::size_t{1}, std::size_t{3}}) {
+    const std::string marker_read_at = kube::string_at(kube::parse_json(writes[i - 1].body), {"metadata", "resourceVersion"});
+    const std::string scale_at = kube::string_at(kube::parse_json(writes[i].body), {"metadata", "resourceVersion"});
+    ASSERT_FALSE(scale_at.empty()) << "a /scale write without a resourceVersion: " << writes[i].body;
+    EXPECT_GT(std::stoll(scale_at), std::stoll(marker_read_at))
+        << "the version the marker patch left, not the one it was sent on: " << writes[i].body;
+  }
 
   EXPECT_EQ(events("Scaled"),
             (std::vector<std::string>{

@@ -65,7 +65,7 @@ TEST_F(StatusFields, AnUnreadableFieldFreezesNamesItAndKeepsTheRest) {
 TEST_F(StatusFields, AStatusSomeoneElseWroteMeanwhileIsNotOverwritten) {
   pipeline_->patch_status(kDha, R"({"status": {"currentReplicas": 4, "desiredReplicas": 4, "lastAppliedReplicas": 4,
                                                "lastConvergedReplicas": 4}})");
-  world_->api().inject_delay("PUT", "/databasehorizontalautoscalers/db-dha/status$", std::chrono::seconds(2), 1);
+  world_->api().inject_delay("PATCH", "/databasehorizontalautoscalers/db-dha/status$", std::chrono::seconds(2), 1);
   std::thread other_writer([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
     pipeline_->patch_status(kDha, R"({"status": {"desiredReplicas": 5, "lastAppliedReplicas": 5}})");

@@ -148,13 +148,13 @@ class OneDhaPerTarget : public ::testing::Test {
   std::unique_ptr<server::Server> webhook_;
 };
 
-TEST_F(OneDhaPerTarget, ASecondDhaOnTheSameTargetIsRefusedNamingTheFirst) {
+TEST_F(OneDhaPerTarget, ASecondDhaOnTheSameTargetIsRefused) {
   auto first = kubectl("apply -f -", dha_yaml("reads", "db"));
   ASSERT_EQ(first.exit_code, 0) << first.output;
   auto second = kubectl("apply -f -", dha_yaml("reads-too", "db"));
   EXPECT_NE(second.exit_code, 0) << second.output;
   EXPECT_NE(second.output.find("admission webhook \"target.autoscaling.cozystack.io\" denied the request: "
-                               "Postgres/db is already scaled by DatabaseHorizontalAutoscaler \"reads\""),
+                               "Postgres/db is already scaled by another DatabaseHorizontalAutoscaler in this namespace"),
             std::string::npos)
       << second.output;
   EXPECT_EQ(kubectl("-n tenant-a get dha reads-too").exit_code, 1) << "the refused DHA must not exist";
@@ -164,7 +164,7 @@ TEST_F(OneDhaPerTarget, ASecondDhaOnTheSameTargetIsRefusedNamingTheFirst) {
   // Nor can it be moved onto the claimed one.
   auto moved = kubectl("-n tenant-a patch dha reads-too --type merge -p '{\"spec\":{\"targetRef\":{\"name\":\"db\"}}}'");
   EXPECT_NE(moved.exit_code, 0) << moved.output;
-  EXPECT_NE(moved.output.find("already scaled by DatabaseHorizontalAutoscaler \"reads\""), std::string::npos)
+  EXPECT_NE(moved.output.find("already scaled by another DatabaseHorizontalAutoscaler"), std::string::npos)
       << moved.output;
 }
 

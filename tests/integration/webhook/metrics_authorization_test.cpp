@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <thread>
 
 #include "operator/metrics_auth.hpp"
 #include "sanitized_build.hpp"
@@ -180,6 +181,39 @@ TEST_F(MetricsAuthorization, AFloodOfInventedTokensIsBoundedAndLeavesTheScraperS
   // The scraper's verdict is still cached: it is served with the API server refusing reviews.
   api_->inject_fault("POST", "reviews", 503, 100);
   EXPECT_EQ(scrape("scraper-token").status, 200);
+}
+
+// A scraper's allowed verdict runs out while invented tokens keep the shared review budget
+// spent: its re-review comes out of the budget of known tokens, so every scrape is answered.
+TEST_F(MetricsAuthorization, AScraperIsReReviewedWhileInventedTokensHoldTheSharedBudget) {
+  op::MetricsAuthorizerOptions options;
+  options.cache_ttl = std::chrono::seconds(60);
+  options.allowed_ttl = std::chrono::milliseconds(300);
+  options.reviews = {.per_peer_per_second = 0.01, .per_peer_burst = 3, .total_per_second = 0.01, .total_burst = 3};
+  start_metrics(options, operator_config());
+  ASSERT_EQ(scrape("scraper-token").status, 200);
+  HttpClient attacker(pki_.ca.cert);
+  const std::string url = "https://localhost:" + std::to_string(server_->port()) + "/metrics";
+  int limited = 0;
+  for (int i = 0; i < 20; ++i)
+    limited += attacker.request("GET", url, {}, {"Authorization: Bearer invented-" + std::to_string(i)}).status == 429;
+  ASSERT_GE(limited, 17) << "the shared budget is spent";
+  api_->clear_audit();
+  // Six scrapes, each after the allowed verdict ran out (300 ms): each is re-reviewed.
+  int served = 0;
+  for (int i = 0; i < 6; ++i) {
+    // The state waited for is the passing of the verdict's lifetime itself.
+    std::this_thread::sleep_for(std::chrono::milliseconds(350));
+    served += scrape("scraper-token").status == 200;
+  }
+  EXPECT_EQ(served, 6);
+  EXPECT_GE(reviews_in(api_->audit()), 6) << "the verdict was reviewed again, not kept past its time";
+  EXPECT_EQ(attacker.request("GET", url, {}, {"Authorization: Bearer invented-x"}).status, 429)
+      << "unknown tokens still wait for the shared budget";
+}
+
+TEST(MetricsAuthorizerOptions, AnAllowedVerdictIsKeptForMinutes) {
+  EXPECT_GE(op::MetricsAuthorizerOptions{}.allowed_ttl, std::chrono::minutes(5));
 }
 
 } // namespace

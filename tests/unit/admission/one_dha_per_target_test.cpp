@@ -49,8 +49,8 @@ TEST_P(TargetClaimTable, Decides) {
 }
 
 constexpr const char* kDenied =
-    "Postgres/db is already scaled by DatabaseHorizontalAutoscaler \"first\"; two autoscalers on one database would "
-    "undo each other's changes. Edit \"first\" or delete it first";
+    "Postgres/db is already scaled by another DatabaseHorizontalAutoscaler in this namespace (kubectl get dha lists "
+    "them); two autoscalers on one database would undo each other's changes. Edit that one or delete it first";
 
 INSTANTIATE_TEST_SUITE_P(
     Table, TargetClaimTable,

@@ -37,8 +37,20 @@ std::string denial(const std::string& attempt, const std::string& marker = "db")
          "\"; delete the DHA to regain manual control (" + attempt + ")";
 }
 
+// `release` with `extra` (",\"field\":...") added to its spec.
+std::string with_spec(const std::string& base, const std::string& extra) {
+  std::string out = base;
+  return out.insert(out.find("\"spec\":{") + 8, extra.substr(1) + ",");
+}
+
 TEST(EvaluateOwnership, EveryBranch) {
   const std::string managed3 = release("db", "3");
+  const std::string post_renderer =
+      R"(,"postRenderers":[{"kustomize":{"patches":[{"patch":"- op: replace\n  path: /spec/instances\n  value: 9"}]}}])";
+  const std::string chart_v1 = R"(,"chart":{"spec":{"chart":"postgres","version":"0.10.0","sourceRef":{"kind":"HelmRepository","name":"cozystack-apps"}}})";
+  const std::string chart_v2 = R"(,"chart":{"spec":{"chart":"postgres","version":"0.11.0","sourceRef":{"kind":"HelmRepository","name":"cozystack-apps"}}})";
+  const std::string chart_other_source = R"(,"chart":{"spec":{"chart":"postgres","version":"0.10.0","sourceRef":{"kind":"HelmRepository","name":"mine"}}})";
+  const std::string values_from = R"(,"valuesFrom":[{"kind":"ConfigMap","name":"more-replicas"}])";
   const Case cases[] = {
       // Unparseable objects pass.
       {"old object unparseable", "{not json", release("db", "5"), gitops, true, ""},
@@ -116,6 +128,26 @@ TEST(EvaluateOwnership, EveryBranch) {
        denial("attempted change \"3\" -> \"4\" by \"alice\"")},
       {"username with quotes is escaped", managed3, release("db", "4"), "a\"b", false,
        denial("attempted change 3 -> 4 by \"a\\\"b\"")},
+      // The count set another way: rendered manifests patched, values read from elsewhere,
+      // another chart version or source.
+      {"bypass: post-renderer added", managed3, with_spec(managed3, post_renderer), "alice", false,
+       denial("attempted change of spec.postRenderers by \"alice\"")},
+      {"bypass: post-renderer removed", with_spec(managed3, post_renderer), managed3, "alice", false,
+       denial("attempted change of spec.postRenderers by \"alice\"")},
+      {"bypass: valuesFrom added", managed3, with_spec(managed3, values_from), "alice", false,
+       denial("attempted change of spec.valuesFrom by \"alice\"")},
+      {"bypass: chart version changed", with_spec(managed3, chart_v1), with_spec(managed3, chart_v2), "alice", false,
+       denial("attempted change of spec.chart by \"alice\"")},
+      {"bypass: chart source changed", with_spec(managed3, chart_v1), with_spec(managed3, chart_other_source), "alice",
+       false, denial("attempted change of spec.chart by \"alice\"")},
+      {"bypass: chartRef added", managed3, with_spec(managed3, R"(,"chartRef":{"kind":"OCIRepository","name":"x"})"),
+       "alice", false, denial("attempted change of spec.chartRef by \"alice\"")},
+      {"same chart and post-renderer pass", with_spec(with_spec(managed3, chart_v1), post_renderer),
+       with_spec(with_spec(managed3, chart_v1), post_renderer), "alice", true, ""},
+      {"apps API changes the chart version", with_spec(managed3, chart_v1), with_spec(managed3, chart_v2), apps_api,
+       true, ""},
+      {"unmanaged post-renderer added", release(std::nullopt, "3"),
+       with_spec(release(std::nullopt, "3"), post_renderer), "alice", true, ""},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);

@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "dha/kube/work_queue.hpp"
 
@@ -181,6 +183,60 @@ TEST(KubeWorkQueue, ConcurrentWorkersNeverHoldTheSameKey) {
   for (auto& t : workers) t.join();
   EXPECT_EQ(max_in_flight_a.load(), 1);
   EXPECT_GT(processed.load(), 0);
+}
+
+}  // namespace
+}  // namespace dha::kube
+
+namespace dha::kube {
+namespace {
+
+// One tenant's burst (a thousand DHAs queued by spec writes) and another tenant's one key: the
+// second is handed out next, not after the thousand.
+TEST(KubeWorkQueueFairness, NamespacesTakeTurns) {
+  FakeClock clock;
+  WorkQueue q(clock);
+  for (int i = 0; i < 1000; ++i) q.add("tenant-a/db-" + std::to_string(i));
+  ASSERT_EQ(q.try_get(), "tenant-a/db-0");
+  q.done("tenant-a/db-0");
+  q.add("tenant-b/db");
+  q.add("tenant-c/db");
+  EXPECT_EQ(q.try_get(), "tenant-a/db-1");  // none in flight anywhere: tenant-a's turn came first
+  EXPECT_EQ(q.try_get(), "tenant-b/db");
+  EXPECT_EQ(q.try_get(), "tenant-c/db");
+  EXPECT_EQ(q.try_get(), "tenant-a/db-2");
+  EXPECT_EQ(q.ready_count(), 997u);
+  // tenant-a holds two workers, tenant-b none: tenant-b's next key goes first.
+  q.done("tenant-b/db");
+  q.add("tenant-b/db");
+  EXPECT_EQ(q.try_get(), "tenant-b/db");
+}
+
+// Eight workers busy with one tenant's reconciles: the next free worker takes the other tenant's
+// key, whatever the first tenant keeps queueing meanwhile.
+TEST(KubeWorkQueueFairness, AFreedWorkerServesTheWaitingTenantFirst) {
+  FakeClock clock;
+  WorkQueue q(clock);
+  for (int i = 0; i < 8; ++i) q.add("tenant-a/db-" + std::to_string(i));
+  std::vector<std::string> held;
+  for (int i = 0; i < 8; ++i) held.push_back(*q.try_get());
+  for (int i = 8; i < 500; ++i) q.add("tenant-a/db-" + std::to_string(i));  // 140 writes/s, and more
+  q.add("tenant-b/db");
+  q.done(held[0]);
+  EXPECT_EQ(q.try_get(), "tenant-b/db");
+  q.done(held[1]);
+  EXPECT_EQ(q.try_get(), "tenant-a/db-8");
+}
+
+TEST(KubeWorkQueueFairness, KeysWithoutANamespaceShareOneTurn) {
+  FakeClock clock;
+  WorkQueue q(clock);
+  q.add("a");
+  q.add("b");
+  q.add("ns/x");
+  EXPECT_EQ(q.try_get(), "a");
+  EXPECT_EQ(q.try_get(), "ns/x");
+  EXPECT_EQ(q.try_get(), "b");
 }
 
 }  // namespace

@@ -91,6 +91,13 @@ TEST(NamespaceScope, TableOfQueries) {
       {"with nested in a call", R"(rate(with (t = secret) t[5m]))", "WITH"},
       {"unknown function", R"(my_template(up{namespace="tenant-a"}))", "unknown function my_template"},
       {"on where no operator is", "on(secret_metric)", "unknown function on"},
+      // After a sign there is no left operand: VictoriaMetrics reads a call of on (and 1.79.5
+      // exits on it), not a label list.
+      {"on after a unary minus", "sum(-on(secret_metric))", "unknown function on"},
+      {"ignoring after a unary plus", "abs(+ignoring(secret_metric))", "unknown function ignoring"},
+      {"on after a comma and a sign", R"(clamp(x{namespace="tenant-a"}, -on(secret_metric), 1))", "unknown function on"},
+      {"on after two operators", R"(x{namespace="tenant-a"} * -on(secret_metric))", "unknown function on"},
+      {"bool after a comparison without a left operand", "sum(== bool on(secret_metric))", "selector bool"},
       {"by not after an aggregation", "rate(by(secret_metric))", "unknown function by"},
       {"by after a plain group", R"((x{namespace="tenant-a"}) by (secret_metric))", "unknown function by"},
       {"ignoring at the start of an argument", "abs(ignoring(secret_metric))", "unknown function ignoring"},

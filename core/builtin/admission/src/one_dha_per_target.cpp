@@ -50,6 +50,12 @@ std::string claimed_message(const TargetClaim& wanted, std::string_view holder) 
          std::string(holder) + "\" or delete it first";
 }
 
+std::string claimed_in_namespace_message(const TargetClaim& wanted) {
+  return wanted.kind + "/" + wanted.target_name +
+         " is already scaled by another DatabaseHorizontalAutoscaler in this namespace (kubectl get dha lists them); "
+         "two autoscalers on one database would undo each other's changes. Edit that one or delete it first";
+}
+
 OwnershipVerdict evaluate_target_claim(const Value* old_object, const Value* new_object,
                                        const std::vector<TargetClaim>& others) {
   if (new_object == nullptr || !new_object->IsObject()) return {};
@@ -61,7 +67,7 @@ OwnershipVerdict evaluate_target_claim(const Value* old_object, const Value* new
   }
   for (const auto& other : others) {
     if (other.dha_name == wanted->dha_name || other.deleting || !other.same_target(*wanted)) continue;
-    return {false, 403, "Forbidden", claimed_message(*wanted, other.dha_name)};
+    return {false, 403, "Forbidden", claimed_in_namespace_message(*wanted)};
   }
   return {};
 }

@@ -115,6 +115,9 @@ std::string render(const Value* value) {
 
 OwnershipVerdict allow() { return {}; }
 
+// HelmRelease spec fields besides values.replicas that decide how many instances run.
+constexpr const char* kCountBearingFields[] = {"postRenderers", "valuesFrom", "chart", "chartRef"};
+
 // The denial up to "manual control ("; the caller appends what was attempted and the ")".
 OwnershipVerdict deny(std::string_view marker, std::size_t expected_rest) {
   OwnershipVerdict verdict;
@@ -173,6 +176,18 @@ OwnershipVerdict evaluate_ownership(const Value* old_object, const Value* new_ob
     verdict.message += render(old_replicas);
     verdict.message += " -> ";
     verdict.message += render(new_replicas);
+    return by_user(verdict);
+  }
+  // What else sets the instance count of a release: a post-renderer that patches the rendered
+  // manifests, values read from elsewhere, or another chart (source or version) whose defaults
+  // differ. None of them is the apps API's to leave to a tenant on a managed release.
+  for (const char* field : kCountBearingFields) {
+    const Value* before = member(member(old_object, "spec"), field);
+    const Value* after = member(member(new_object, "spec"), field);
+    if (!replicas_differ(before, after)) continue;
+    auto verdict = deny(managed_by, 64 + username.size());
+    verdict.message += "attempted change of spec.";
+    verdict.message += field;
     return by_user(verdict);
   }
   if (!old_marker.empty() && new_marker != old_marker) {

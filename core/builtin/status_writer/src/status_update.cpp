@@ -13,30 +13,65 @@ bool same_status(const rapidjson::Value& read, const rapidjson::Value& fresh) {
   return *a == *b;
 }
 
+// A JSON merge patch turning status `from` into `to`, field by top-level field: a field `to`
+// lacks becomes null, a changed one is sent whole (so each write reads on its own in an audit
+// log), an unchanged one is left out.
+rapidjson::Value merge_diff(const rapidjson::Value& from, const rapidjson::Value& to,
+                            rapidjson::Document::AllocatorType& a) {
+  if (!from.IsObject() || !to.IsObject()) return rapidjson::Value(to, a);
+  rapidjson::Value patch(rapidjson::kObjectType);
+  for (const auto& m : from.GetObject())
+    if (!to.HasMember(m.name)) patch.AddMember(rapidjson::Value(m.name, a), rapidjson::Value(), a);
+  for (const auto& m : to.GetObject()) {
+    const auto old = from.FindMember(m.name);
+    if (old != from.MemberEnd() && old->value == m.value) continue;
+    patch.AddMember(rapidjson::Value(m.name, a), rapidjson::Value(m.value, a), a);
+  }
+  return patch;
+}
+
+// The status to write: `next`, with the fields that could not be read kept as `stored` has them.
+rapidjson::Value status_to_write(const model::DhaStatus& next, const rapidjson::Value* stored,
+                                 const std::vector<model::UnreadableField>& keep_as_stored,
+                                 rapidjson::Document::AllocatorType& a) {
+  rapidjson::Value status = model::status_to_json(next, a);
+  if (stored == nullptr || !stored->IsObject()) return status;
+  for (const auto& field : keep_as_stored) {
+    const auto it = stored->FindMember(field.name.c_str());
+    if (it == stored->MemberEnd()) continue;
+    status.RemoveMember(field.name.c_str());
+    status.AddMember(rapidjson::Value(field.name.c_str(), a), rapidjson::Value(it->value, a), a);
+  }
+  return status;
+}
+
 }  // namespace
+
+std::string status_patch(const rapidjson::Value& dha, const model::DhaStatus& next,
+                         const std::vector<model::UnreadableField>& keep_as_stored) {
+  rapidjson::Document patch(rapidjson::kObjectType);
+  auto& a = patch.GetAllocator();
+  const auto* stored = kube::find_path(dha, {"status"});
+  rapidjson::Value status = status_to_write(next, stored, keep_as_stored, a);
+  const rapidjson::Value empty(rapidjson::kObjectType);
+  rapidjson::Value metadata(rapidjson::kObjectType);
+  metadata.AddMember("resourceVersion", rapidjson::Value(kube::resource_version_of(dha).c_str(), a), a);
+  patch.AddMember("metadata", metadata, a);
+  patch.AddMember("status", merge_diff(stored != nullptr && stored->IsObject() ? *stored : empty, status, a), a);
+  return kube::to_json(patch);
+}
 
 bool update_status(kube::Client& client, op::SelfMetrics& metrics, const rapidjson::Value& dha,
                    const model::DhaStatus& previous, const model::DhaStatus& next,
                    const std::vector<model::UnreadableField>& keep_as_stored) {
   if (previous == next) return false;
   const kube::ResourceRef ref = kube::resources::dhas(kube::namespace_of(dha)).named(kube::name_of(dha));
-  rapidjson::Document object = kube::copy_json(dha);
+  rapidjson::Document base = kube::copy_json(dha);
   constexpr int kAttempts = 4;
   for (int attempt = 1;; ++attempt) {
-    auto& a = object.GetAllocator();
-    rapidjson::Value status = model::status_to_json(next, a);
-    if (const auto* stored = kube::find_path(object, {"status"}); stored != nullptr && stored->IsObject()) {
-      for (const auto& field : keep_as_stored) {
-        const auto it = stored->FindMember(field.name.c_str());
-        if (it == stored->MemberEnd()) continue;
-        status.RemoveMember(field.name.c_str());
-        status.AddMember(rapidjson::Value(field.name.c_str(), a), rapidjson::Value(it->value, a), a);
-      }
-    }
-    object.RemoveMember("status");
-    object.AddMember("status", status, a);
     try {
-      op::counted_api_call(metrics, "update", [&] { return client.update_status(ref, object); });
+      const std::string patch = status_patch(base, next, keep_as_stored);
+      op::counted_api_call(metrics, "patch", [&] { return client.patch_status(ref, patch); });
       return true;
     } catch (const kube::ApiError& e) {
       if (kube::is_not_found(e)) return false;
@@ -49,7 +84,7 @@ bool update_status(kube::Client& client, op::SelfMetrics& metrics, const rapidjs
     // The next reconcile starts from the fresh one. A change of spec or metadata alone leaves
     // the status ours to write.
     if (!same_status(dha, *fresh)) return false;
-    object = std::move(*fresh);
+    base = std::move(*fresh);
   }
 }
 

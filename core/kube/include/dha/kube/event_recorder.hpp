@@ -1,7 +1,9 @@
 #pragma once
 // core/v1 Events with count aggregation: recording the same (object, type, reason, message)
 // again PATCHes the existing Event's count and lastTimestamp instead of creating a new one
-// (client-go's EventCorrelator, without the spam filter). Events are best effort: a failure is
+// (client-go's EventCorrelator), and a per-object spam filter in front of both (EventSpamFilter:
+// a burst, then one per interval; what it drops is logged at debug level and counted in
+// dropped()). Events are best effort: a failure is
 // logged, never thrown — a reconcile must not fail because an Event could not be written.
 // Thread-safe.
 //
@@ -17,6 +19,7 @@
 
 #include "dha/kube/client.hpp"
 #include "dha/kube/clock.hpp"
+#include "dha/kube/event_spam_filter.hpp"
 
 namespace dha::kube {
 
@@ -37,10 +40,14 @@ class EventRecorder {
   static constexpr std::size_t kMaxTracked = 4096;  // aggregation memory; oldest forgotten first
   static constexpr std::size_t kMaxMessage = 1024;
 
-  EventRecorder(Client& client, std::string component, std::string host = {}, const Clock& clock = SystemClock::instance());
+  EventRecorder(Client& client, std::string component, std::string host = {}, const Clock& clock = SystemClock::instance(),
+                EventSpamFilterOptions spam = {});
 
-  // Returns false when the Event could not be written (already logged).
+  // Returns false when the Event was not written: the spam filter held it back, or the write
+  // failed (logged).
   bool record(const ObjectReference& involved, EventType type, std::string_view reason, std::string_view message);
+  // Events the spam filter held back so far.
+  std::size_t dropped() const;
 
  private:
   struct Seen {
@@ -57,7 +64,8 @@ class EventRecorder {
   const std::string component_;
   const std::string host_;
   const Clock& clock_;
-  std::mutex mu_;
+  mutable std::mutex mu_;
+  EventSpamFilter spam_;
   std::map<std::string, Seen> seen_;
   std::uint64_t next_order_ = 0;
 };

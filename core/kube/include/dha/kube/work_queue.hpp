@@ -6,7 +6,11 @@
 // - add_after() schedules a key for later (the earliest of several schedules wins);
 // - add_rate_limited() schedules with per-key exponential backoff
 //   (base * 2^(failures-1), capped); forget() resets a key's failure count;
-// - shut_down() wakes every waiting get(), which then returns nullopt; queued keys are dropped.
+// - shut_down() wakes every waiting get(), which then returns nullopt; queued keys are dropped;
+// - fair between namespaces: keys "ns/name" wait in one FIFO per namespace, and get() serves
+//   the namespace with the fewest keys being processed (in turn among equals), so a tenant who
+//   queues a thousand keys (a burst of spec writes over many DHAs) and holds every worker gets
+//   the next free worker only when no other tenant has a key waiting.
 // Time comes from the injected Clock. With a FakeClock, blocked get() calls notice advanced
 // time within kPollInterval (or at once after wake()). Thread-safe.
 
@@ -73,6 +77,8 @@ class WorkQueue {
   bool is_processing(const std::string& key) const;
 
  private:
+  static std::string group_of(const std::string& key);  // the namespace of "ns/name"
+  void push_ready_locked(const std::string& key);
   void add_locked(const std::string& key);
   void promote_due_locked(TimePoint now);
   std::optional<std::string> pop_locked();
@@ -81,7 +87,10 @@ class WorkQueue {
   const BackoffPolicy backoff_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<std::string> ready_;
+  std::map<std::string, std::deque<std::string>> ready_by_group_;  // FIFO per namespace
+  std::deque<std::string> group_turns_;  // namespaces with keys ready, in turn order
+  std::size_t ready_size_ = 0;
+  std::unordered_map<std::string, int> processing_by_group_;  // keys being processed, per namespace
   std::unordered_set<std::string> dirty_;       // queued or re-added while processing
   std::unordered_set<std::string> processing_;
   std::map<std::string, TimePoint> due_by_key_;  // delayed keys

@@ -2,7 +2,7 @@
 
 // One DHA per target. Two autoscalers on one database fight: each scales from its own history
 // and takes the managed-by marker from the other. A second DHA whose target is already claimed
-// in the namespace is refused at admission, with a message naming the DHA that holds it. Pure:
+// in the namespace is refused at admission. Pure:
 // the caller lists the namespace's DHAs; tests in tests/unit/admission.
 
 #include <dha/admission/ownership_policy.hpp>
@@ -43,12 +43,17 @@ std::string namespace_of(const rapidjson::Value& object);
 //  1. no new object, or no readable target → allow;
 //  2. an UPDATE that keeps the target → allow (finalizer removal, spec edits, and DHAs that
 //     were already doubled before the webhook existed must still be able to go away);
-//  3. another DHA, not being deleted, claims the same target → deny (403) naming it;
+//  3. another DHA, not being deleted, claims the same target → deny (403). The denial does not
+//     name that DHA: the endpoint cannot tell the API server from anyone who posts a review,
+//     and its answer must not hand out the names of objects the caller may not read;
 //  4. otherwise → allow.
 OwnershipVerdict evaluate_target_claim(const rapidjson::Value* old_object, const rapidjson::Value* new_object,
                                        const std::vector<TargetClaim>& others);
 
-// The denial message, also the reconciler's wording for the same conflict.
+// The reconciler's wording for the conflict, on the refused DHA's condition: it names the holder
+// (only someone who may read that DHA sees it).
 std::string claimed_message(const TargetClaim& wanted, std::string_view holder);
+// The webhook's denial: the same, without the holder's name.
+std::string claimed_in_namespace_message(const TargetClaim& wanted);
 
 }  // namespace dha::admission

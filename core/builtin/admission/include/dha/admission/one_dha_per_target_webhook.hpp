@@ -1,8 +1,10 @@
 #pragma once
 
 // Mounting the one-DHA-per-target webhook (DHA CREATE and UPDATE). The caller supplies how to
-// list the DHAs of a namespace: the operator lists them live from the API server, so a DHA
-// created a moment ago by someone else is seen.
+// read the claims of a namespace: the operator reads them from its DHA cache, so a review costs
+// no API request. The review answers about the namespace of the object it carries only, and a
+// denial names no other DHA (the endpoint does not authenticate its caller; see
+// docs/operator.md#webhooks): the reconciler's condition on the refused DHA names the holder.
 
 #include <dha/admission/one_dha_per_target.hpp>
 #include <dha/server/http.hpp>

@@ -46,14 +46,16 @@ struct OwnershipVerdict {
 //  6. spec.values.replicas differs between old and new → deny. "Differs" covers a changed
 //     number (compared as float64), a removed key, a non-numeric value replacing a number, and
 //     a value appearing where there was none (no bypass by deletion or stringifying).
-//  7. the old marker removed or changed in the new object → deny.
-//  8. otherwise → allow.
+//  7. spec.postRenderers, spec.valuesFrom, spec.chart or spec.chartRef differs (the same
+//     comparison) → deny: each can set the instance count without touching values.replicas.
+//  8. the old marker removed or changed in the new object → deny.
+//  9. otherwise → allow.
 // A denial has code 403, reason Forbidden and the message
 //   replicas of this database is managed by DatabaseHorizontalAutoscaler "<marker>"; delete the
 //   DHA to regain manual control (attempted change <old> -> <new> by "<username>")
 // with numbers printed like Go's %v of a float64, <none> for a missing value, and the JSON of
-// a non-numeric one. A marker removal says "(attempted removal of the managed-by marker by
-// ...)", a create "(attempted creation of a managed release by ...)", a delete "(attempted
+// a non-numeric one. Rule 7 says "(attempted change of spec.postRenderers by ...)" (or the field
+// changed). A marker removal says "(attempted removal of the managed-by marker by ...)", a create "(attempted creation of a managed release by ...)", a delete "(attempted
 // deletion by ...)".
 OwnershipVerdict evaluate_ownership(std::string_view old_json, std::string_view new_json, std::string_view username,
                                     const std::vector<std::string>& allowed_users);
