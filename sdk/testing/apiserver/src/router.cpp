@@ -147,6 +147,7 @@ HttpResponse serve(ServerState& state, HttpRequest& request, Identity& identity)
   }
   HttpResponse response;
   if (check_fault(state, request, response)) return response;
+  if (handle_openapi_v2(state, request, response)) return response;
   if (!accepts_json(request))
     throw ApiError(406, "NotAcceptable", "only the following media types are accepted: application/json, application/yaml");
   if (handle_discovery(state, request, response)) return response;
