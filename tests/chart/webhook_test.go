@@ -101,7 +101,7 @@ func TestWebhookFailurePolicyIsConfigurable(t *testing.T) {
 // The private CA chain: self-signed root, CA issuer, serving certificate valid for the names the
 // apiserver and the scraper use, and the CA injected into the webhook configuration.
 func TestCertificateChain(t *testing.T) {
-	r := renderChart(t, nil)
+	r := renderChart(t, nil, "certificates.certManager.enabled=true")
 	selfSigned := only(t, r, "Issuer", "db-autoscaler-selfsigned")
 	if at(selfSigned, "spec.selfSigned") == nil {
 		t.Error("the root issuer is not selfSigned")
