@@ -1,6 +1,7 @@
 // Discovery (/api, /apis, group and group-version documents, /version) and the OpenAPI v3
 // documents kubectl reads to learn that the server validates fields itself.
 
+#include "openapi.hpp"
 #include "server_state.hpp"
 
 #include <rapidjson/stringbuffer.h>

@@ -4,6 +4,7 @@
 // that names their version and the oldest kubectl this server is tested with, instead of the
 // bare "the server could not find the requested resource" such a kubectl would print.
 
+#include "openapi.hpp"
 #include "api_error.hpp"
 #include "server_state.hpp"
 

@@ -2,6 +2,7 @@
 // (/api/v1/..., /apis/<group>/<version>/...) resolved to a ResourceRequest. Every request is
 // audited with the status it got.
 
+#include "openapi.hpp"
 #include "server_state.hpp"
 
 #include <algorithm>

@@ -70,10 +70,6 @@ HttpResponse handle_resource(ServerState& state, const ResourceRequest& rr, cons
 
 // Discovery and OpenAPI (discovery.cpp); returns false if the path is not a discovery path.
 bool handle_discovery(ServerState& state, const HttpRequest& request, HttpResponse& response);
-// The name kube gives a CRD version's schema in the OpenAPI documents (io.cozystack.apps.v1alpha1.Postgres).
-std::string openapi_definition_name(const std::string& group, const std::string& version, const std::string& kind);
-// /openapi/v2 in JSON, and a refusal naming the client for protobuf (openapi_v2.cpp).
-bool handle_openapi_v2(ServerState& state, const HttpRequest& request, HttpResponse& response);
 
 // A request body as a JSON document, from JSON, YAML or the protobuf kubectl sends for some
 // built-ins (throws ApiError 415 for other media types).
