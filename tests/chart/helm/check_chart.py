@@ -22,7 +22,7 @@ EXAMPLES = os.path.join(SOURCE, "tests/chart/values")
 NAMESPACE = "cozy-db-autoscaler"
 # The version the renders below assume; the stamped default (Kubernetes 1.37, see go-ldflags) is
 # checked on its own.
-KUBE_VERSION = "1.32.0"
+KUBE_VERSION = "1.34.4"
 failures = []
 
 

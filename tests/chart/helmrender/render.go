@@ -25,7 +25,7 @@ type Options struct {
 	Namespace   string
 	ValueFiles  []string // applied in order over the chart's values.yaml
 	Set         []string // "key=value", applied after the files
-	KubeVersion string   // .Capabilities.KubeVersion, e.g. "v1.32.0"
+	KubeVersion string   // .Capabilities.KubeVersion, e.g. "v1.34.4"
 	// APIVersions the cluster serves beyond Kubernetes' built-ins ("group/version" or
 	// "group/version/Kind"), for .Capabilities.APIVersions.Has. Nil: every API is present (a
 	// cluster with every operator the chart can use); empty: a plain cluster.
@@ -61,7 +61,7 @@ func Render(chartDir string, opts Options) (*Result, error) {
 		opts.Namespace = "default"
 	}
 	if opts.KubeVersion == "" {
-		opts.KubeVersion = "v1.32.0"
+		opts.KubeVersion = "v1.34.4" // the real kube-apiserver the realkube tests run
 	}
 	chart, err := loadChart(chartDir)
 	if err != nil {
