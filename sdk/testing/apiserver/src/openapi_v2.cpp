@@ -5,7 +5,6 @@
 // bare "the server could not find the requested resource" such a kubectl would print.
 
 #include "openapi.hpp"
-#include "api_error.hpp"
 #include "server_state.hpp"
 
 #include <rapidjson/stringbuffer.h>
@@ -28,11 +27,17 @@ std::string client_name(const HttpRequest& request) {
   return space == std::string::npos ? agent : agent.substr(0, space);
 }
 
-[[noreturn]] void refuse_protobuf(const HttpRequest& request) {
-  throw ApiError(406, "NotAcceptable",
-                 client_name(request) + " asked for the OpenAPI v2 document as protobuf, which this API server " +
-                     "does not serve (it serves OpenAPI v3, and v2 in JSON): use kubectl " + kOldestTestedKubectl +
-                     " or newer (scripts/install-deps builds the kubectl the project pins)");
+// A 406 in plain text: a client reading the document with Raw() (kubectl's discovery does) shows
+// a text body as the error's message, while a JSON Status body would be replaced by the generic
+// "unable to respond with a content type that the client supports".
+bool refuse_protobuf(const HttpRequest& request, HttpResponse& response) {
+  response = HttpResponse{};
+  response.status = 406;
+  response.content_type = "text/plain; charset=utf-8";
+  response.body = client_name(request) + " asked for the OpenAPI v2 document as protobuf, which this API server " +
+                  "does not serve (it serves OpenAPI v3, and v2 in JSON): use kubectl " + kOldestTestedKubectl +
+                  " or newer (scripts/install-deps builds the kubectl the project pins)";
+  return true;
 }
 
 std::string document(const ServerState& state) {
@@ -77,11 +82,11 @@ std::string document(const ServerState& state) {
 bool handle_openapi_v2(ServerState& state, const HttpRequest& request, HttpResponse& response) {
   const std::string& p = request.path;
   // The path kubectl falls back to when /openapi/v2 refuses protobuf: protobuf by name.
-  if (p == "/swagger-2.0.0.pb-v1") refuse_protobuf(request);
+  if (p == "/swagger-2.0.0.pb-v1") return refuse_protobuf(request, response);
   if (p != "/openapi/v2" && p != "/openapi/v2/") return false;
   std::string accept = request.header("accept");
   bool json = accept.empty() || accept.find("json") != std::string::npos || accept.find("*/*") != std::string::npos;
-  if (!json) refuse_protobuf(request);
+  if (!json) return refuse_protobuf(request, response);
   std::lock_guard lock(state.mu);
   response = HttpResponse{};
   response.body = document(state);
