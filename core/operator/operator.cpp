@@ -263,7 +263,8 @@ void Operator::start() {
     if (options_.webhook_port < 0 || options_.webhook_port > 65535)
       throw std::runtime_error("--webhook-port must be 0..65535");
     p.webhook = make_server("webhook", server::BindAddress{options_.webhook_host, static_cast<std::uint16_t>(options_.webhook_port)},
-                            server::TlsOptions{options_.cert_dir}, std::move(router));
+                            server::TlsOptions{server::certificate_dir_or_self_signed(options_.cert_dir, "the webhook")},
+                            std::move(router));
   }
 
   if (p.sharded) {
