@@ -5,8 +5,8 @@
 
 Real Helm installs charts/db-autoscaler as it is (kubeVersion included) into a real
 kube-apiserver without cert-manager or any monitoring operator, with one value set: the metrics
-URL. The operator runs on loopback with the rendered Deployment's arguments, as the chart's
-ServiceAccount, serving the certificate the chart generated. The chart's webhook Service is the
+URL. The operator runs on loopback with the rendered Deployment's arguments and plugin
+configuration, as the chart's ServiceAccount, serving the certificate the chart generated. The chart's webhook Service is the
 one object changed: a cluster has kube-proxy to reach the pods, this one has not, so the Service
 becomes an ExternalName of the loopback address the operator listens on. kube-apiserver then
 calls the webhook with the chart's own clientConfig and caBundle, verifying the certificate for
@@ -144,6 +144,11 @@ for key in ("tls.crt", "tls.key", "ca.crt"):
 service_port = 443  # what the chart's webhook clientConfig names; an ExternalName keeps it
 webhook_address = free_loopback_address(service_port)
 metrics_port, probe_port = free_port(), free_port()
+# The plugin configuration the pod mounts from the chart's ConfigMap, as a file here.
+plugin_config = os.path.join(WORK, "plugin-config.json")
+config_map = next(d for d in docs if d["kind"] == "ConfigMap" and d["metadata"]["name"].endswith("-plugin-config"))
+with open(plugin_config, "w") as f:
+    f.write(next(iter(config_map["data"].values())))
 args = []
 for a in container["args"][1:]:
     flag = a.split("=", 1)[0]
@@ -151,7 +156,8 @@ for a in container["args"][1:]:
         continue
     args.append({"--metrics-bind-address": f"--metrics-bind-address=127.0.0.1:{metrics_port}",
                  "--health-probe-bind-address": f"--health-probe-bind-address=127.0.0.1:{probe_port}",
-                 "--cert-dir": f"--cert-dir={cert_dir}"}.get(flag, a))
+                 "--cert-dir": f"--cert-dir={cert_dir}",
+                 "--plugin-config": f"--plugin-config={plugin_config}"}.get(flag, a))
 args += [f"--plugin-dir={d}" for d in PLUGIN_DIRS]
 args += [f"--webhook-host={webhook_address}", f"--webhook-port={service_port}",
          "--kubeconfig", info["identities"]["operator"]["kubeconfig"]]
