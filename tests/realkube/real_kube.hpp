@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "dha/testing/test_cluster.hpp"
+#include "dha/testing/real_kube_skip.hpp"
 
 // In a test body or SetUp: stop here when the real kube-apiserver cannot run — a failure, or a
 // skip with the reason where scripts/test allowed it (real_kube_may_be_skipped()).

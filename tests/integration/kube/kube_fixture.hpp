@@ -17,6 +17,7 @@
 #include "dha/kube/config.hpp"
 #include "dha/kube/json.hpp"
 #include "dha/testing/test_cluster.hpp"
+#include "dha/testing/real_kube_skip.hpp"
 
 #ifndef DHA_KUBE_TEST_CRDS
 #error "DHA_KUBE_TEST_CRDS must name the fixture CRD directory"

@@ -10,6 +10,7 @@
 
 #include "dha/kube/config.hpp"
 #include "dha/kube/json.hpp"
+#include "dha/testing/real_kube_skip.hpp"
 #include "scenario_cleanup.hpp"
 
 namespace dha::optest {

@@ -12,6 +12,7 @@
 #include <dha/kube/resource.hpp>
 #include <dha/server/server.hpp>
 #include <dha/testing/test_cluster.hpp>
+#include <dha/testing/real_kube_skip.hpp>
 #include <dha/testing/test_certificates.hpp>
 
 #include <gtest/gtest.h>

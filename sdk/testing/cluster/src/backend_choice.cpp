@@ -5,6 +5,7 @@
 #include <string>
 
 #include "dha/testing/test_cluster.hpp"
+#include "dha/testing/real_kube_skip.hpp"
 
 namespace dha::testing {
 

@@ -31,16 +31,11 @@ const char* to_string(KubeBackend backend);
 // DHA_TEST_KUBE=embedded|real; embedded when unset. Throws std::runtime_error on another value.
 KubeBackend kube_backend_from_environment();
 // Why the real backend cannot start here ("" when it can): DHA_KUBE_CONTROL_PLANE unset or not
-// an executable. Tests that need the real server fail with this unless
-// real_kube_may_be_skipped().
+// an executable. Tests that need the real server fail with this under CI=true and may skip
+// with it on a developer's machine (see real_kube_required_but_missing()).
 std::string real_kube_unavailable_reason();
 // True when CI=true: a missing real backend is then a failure, never a skip.
 bool running_in_ci();
-// Whether a test that needs the real backend may skip when it is missing: only with
-// DHA_REAL_KUBE_MAY_SKIP=1 and not under CI=true. scripts/test sets it when the control plane
-// did not build on a developer's machine; anywhere else a missing control plane is a failure
-// that says how to get it, not a suite reported as passed with every case skipped.
-bool real_kube_may_be_skipped();
 
 struct TestClusterOptions {
   std::optional<KubeBackend> backend;  // unset: kube_backend_from_environment()
