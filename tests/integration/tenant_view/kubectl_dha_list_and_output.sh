@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `kubectl dha status` without a name lists the namespace's DHAs, one a line, with the reason
 # and the summary the operator wrote; `-o json` and `-o yaml` print the object itself, the same
-# object both ways. Against the embedded API server, statuses written as the operator writes them.
+# object both ways; as kubectl-dha its usage line names `kubectl dha`. Against the embedded API
+# server, statuses written as the operator writes them.
 #
 #   kubectl_dha_list_and_output.sh DB_AUTOSCALER DHA_APISERVER
 set -euo pipefail
@@ -62,4 +63,8 @@ names = sorted(i["metadata"]["name"] for i in json.load(sys.stdin)["items"])
 assert names == ["db", "fresh"], names'
 if out=$("$dha" dha status db -n demo --kubeconfig "$KUBECONFIG" -o wide 2>&1); then fail "-o wide accepted: $out"; fi
 [[ "$out" == *json* && "$out" == *yaml* ]] || fail "-o wide refused without naming json and yaml: $out"
-echo "kubectl dha status: list, -o json, -o yaml and a refused -o: 1 passed, 0 failed"
+# Run by kubectl as kubectl-dha, its usage reads as the command the user typed.
+plugin=$(dirname "$dha")/kubectl-dha
+usage=$("$plugin" status --help | sed -n 2p)
+[[ "$usage" == "Usage: kubectl dha status [OPTIONS] [name]" ]] || fail "kubectl-dha's usage line: $usage"
+echo "kubectl dha status: list, -o json, -o yaml, a refused -o and the usage line: 1 passed, 0 failed"
