@@ -11,6 +11,7 @@
 #include "dha/kube/client.hpp"
 #include "dha/kube/errors.hpp"
 #include "dha/kube/resource.hpp"
+#include "dha_output.hpp"
 #include "dha_report.hpp"
 #include "exit.hpp"
 
@@ -59,6 +60,40 @@ void add_screen(CLI::App& parent, const std::string& name, const std::string& de
   });
 }
 
+// status: one DHA's screen, or with no name the namespace's DHAs one a line (kubectl get's
+// list); -o json|yaml prints the object itself.
+void add_status(CLI::App& parent, std::shared_ptr<DhaOptions> options) {
+  auto output = std::make_shared<std::string>();
+  auto* cmd = parent.add_subcommand(
+      "status", "One screen: target, replicas, metrics, the decision and who made it, conditions, events; "
+                "without a name, every DHA of the namespace");
+  cmd->add_option("name", options->name, "Name of the DatabaseHorizontalAutoscaler (none: list them)");
+  cmd->add_option("-o,--output", *output, "json or yaml: the object, as kubectl get -o prints it")
+      ->check(CLI::IsMember({"json", "yaml"}));
+  cmd->fallthrough();
+  cmd->callback([options, output] {
+    if (options->name.empty()) {
+      DhaCluster cluster = connect(*options);
+      rapidjson::Document list;
+      try {
+        list = cluster.client->list_all(kube::resources::dhas(cluster.namespace_name)).list;
+      } catch (const kube::ApiError& e) {
+        throw Exit(kExitFailure, "cannot list DatabaseHorizontalAutoscalers in " + cluster.namespace_name + ": " + e.what());
+      }
+      std::cout << (output->empty() ? render_list(list) : render_object(list, *output));
+      throw Exit(kExitOk, "");
+    }
+    if (!output->empty()) {
+      DhaCluster cluster = connect(*options);
+      std::cout << render_object(read_dha(cluster, options->name), *output);
+      throw Exit(kExitOk, "");
+    }
+    const Fetched f = fetch(*options, true);
+    std::cout << render_status(f.dha, f.events, now_seconds());
+    throw Exit(kExitOk, "");
+  });
+}
+
 }  // namespace
 
 void add_dha_command(CLI::App& app) {
@@ -70,8 +105,7 @@ void add_dha_command(CLI::App& app) {
   dha->add_option("--kubeconfig", options->kubeconfig,
                   "Path to the kubeconfig (default: $KUBECONFIG or ~/.kube/config)");
   dha->add_option("--context", options->context, "The kubeconfig context to use");
-  add_screen(*dha, "status", "One screen: target, replicas, metrics, the decision and who made it, conditions, events",
-             options, true, [](const Fetched& f, std::int64_t now) { return render_status(f.dha, f.events, now); });
+  add_status(*dha, options);
   add_screen(*dha, "why", "The last decision's gate trace, in words", options, false,
              [](const Fetched& f, std::int64_t) { return render_why(f.dha); });
   add_screen(*dha, "history", "Recent scale actions and their reasons", options, true,

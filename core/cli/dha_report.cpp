@@ -154,7 +154,9 @@ std::string render_status(const Value& dha, const Value& events, std::int64_t no
     out << "\n";
     if (v.spec) out << "Metrics:     " << model::metrics_display(*v.spec, s.current_metrics) << "\n";
     if (s.last_decision) {
-      out << "Decision:    " << model::decision_summary(*s.last_decision, decided_at(s)) << "\n";
+      // The operator's summary names the gate that held the count; an older status has none.
+      out << "Decision:    " << (s.summary.empty() ? model::decision_summary(*s.last_decision, decided_at(s)) : s.summary)
+          << "\n";
       out << "Decided by:  " << decided_by(*s.last_decision) << "\n";
     }
     if (!s.conditions.empty()) {

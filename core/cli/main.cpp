@@ -1,5 +1,6 @@
 #include <cstring>
 #include <iostream>
+#include <string>
 #include <vector>
 
 #include <spdlog/spdlog.h>
@@ -30,9 +31,13 @@ int main(int argc, char** argv) {
   const char* program = std::strrchr(argv[0], '/');
   program = program == nullptr ? argv[0] : program + 1;
   static char dha_word[] = "dha";
+  std::string error_prefix = "db-autoscaler";
   if (std::strcmp(program, dha::cli::kKubectlPluginName) == 0) {
     args.insert(args.begin() + 1, dha_word);
-    app.name(dha::cli::kKubectlPluginName);
+    // Usage lines read as the user typed the command ("kubectl dha status"); errors still say
+    // which program printed them.
+    app.name("kubectl");
+    error_prefix = dha::cli::kKubectlPluginName;
   }
 
   try {
@@ -42,10 +47,10 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? 0 : dha::cli::kExitBadInput;
   } catch (const dha::cli::Exit& e) {
-    if (e.what()[0] != '\0') std::cerr << app.get_name() << ": " << e.what() << "\n";
+    if (e.what()[0] != '\0') std::cerr << error_prefix << ": " << e.what() << "\n";
     return e.code();
   } catch (const std::exception& e) {
-    std::cerr << app.get_name() << ": " << e.what() << "\n";
+    std::cerr << error_prefix << ": " << e.what() << "\n";
     return dha::cli::kExitFailure;
   }
   return dha::cli::kExitOk;

@@ -264,7 +264,8 @@ void Operator::start() {
     try {
       p.webhook = make_server(
           "webhook", server::BindAddress{options_.webhook_host, static_cast<std::uint16_t>(options_.webhook_port)},
-          server::TlsOptions{options_.cert_dir}, std::move(router), {},
+          server::TlsOptions{server::certificate_dir_or_self_signed(options_.cert_dir, "the webhook")},
+          std::move(router), {},
           [&](server::ServerOptions& o) { o.trusted_networks = options_.webhook_trusted_networks; });
     } catch (const std::invalid_argument& e) {
       throw std::runtime_error(std::string("--webhook-trusted-cidrs: ") + e.what());

@@ -1,6 +1,8 @@
 package charttest
 
 import (
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -80,6 +82,31 @@ func TestCRDPrinterColumns(t *testing.T) {
 		}
 		got := []interface{}{at(cols[i], "name"), at(cols[i], "type"), at(cols[i], "jsonPath"), priority}
 		expectEqual(t, "column "+w.name, got, []interface{}{w.name, w.typ, w.path, w.priority})
+	}
+}
+
+// The column lists the chart's README and the install notes give are the CRD's: the default
+// columns in order, then the -o wide ones.
+func TestDocumentedPrinterColumnsAreTheCRDs(t *testing.T) {
+	crd := theCRD(t)
+	var normal, wide []string
+	for _, c := range at(crd, "spec.versions[0].additionalPrinterColumns").([]interface{}) {
+		name := at(c, "name").(string)
+		if p, ok := at(c, "priority").(int); ok && p > 0 {
+			wide = append(wide, name)
+		} else {
+			normal = append(normal, name)
+		}
+	}
+	want := strings.Join(normal, ", ") + " (-o wide: " + strings.Join(wide, ", ") + ")"
+	for _, doc := range []string{"README.md", "templates/NOTES.txt"} {
+		body, err := os.ReadFile(filepath.Join(chartDir(t), doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(body), want) {
+			t.Errorf("%s does not list the printer columns as the CRD has them: %q", doc, want)
+		}
 	}
 }
 

@@ -23,7 +23,7 @@ func TestVMServiceScrapeVerifiesTLS(t *testing.T) {
 		}
 	})
 	// The name checked must be one the certificate carries, from the secret it lives in.
-	serving := only(t, r, "Certificate", "db-autoscaler")
+	serving := only(t, renderChart(t, nil, "certificates.certManager.enabled=true"), "Certificate", "db-autoscaler")
 	if !contains(strs(at(serving, "spec.dnsNames")), at(scrape, ep+"tlsConfig.serverName").(string)) {
 		t.Error("serverName is not among the serving certificate's dnsNames")
 	}

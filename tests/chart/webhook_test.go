@@ -101,7 +101,7 @@ func TestWebhookFailurePolicyIsConfigurable(t *testing.T) {
 // The private CA chain: self-signed root, CA issuer, serving certificate valid for the names the
 // apiserver and the scraper use, and the CA injected into the webhook configuration.
 func TestCertificateChain(t *testing.T) {
-	r := renderChart(t, nil)
+	r := renderChart(t, nil, "certificates.certManager.enabled=true")
 	selfSigned := only(t, r, "Issuer", "db-autoscaler-selfsigned")
 	if at(selfSigned, "spec.selfSigned") == nil {
 		t.Error("the root issuer is not selfSigned")
@@ -132,26 +132,32 @@ func TestCertificateChain(t *testing.T) {
 	expectEqual(t, "pod mounts the serving secret", at(d, "spec.template.spec.volumes[0].secret.secretName"), at(serving, "spec.secretName"))
 }
 
-// trafficDistribution exists from Kubernetes 1.31; older apiservers would reject the field.
-func TestTrafficDistributionFollowsKubeVersion(t *testing.T) {
+// The chart's floor is the Kubernetes version its CRD and manifests are tested on (the real
+// kube-apiserver of the realkube tests): older versions are refused by kubeVersion, and every
+// version it accepts gets trafficDistribution (a field from Kubernetes 1.31).
+func TestKubeVersionFloorIsTheTestedVersion(t *testing.T) {
 	cases := []struct {
-		kube string
-		want interface{}
+		kube    string
+		refused bool
 	}{
-		{"v1.28.9", nil},
-		{"v1.30.2", nil},
-		{"v1.31.0", "PreferClose"},
-		{"v1.32.0", "PreferClose"},
+		{"v1.28.9", true},
+		{"v1.33.7", true},
+		{"v1.34.0", false},
+		{"v1.34.4", false}, // sdk/testing/controlplane
+		{"v1.37.0", false}, // Helm's default capabilities
 	}
 	for _, tc := range cases {
 		r, err := helmrender.Render(chartDir(t), helmrender.Options{
 			ReleaseName: releaseName, Namespace: releaseNamespace, KubeVersion: tc.kube})
+		if tc.refused {
+			if err == nil || !strings.Contains(err.Error(), "incompatible") {
+				t.Errorf("Kubernetes %s must be refused by the chart's kubeVersion, got %v", tc.kube, err)
+			}
+			continue
+		}
 		if err != nil {
 			t.Fatalf("%s: %v", tc.kube, err)
 		}
-		expectEqual(t, "trafficDistribution on "+tc.kube, at(only(t, r, "Service", "db-autoscaler"), "spec.trafficDistribution"), tc.want)
-	}
-	if _, err := helmrender.Render(chartDir(t), helmrender.Options{KubeVersion: "v1.27.0"}); err == nil {
-		t.Error("Kubernetes 1.27 must be refused by the chart's kubeVersion")
+		expectEqual(t, "trafficDistribution on "+tc.kube, at(only(t, r, "Service", "db-autoscaler"), "spec.trafficDistribution"), "PreferClose")
 	}
 }

@@ -84,5 +84,13 @@ python3 "$source_dir/tests/package/check_installed_doc_links.py" "$root" "$doc/s
 grep -q "/$doc/sdk/testing/README.md\$" <<<"$sdk_contents" \
   || fail "the SDK package lacks $doc/sdk/testing/README.md"
 
+# The operator package is an install: the CRD to apply and the operator's documentation.
+crd=usr/share/db-autoscaler/crds/autoscaling.cozystack.io_databasehorizontalautoscalers.yaml
+cmp -s "$root/$crd" "$source_dir/charts/db-autoscaler/crds/$(basename "$crd")" \
+  || fail "the operator package lacks the chart's CRD at /$crd"
+for doc in README.md docs/operator.md docs/behaviour.md docs/status.md docs/webhook.md; do
+  grep -q "/usr/share/doc/db-autoscaler/$doc\$" <<<"$operator_contents" || fail "the operator package lacks /usr/share/doc/db-autoscaler/$doc"
+done
+
 "$source_dir/tests/integration/sdk_template/check_template.sh" "$build_dir" "$source_dir" "$host" "$root/usr"
 echo "the Debian packages install and work"

@@ -107,7 +107,7 @@ std::filesystem::path certificate_dir_or_self_signed(const std::filesystem::path
   if (::gethostname(host, sizeof host - 1) == 0 && host[0] != '\0') names.emplace_back(host);
   write_self_signed_certificate(pattern, names);
   spdlog::warn(
-      "no tls.crt/tls.key in {}: serving {} with a self-signed certificate from {} (scrapers cannot verify it; "
+      "no tls.crt/tls.key in {}: serving {} with a self-signed certificate from {} (its clients cannot verify it; "
       "mount a certificate there for verified TLS)",
       cert_dir.string(), purpose, pattern);
   return pattern;

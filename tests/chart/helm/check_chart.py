@@ -20,8 +20,9 @@ SOURCE = os.path.abspath(sys.argv[1])
 CHART = os.path.join(SOURCE, "charts/db-autoscaler")
 EXAMPLES = os.path.join(SOURCE, "tests/chart/values")
 NAMESPACE = "cozy-db-autoscaler"
-# Helm built without the release's linker flags assumes Kubernetes 1.20; the chart needs 1.28+.
-KUBE_VERSION = "1.32.0"
+# The version the renders below assume; the stamped default (Kubernetes 1.37, see go-ldflags) is
+# checked on its own.
+KUBE_VERSION = "1.34.4"
 failures = []
 
 
@@ -48,9 +49,9 @@ def values_args(files):
     return [a for f in files for a in ("-f", f)]
 
 
-def render(files):
+def render(files, *extra):
     r = helm("template", "db-autoscaler", CHART, "--namespace", NAMESPACE, "--kube-version", KUBE_VERSION,
-             *values_args(files))
+             *values_args(files), *extra)
     if r.returncode != 0:
         raise AssertionError(f"helm template {files} failed: {r.stderr}")
     return [d for d in yaml.safe_load_all(r.stdout) if d]
@@ -101,12 +102,22 @@ for e in examples:
         failures.append(str(err))
 
 
+def every_webhook_trusts(docs, ca):
+    for hook in [d for d in docs if d["kind"] == "ValidatingWebhookConfiguration"]:
+        for w in hook["webhooks"]:
+            check(f"webhook {w['name']} trusts the serving CA", w["clientConfig"].get("caBundle") == ca,
+                  f"caBundle {w['clientConfig'].get('caBundle', '')[:40]!r}")
+
+
 def check_defaults(docs):
-    check("defaults: cert-manager issues the certificate", "Certificate" in kinds(docs))
-    check("defaults: no ServiceMonitor or PodMonitor", not {"ServiceMonitor", "PodMonitor"} & kinds(docs))
-    hook = one(docs, "ValidatingWebhookConfiguration")
-    check("defaults: cert-manager injects the webhook CA",
-          "cert-manager.io/inject-ca-from" in hook["metadata"].get("annotations", {}))
+    # helm template knows only the built-in APIs: no cert-manager, no monitoring operators.
+    check("defaults: only built-in APIs", not [d for d in docs if "." in d["apiVersion"].split("/")[0]
+                                               and not d["apiVersion"].split("/")[0].endswith(".k8s.io")],
+          str(sorted(kinds(docs))))
+    check("defaults: no ServiceMonitor, PodMonitor, VMServiceScrape or PrometheusRule",
+          not {"ServiceMonitor", "PodMonitor", "VMServiceScrape", "PrometheusRule"} & kinds(docs))
+    secret = one(docs, "Secret", "db-autoscaler-cert")
+    every_webhook_trusts(docs, secret["data"]["ca.crt"])
     spec = one(docs, "Deployment")["spec"]["template"]["spec"]
     check("defaults: restricted pod security context", spec["securityContext"].get("runAsUser") == 65532)
     check("defaults: spread across nodes", "podAntiAffinity" in spec["affinity"])
@@ -137,15 +148,20 @@ def check_keda_knobs(docs):
     ep = sm["spec"]["endpoints"][0]
     check("ServiceMonitor verifies TLS against the release CA",
           ep["scheme"] == "https" and ep["tlsConfig"]["serverName"] == f"db-autoscaler.{NAMESPACE}.svc")
-    check("ServiceMonitor next to the VMServiceScrape", "VMServiceScrape" in kinds(docs))
+    check("no VMServiceScrape where the cluster does not serve it", "VMServiceScrape" not in kinds(docs))
+
+
+def check_monitoring_operators(docs):
+    check("VMServiceScrape and PrometheusRule where the cluster serves them",
+          {"VMServiceScrape", "PrometheusRule"} <= kinds(docs), str(sorted(kinds(docs))))
+    check("ServiceMonitor only when asked", "ServiceMonitor" not in kinds(docs))
 
 
 def check_without_cert_manager(docs):
     check("no cert-manager objects", not [d for d in docs if d["apiVersion"].startswith("cert-manager.io/")])
     secret = one(docs, "Secret", "db-autoscaler-cert")
     hook = one(docs, "ValidatingWebhookConfiguration")
-    bundle = hook["webhooks"][0]["clientConfig"].get("caBundle", "")
-    check("the webhook trusts the generated CA", bundle and bundle == secret["data"]["ca.crt"])
+    every_webhook_trusts(docs, secret["data"]["ca.crt"])
     check("no CA injection annotation", "cert-manager.io/inject-ca-from" not in hook["metadata"].get("annotations", {}))
     pem = base64.b64decode(secret["data"]["tls.crt"])
     check("generated certificate is PEM", pem.startswith(b"-----BEGIN CERTIFICATE-----"))
@@ -161,6 +177,7 @@ def check_existing_secret(docs):
     spec = one(docs, "Deployment")["spec"]["template"]["spec"]
     certs = [v for v in spec["volumes"] if v["name"] == "webhook-certs"][0]
     check("the pods mount the provided Secret", certs["secret"]["secretName"] == "platform-issued-db-autoscaler-tls")
+    every_webhook_trusts(docs, yaml.safe_load(open(example("existing-secret.yaml")))["certificates"]["caBundle"])
     pm = one(docs, "PodMonitor")
     ep = pm["spec"]["podMetricsEndpoints"][0]
     check("PodMonitor sends the token Secret", ep["authorization"]["credentials"]["name"] == "prometheus-scrape-token")
@@ -168,11 +185,24 @@ def check_existing_secret(docs):
           ep["tlsConfig"]["ca"]["secret"]["name"] == "platform-issued-db-autoscaler-tls")
 
 
-for files, checker in [([], check_defaults), ([example("keda-knobs.yaml")], check_keda_knobs),
-                       ([example("without-cert-manager.yaml")], check_without_cert_manager),
-                       ([example("existing-secret.yaml")], check_existing_secret)]:
+def check_cert_manager(docs):
+    check("cert-manager issues the certificate", "Certificate" in kinds(docs))
+    check("no generated Secret", "Secret" not in kinds(docs))
+    hook = one(docs, "ValidatingWebhookConfiguration")
+    check("cert-manager injects the CA into the configuration",
+          "cert-manager.io/inject-ca-from" in hook["metadata"].get("annotations", {}))
+
+
+monitoring_apis = ["--api-versions", "operator.victoriametrics.com/v1beta1/VMServiceScrape",
+                   "--api-versions", "monitoring.coreos.com/v1/PrometheusRule"]
+for files, extra, checker in [
+        ([], [], check_defaults), ([example("keda-knobs.yaml")], [], check_keda_knobs),
+        ([example("without-cert-manager.yaml")], [], check_without_cert_manager),
+        ([example("existing-secret.yaml")], [], check_existing_secret),
+        ([inline("certificates: {certManager: {enabled: true}}\n")], [], check_cert_manager),
+        ([], monitoring_apis, check_monitoring_operators)]:
     try:
-        checker(render(files))
+        checker(render(files, *extra))
     except (AssertionError, KeyError, IndexError, TypeError) as err:
         failures.append(f"{checker.__name__}: {err!r}")
 
@@ -180,10 +210,11 @@ for files, checker in [([], check_defaults), ([example("keda-knobs.yaml")], chec
 refusals = [
     ("a typo at the top level", "podLabel: {a: b}\n", "podLabel"),
     ("a typo under certificates", "certificates: {autoGenerate: true}\n", "autoGenerate"),
-    ("two certificate sources", "certificates: {autoGenerated: true}\n", "exactly one of certificates"),
-    ("no certificate source", "certificates: {certManager: {enabled: false}}\n", "exactly one of certificates"),
+    ("two certificate sources", "certificates: {certManager: {enabled: true}, existingSecret: mine}\n",
+     "two sources"),
+    ("no certificate source", "certificates: {autoGenerated: false}\n", "no serving certificate"),
     ("an existing Secret helm cannot read and no caBundle",
-     "certificates: {certManager: {enabled: false}, existingSecret: mine}\n", "set certificates.caBundle"),
+     "certificates: {existingSecret: mine}\n", "set certificates.caBundle"),
     ("a PodMonitor without a token for secure metrics", "metrics: {podMonitor: {enabled: true}}\n",
      "bearerTokenSecret"),
     # (Helm names the wrong path for a propertyNames failure; the value itself is named.)
@@ -198,6 +229,12 @@ for what, values, want in refusals:
     check(f"refuses {what}", r.returncode != 0 and want in r.stderr, f"exit {r.returncode}, stderr: {r.stderr.strip()}")
 
 version = helm("version", "--short").stdout.strip()
+# Stamped as Helm's release build stamps it (go-ldflags): its own version, and the Kubernetes
+# version of its client libraries as the default capabilities when no cluster is asked.
+check("helm reports its release version", version.startswith("v3.22.0"), version)
+r = helm("template", "db-autoscaler", CHART, "--namespace", NAMESPACE, "--show-only", "templates/service.yaml")
+check("helm template assumes a current Kubernetes by default (trafficDistribution, 1.31+)",
+      r.returncode == 0 and "trafficDistribution: PreferClose" in r.stdout, r.stderr.strip())
 for f in failures:
     print("FAIL:", f)
 print(f"helm {version}: {len(examples) + 1} lint runs, {len(examples)} examples rendered, {len(refusals)} refusals; "

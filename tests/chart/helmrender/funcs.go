@@ -174,19 +174,48 @@ type KubeVersion struct {
 	Version, Major, Minor string
 }
 
-// APIVersions answers .Capabilities.APIVersions.Has; offline, every group/version is assumed
-// present so optional resources (VMServiceScrape, PrometheusRule) render like `helm template`.
-type APIVersions []string
+// APIVersions answers .Capabilities.APIVersions.Has: Kubernetes' built-in group/versions plus
+// the ones Options.APIVersions lists; every API when all is set.
+type APIVersions struct {
+	all    bool
+	served map[string]bool
+}
+
+// The built-in group/versions the chart's templates may ask about.
+var builtinAPIVersions = []string{"v1", "apps/v1", "policy/v1", "rbac.authorization.k8s.io/v1",
+	"admissionregistration.k8s.io/v1", "networking.k8s.io/v1", "coordination.k8s.io/v1",
+	"apiextensions.k8s.io/v1", "autoscaling/v2"}
 
 // Has reports whether the API group/version (or group/version/Kind) is available.
-func (APIVersions) Has(string) bool { return true }
+func (a APIVersions) Has(api string) bool {
+	if a.all || a.served[api] {
+		return true
+	}
+	// "group/version/Kind" of a built-in group/version.
+	if i := strings.LastIndex(api, "/"); i > 0 {
+		for _, gv := range builtinAPIVersions {
+			if api[:i] == gv {
+				return true
+			}
+		}
+	}
+	return false
+}
 
-func newCapabilities(version string) Capabilities {
+func newCapabilities(version string, apiVersions []string) Capabilities {
 	v, err := semver.NewVersion(version)
 	kv := KubeVersion{Version: version}
 	if err == nil {
 		kv.Major = fmt.Sprint(v.Major())
 		kv.Minor = fmt.Sprint(v.Minor())
 	}
-	return Capabilities{KubeVersion: kv}
+	apis := APIVersions{all: apiVersions == nil, served: map[string]bool{}}
+	for _, gv := range append(append([]string{}, builtinAPIVersions...), apiVersions...) {
+		apis.served[gv] = true
+		// "group/version/Kind" also makes "group/version" served.
+		if parts := strings.Split(gv, "/"); len(parts) == 3 {
+			apis.served[parts[0]+"/"+parts[1]] = true
+		}
+	}
+	return Capabilities{KubeVersion: kv, APIVersions: apis}
 }

@@ -25,7 +25,11 @@ type Options struct {
 	Namespace   string
 	ValueFiles  []string // applied in order over the chart's values.yaml
 	Set         []string // "key=value", applied after the files
-	KubeVersion string   // .Capabilities.KubeVersion, e.g. "v1.32.0"
+	KubeVersion string   // .Capabilities.KubeVersion, e.g. "v1.34.4"
+	// APIVersions the cluster serves beyond Kubernetes' built-ins ("group/version" or
+	// "group/version/Kind"), for .Capabilities.APIVersions.Has. Nil: every API is present (a
+	// cluster with every operator the chart can use); empty: a plain cluster.
+	APIVersions []string
 }
 
 // Manifest is one rendered YAML document.
@@ -57,7 +61,7 @@ func Render(chartDir string, opts Options) (*Result, error) {
 		opts.Namespace = "default"
 	}
 	if opts.KubeVersion == "" {
-		opts.KubeVersion = "v1.32.0"
+		opts.KubeVersion = "v1.34.4" // the real kube-apiserver the realkube tests run
 	}
 	chart, err := loadChart(chartDir)
 	if err != nil {
@@ -98,7 +102,7 @@ func Render(chartDir string, opts Options) (*Result, error) {
 			"Name": opts.ReleaseName, "Namespace": opts.Namespace, "Service": "Helm",
 			"IsInstall": true, "IsUpgrade": false, "Revision": 1,
 		},
-		"Capabilities": newCapabilities(opts.KubeVersion),
+		"Capabilities": newCapabilities(opts.KubeVersion, opts.APIVersions),
 		"Files":        files,
 	}
 	manifests, notes, err := renderTemplates(chartDir, str(chart["Name"]), top)

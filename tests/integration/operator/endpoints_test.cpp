@@ -149,6 +149,31 @@ TEST_F(EndpointsTest, SecureMetricsWithoutACertificateServeASelfSignedOne) {
   EXPECT_TRUE(op.running()) << "the operator must keep running without a provided certificate";
 }
 
+// The README's package command runs the webhook (on by default) without a certificate: it
+// serves a self-signed one, with a warning, instead of refusing to start.
+TEST_F(EndpointsTest, TheWebhookWithoutACertificateServesASelfSignedOne) {
+  const auto webhook_port = testing::free_loopback_port();
+  auto& op = start_operator('a', {{"--cert-dir", dir_ + "/no-certs-here"},
+                                  {"--enable-webhook", "true"},
+                                  {"--webhook-host", "127.0.0.1"},
+                                  {"--webhook-port", std::to_string(webhook_port)}});
+  const std::string marker = "serving the webhook with a self-signed certificate from ";
+  ASSERT_TRUE(eventually([&] { return op.log().find(marker) != std::string::npos || !op.running(); }, 20s))
+      << op.log();
+  const std::string log = op.log();
+  ASSERT_NE(log.find(marker), std::string::npos) << log;
+  const auto from = log.find(marker) + marker.size();
+  const std::string generated = log.substr(from, log.find(' ', from) - from);
+  const std::string webhook = fmt::format("https://127.0.0.1:{}/validate-helmrelease-replicas", webhook_port);
+  Reply reply;
+  ASSERT_TRUE(eventually([&] {
+    reply = request(webhook, generated + "/tls.crt", {}, admission_review("tenant-user"));
+    return reply.status == 200;
+  }, 20s)) << "no HTTPS webhook with the generated certificate: " << log;
+  EXPECT_FALSE(kube::find_path(kube::parse_json(reply.body), {"response", "allowed"})->GetBool()) << reply.body;
+  EXPECT_TRUE(op.running()) << "the operator must keep running without a provided certificate";
+}
+
 TEST_F(EndpointsTest, AFixedTargetIsNoticedThroughItsWatchNotTheNextSync) {
   admin_->create({"apps.cozystack.io", "v1alpha1", "postgreses", kNamespace, ""},
                  kube::parse_json(R"({"apiVersion":"apps.cozystack.io/v1alpha1","kind":"Postgres",)"

@@ -124,12 +124,17 @@ TEST_F(SafetyTest, OwnershipConflictWhenAnotherIdentityChangesReplicas) {
   const auto conflicted =
       wait_for_dha([](const rapidjson::Value& d) { return condition_of(d, "ScalingLimited") == "OwnershipConflict"; }, 20s);
   ASSERT_TRUE(conflicted.reached) << conflicted.describe();
-  EXPECT_EQ(condition_of(conflicted.dha, "ScalingLimited", "message"), "replicas changed by a competing writer");
+  // Both counts and the way out, on the condition and in the event.
+  EXPECT_EQ(condition_of(conflicted.dha, "ScalingLimited", "message"),
+            "replicas changed to 5 by a competing writer; our last write was 3; set replicas back to 3, or delete "
+            "and re-create the DHA to adopt 5");
+  EXPECT_EQ(condition_of(conflicted.dha, "AbleToScale", "message"), condition_of(conflicted.dha, "ScalingLimited", "message"));
   EXPECT_TRUE(holds_for([&] { return replicas() == 5; }, 3s)) << "entered a write war";
   const auto conflicts = events("OwnershipConflict");
   ASSERT_EQ(conflicts.size(), 1u);
   EXPECT_EQ(conflicts[0],
-            "replicas changed to 5 by a competing writer (marker=\"db-dha\"); not entering a write war");
+            "replicas changed to 5 by a competing writer (marker=\"db-dha\"); not entering a write war: our last "
+            "write was 3; set replicas back to 3, or delete and re-create the DHA to adopt 5");
   for (const auto& p : target_patches()) {
     if (p.username == kOperatorA) {
       EXPECT_EQ(p.body.find("\"replicas\":5"), std::string::npos);

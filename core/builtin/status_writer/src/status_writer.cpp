@@ -11,6 +11,7 @@
 #include "dha/model/status_display.hpp"
 #include "dha/status_writer/decision_status.hpp"
 #include "dha/status_writer/event_messages.hpp"
+#include "dha/status_writer/hold_conditions.hpp"
 #include "dha/status_writer/status_update.hpp"
 #include "dha/telemetry/controller_metrics.hpp"
 
@@ -47,6 +48,14 @@ void set_display(model::DhaStatus& s, const model::DhaSpec* spec, const std::str
   s.current_display = model::count_display(s.current_replicas);
   s.desired_display = model::count_display(s.desired_replicas);
   s.summary = summary;
+}
+
+// What ends a conflict: the count set back to our last write, or the DHA deleted (its finalizer
+// removes the marker) and created again, which adopts the other writer's count.
+std::string conflict_way_out(const std::optional<std::int32_t>& applied, std::int32_t current) {
+  if (!applied) return "delete and re-create the DHA to adopt " + std::to_string(current);
+  return "our last write was " + std::to_string(*applied) + "; set replicas back to " + std::to_string(*applied) +
+         ", or delete and re-create the DHA to adopt " + std::to_string(current);
 }
 
 model::Condition* find(std::vector<model::Condition>& conditions, const char* type) {
@@ -116,8 +125,8 @@ void StatusWriter::stopped(Report& r, const std::string& reason, const std::stri
 void StatusWriter::ownership_conflict(const Report& r, const decide::Decision& d, const std::string& marker) {
   if (!d.ownership_conflict || conflict_already_reported(r.previous)) return;
   event(*r.dha, kube::EventType::Warning, "OwnershipConflict",
-        fmt::format("replicas changed to {} by a competing writer (marker=\"{}\"); not entering a write war",
-                    d.current_replicas, marker));
+        fmt::format("replicas changed to {} by a competing writer (marker=\"{}\"); not entering a write war: {}",
+                    d.current_replicas, marker, conflict_way_out(r.previous.state.last_applied_replicas, d.current_replicas)));
 }
 
 void StatusWriter::scaled(const Report& r, const decide::Decision& d, const std::string& target_kind,
@@ -146,6 +155,11 @@ void StatusWriter::decided(Report& r, const model::DhaSpec& spec, const decide::
 
   model::DhaStatus& s = r.next;
   store_in_status(s, d, r.now, r.generation);
+  name_holds(s, d, r.previous, r.now, r.generation);
+  if (model::Condition* limited = find(s.conditions, kScalingLimited);
+      d.ownership_conflict && limited != nullptr && limited->reason == gates::reasons::kOwnershipConflict)
+    limited->message = fmt::format("replicas changed to {} by a competing writer; {}", d.current_replicas,
+                                   conflict_way_out(r.previous.state.last_applied_replicas, d.current_replicas));
   // A utilization is a percentage, not millicores.
   for (std::size_t i = 0; i < d.metrics.size() && i < s.current_metrics.size(); ++i)
     for (const auto& m : spec.metrics)
@@ -178,7 +192,7 @@ void StatusWriter::decided(Report& r, const model::DhaSpec& spec, const decide::
       warn_if_new(r, *able);
   }
   for (auto& c : s.conditions) c.observed_generation = r.generation;
-  set_display(s, &spec, s.last_decision ? model::decision_summary(*s.last_decision, d.current_replicas) : "");
+  set_display(s, &spec, status_summary(spec, s, d.current_replicas));
   keep_decision_time(r.previous, s);
   // Until the status write lands, this state exists only here; a write that throws leaves it
   // remembered for the next cycle.
@@ -186,8 +200,10 @@ void StatusWriter::decided(Report& r, const model::DhaSpec& spec, const decide::
   update_status(client_, metrics_, *r.dha, r.stored, s, r.unreadable);
   unpersisted_.forget(key_of(r));
 
+  const model::Condition* limited = find(s.conditions, kScalingLimited);
   metrics_.set_dha(r.ns, r.name,
-                   op::DhaGauges{d.current_replicas, d.desired_replicas, d.limited || d.ownership_conflict,
+                   op::DhaGauges{d.current_replicas, d.desired_replicas,
+                                 d.limited || d.ownership_conflict || (limited != nullptr && limited->status == "True"),
                                  !d.able_to_scale});
   metrics_.clear_metrics(r.ns, r.name);
   for (const auto& m : d.metrics)

@@ -1,6 +1,7 @@
 // Discovery (/api, /apis, group and group-version documents, /version) and the OpenAPI v3
 // documents kubectl reads to learn that the server validates fields itself.
 
+#include "openapi.hpp"
 #include "server_state.hpp"
 
 #include <rapidjson/stringbuffer.h>
@@ -178,15 +179,7 @@ std::string openapi_group_version(const ServerState& state, const std::string& g
     Json list(rapidjson::kArrayType);
     list.PushBack(gvk, a);
     set_member(schema, "x-kubernetes-group-version-kind", std::move(list), a);
-    // kube names a CRD's schema by its group reversed: apps.cozystack.io -> io.cozystack.apps.
-    std::string reversed;
-    for (std::size_t end = group.size(); end != std::string::npos && end > 0;) {
-      std::size_t dot = group.rfind('.', end - 1);
-      std::size_t begin = dot == std::string::npos ? 0 : dot + 1;
-      reversed += (reversed.empty() ? "" : ".") + group.substr(begin, end - begin);
-      end = dot;
-    }
-    std::string name = reversed + "." + version + "." + type->kind;
+    std::string name = openapi_definition_name(group, version, type->kind);
     w.Key(name.c_str());
     schema.Accept(w);
   }
@@ -203,6 +196,18 @@ HttpResponse ok(std::string body) {
 }
 
 }  // namespace
+
+std::string openapi_definition_name(const std::string& group, const std::string& version, const std::string& kind) {
+  // kube names a CRD's schema by its group reversed: apps.cozystack.io -> io.cozystack.apps.
+  std::string reversed;
+  for (std::size_t end = group.size(); end != std::string::npos && end > 0;) {
+    std::size_t dot = group.rfind('.', end - 1);
+    std::size_t begin = dot == std::string::npos ? 0 : dot + 1;
+    reversed += (reversed.empty() ? "" : ".") + group.substr(begin, end - begin);
+    end = dot;
+  }
+  return reversed + "." + version + "." + kind;
+}
 
 bool handle_discovery(ServerState& state, const HttpRequest& request, HttpResponse& response) {
   const std::string& p = request.path;

@@ -2,6 +2,7 @@
 // (/api/v1/..., /apis/<group>/<version>/...) resolved to a ResourceRequest. Every request is
 // audited with the status it got.
 
+#include "openapi.hpp"
 #include "server_state.hpp"
 
 #include <algorithm>
@@ -147,6 +148,7 @@ HttpResponse serve(ServerState& state, HttpRequest& request, Identity& identity)
   }
   HttpResponse response;
   if (check_fault(state, request, response)) return response;
+  if (handle_openapi_v2(state, request, response)) return response;
   if (!accepts_json(request))
     throw ApiError(406, "NotAcceptable", "only the following media types are accepted: application/json, application/yaml");
   if (handle_discovery(state, request, response)) return response;

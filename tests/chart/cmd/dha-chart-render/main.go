@@ -26,7 +26,7 @@ func main() {
 	includeCRDs := flag.Bool("include-crds", false, "print the crds/ documents first")
 	flag.StringVar(&opts.ReleaseName, "release", "db-autoscaler", "release name")
 	flag.StringVar(&opts.Namespace, "namespace", "default", "release namespace")
-	flag.StringVar(&opts.KubeVersion, "kube-version", "v1.32.0", "Kubernetes version for .Capabilities")
+	flag.StringVar(&opts.KubeVersion, "kube-version", "v1.34.4", "Kubernetes version for .Capabilities")
 	flag.Var(&valueFiles, "f", "values file (repeatable, applied in order)")
 	flag.Var(&sets, "set", "key=value override (repeatable)")
 	flag.Parse()
