@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The real node itself: it becomes Ready, runs a Pod from a locally made image, and the Pod calls
+# the API server the way in-cluster clients do — the `kubernetes` Service address, its
+# ServiceAccount token, the API server's certificate verified against the mounted CA — while
+# `kubectl logs` and `kubectl exec` reach it through the kubelet. Then the teardown, and the host
+# compared with a snapshot taken before anything started.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+"$FIXTURE" snapshot "$WORK/before"
+node_up
+note "node Ready ${DHA_REALNODE_NODE_READY_MS} ms after the kubelet started (control plane ${DHA_REALNODE_CONTROL_PLANE_MS} ms, whole start ${DHA_REALNODE_UP_MS} ms)"
+
+[[ "$(kubectl get node "$DHA_REALNODE_NODE" -o jsonpath='{.status.nodeInfo.kubeletVersion}')" == v1.34.4 ]] ||
+  fail "the kubelet is not the pinned v1.34.4"
+
+start=$(now_ms)
+kubectl apply -f - <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: in-cluster-client, namespace: default}
+spec:
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: client
+    image: $DHA_REALNODE_TOOLBOX_IMAGE
+    imagePullPolicy: Never
+    command: [sh, -c, 'until kubectl get --raw /version >/tmp/version; do sleep 0.5; done; cat /tmp/version; exec sleep 600']
+    readinessProbe:
+      exec: {command: [test, -s, /tmp/version]}
+      periodSeconds: 1
+YAML
+until_ok 120 "Pod in-cluster-client Ready" \
+  test "$(kubectl get pod in-cluster-client -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')" = True
+note "Pod Ready $(( $(now_ms) - start )) ms after kubectl apply (the API server called from inside it)"
+
+kubectl logs in-cluster-client | grep -q '"gitVersion": "v1.34.4"' || fail "kubectl logs: no version answer from the API server"
+[[ "$(kubectl exec in-cluster-client -- sh -c 'echo $KUBERNETES_SERVICE_HOST')" == 10.96.0.1 ]] ||
+  fail "kubectl exec: the Pod does not see the kubernetes Service address"
+pod_ip=$(kubectl get pod in-cluster-client -o jsonpath='{.status.podIP}')
+[[ "$pod_ip" == 10.213.0.* ]] || fail "Pod IP $pod_ip is not from the node's Pod range"
+
+# Traffic stays on the machine: the fixture's table drops what the bridge would forward
+# elsewhere, and IP forwarding is as the host had it.
+nft list table ip dha_realnode | grep -q 'iifname "dha-br0" ip daddr != { 10.213.0.0/24, 10.96.0.0/16 } drop' ||
+  fail "the rule that keeps the bridge's traffic inside is missing"
+[[ "$(sysctl -n net.ipv4.ip_forward)" == "$(sed -n 's/^net.ipv4.ip_forward = //p' "$WORK/before/sysctl")" ]] ||
+  fail "net.ipv4.ip_forward changed while the node runs"
+
+node_down
+"$FIXTURE" snapshot "$WORK/after"
+"$FIXTURE" diff "$WORK/before" "$WORK/after" || fail "the host is not as it was before the node started"
+echo "realnode.node: 1 passed, 0 failed"
