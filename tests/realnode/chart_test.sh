@@ -45,7 +45,8 @@ start=$(now_ms)
 "$helm" install "$RELEASE" "$REPO_ROOT/charts/db-autoscaler" --namespace "$NAMESPACE" --create-namespace \
   "${values[@]}" >"$WORK/helm-install.log" 2>&1 || { cat "$WORK/helm-install.log"; fail "helm install refused"; }
 ready_replicas() { kubectl -n "$NAMESPACE" get deployment "$RELEASE" -o jsonpath='{.status.readyReplicas}'; }
-until_ok 180 "2 operator replicas Ready" test "$(ready_replicas)" = 2
+two_ready() { [[ "$(ready_replicas)" == 2 ]]; }
+until_ok 180 "2 operator replicas Ready" two_ready
 note "helm install -> 2 replicas Ready in $(( $(now_ms) - start )) ms"
 
 # --- both webhooks through the Service -------------------------------------------------------
@@ -86,7 +87,8 @@ restarts=$(kubectl -n "$NAMESPACE" get pods -l app.kubernetes.io/instance="$RELE
 
 # --- leader failover -------------------------------------------------------------------------
 holder() { kubectl -n "$NAMESPACE" get lease -o jsonpath='{.items[0].spec.holderIdentity}' 2>/dev/null; }
-until_ok 60 "a replica holds the Lease" test -n "$(holder)"
+has_holder() { [[ -n "$(holder)" ]]; }
+until_ok 60 "a replica holds the Lease" has_holder
 leader=$(holder)
 pods=$(kubectl -n "$NAMESPACE" get pods -l app.kubernetes.io/instance="$RELEASE" -o jsonpath='{.items[*].metadata.name}')
 [[ " $pods " == *" $leader "* ]] || fail "the Lease holder $leader is not one of the Pods ($pods)"
@@ -95,7 +97,7 @@ kubectl -n "$NAMESPACE" delete pod "$leader" --wait=false >/dev/null
 new_leader() { local h; h=$(holder); [[ -n "$h" && "$h" != "$leader" && " $pods " == *" $h "* ]]; }
 until_ok 90 "the other replica takes the Lease from $leader" new_leader
 note "leader $leader deleted -> $(holder) leads after $(( $(now_ms) - start )) ms"
-until_ok 180 "2 replicas Ready again" test "$(ready_replicas)" = 2
+until_ok 180 "2 replicas Ready again" two_ready
 
 # --- helm uninstall leaves nothing -----------------------------------------------------------
 kubectl delete -f "$REPO_ROOT/examples/demo/dha.yaml" --wait=false >/dev/null 2>&1 || true
@@ -105,5 +107,6 @@ left=$(kubectl get all,configmaps,secrets,serviceaccounts,roles,rolebindings,lea
        kubectl get clusterroles,clusterrolebindings,validatingwebhookconfigurations \
          -l app.kubernetes.io/instance="$RELEASE" -o name 2>/dev/null)
 [[ -z "$left" ]] || fail "helm uninstall left: $left"
-until_ok 60 "the operator's Pods gone" test -z "$(kubectl -n "$NAMESPACE" get pods -o name)"
+no_pods() { [[ -z "$(kubectl -n "$NAMESPACE" get pods -o name 2>/dev/null)" ]]; }
+until_ok 60 "the operator's Pods gone" no_pods
 echo "realnode.chart: 1 passed, 0 failed"

@@ -30,8 +30,10 @@ spec:
       exec: {command: [test, -s, /tmp/version]}
       periodSeconds: 1
 YAML
-until_ok 120 "Pod in-cluster-client Ready" \
-  test "$(kubectl get pod in-cluster-client -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')" = True
+pod_ready() {
+  [[ "$(kubectl get pod "$1" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')" == True ]]
+}
+until_ok 120 "Pod in-cluster-client Ready" pod_ready in-cluster-client
 note "Pod Ready $(( $(now_ms) - start )) ms after kubectl apply (the API server called from inside it)"
 
 kubectl logs in-cluster-client | grep -q '"gitVersion": "v1.34.4"' || fail "kubectl logs: no version answer from the API server"
@@ -42,7 +44,8 @@ pod_ip=$(kubectl get pod in-cluster-client -o jsonpath='{.status.podIP}')
 
 # Traffic stays on the machine: the fixture's table drops what the bridge would forward
 # elsewhere, and IP forwarding is as the host had it.
-nft list table ip dha_realnode | grep -q 'iifname "dha-br0" ip daddr != { 10.213.0.0/24, 10.96.0.0/16 } drop' ||
+rules=$(nft list table ip dha_realnode)
+grep -Eq 'iifname "dha-br0" ip daddr != \{ (10\.96\.0\.0/16, 10\.213\.0\.0/24|10\.213\.0\.0/24, 10\.96\.0\.0/16) \} drop' <<<"$rules" ||
   fail "the rule that keeps the bridge's traffic inside is missing"
 [[ "$(sysctl -n net.ipv4.ip_forward)" == "$(sed -n 's/^net.ipv4.ip_forward = //p' "$WORK/before/sysctl")" ]] ||
   fail "net.ipv4.ip_forward changed while the node runs"

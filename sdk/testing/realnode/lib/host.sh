@@ -5,7 +5,7 @@
 # left-as-found test compares.
 
 # Counters the kernel changes on its own, never compared or restored.
-VOLATILE_SYSCTLS='^(fs\.(dentry-state|file-nr|inode-nr|inode-state|aio-nr)|kernel\.ns_last_pid|kernel\.random\.|net\.netfilter\.nf_conntrack_count) '
+VOLATILE_SYSCTLS='^(fs\.(dentry-state|file-nr|inode-nr|inode-state|aio-nr) |fs\.quota\.|kernel\.ns_last_pid |kernel\.random\.|net\.netfilter\.nf_conntrack_count )'
 
 # Paths a node component would create by default; the fixture points them all elsewhere.
 WATCHED_PATHS=(/etc/cni /opt/cni /var/lib/cni /var/lib/kubelet /var/lib/containerd /run/containerd
@@ -69,14 +69,14 @@ restore_netfilter() {
   nft list tables 2>/dev/null | while read -r _ family name; do
     grep -q "^table $family $name {" "$before/nft" && continue
     case "$name" in
-      kube-proxy|"$NFT_TABLE") nft delete table "$family" "$name" ;;
+      kube-proxy|"$NFT_TABLE") nft delete table "$family" "$name" 2>/dev/null ;;
       filter|nat|mangle|raw|security)
-        if nft list table "$family" "$name" | awk '
+        if nft list table "$family" "$name" 2>/dev/null | awk '
              /^\tchain / { chain = $2; next }
              /^\t\t(type|policy) / || /^\t*}/ || /^table/ || NF == 0 { next }
              chain !~ /^(KUBE-|CNI-)/ && $0 !~ /(jump|goto) (KUBE-|CNI-)/ { others++ }
              END { exit others > 0 }'; then
-          nft delete table "$family" "$name"
+          nft delete table "$family" "$name" 2>/dev/null   # iptables-nft's "do not touch" note
         else
           say "left table $family $name: it has rules that are not the node's"
         fi ;;

@@ -46,7 +46,7 @@ cgroupRoot: /$PODS_CGROUP
 failCgroupV1: false
 failSwapOn: false
 containerRuntimeEndpoint: unix://$(containerd_sock)
-volumePluginDir: $STATE/kubelet/volume-plugins
+volumePluginDir: /var/lib/kubelet/volume-plugins
 resolvConf: $STATE/resolv.conf
 clusterDomain: cluster.local
 staticPodPath: ""
@@ -58,7 +58,7 @@ imageGCLowThresholdPercent: 99
 nodeStatusReportFrequency: 10s
 YAML
   start_proc kubelet "$DHA_KUBE_NODE" kubelet --config="$STATE/kubelet/config.yaml" \
-    --kubeconfig="$STATE/cp/kubeconfig-kubelet" --root-dir="$STATE/kubelet" \
+    --kubeconfig="$STATE/cp/kubeconfig-kubelet" --root-dir=/var/lib/kubelet \
     --hostname-override="$NODE_NAME" --node-ip="$NODE_IP" --v=1
 }
 
@@ -74,6 +74,7 @@ start_controllers() {
     --service-account-private-key-file="$STATE/cp/sa.key" \
     --cluster-cidr="$POD_CIDR" --allocate-node-cidrs=false \
     --service-cluster-ip-range="$SERVICE_CIDR" \
+    --flex-volume-plugin-dir="$STATE/kube-controller-manager/volume-plugins" \
     --leader-elect=false --secure-port=0 --v=1
   start_proc kube-scheduler "$DHA_KUBE_NODE" kube-scheduler \
     --kubeconfig="$STATE/cp/kubeconfig-kube-scheduler" --leader-elect=false --secure-port=0 --v=1
