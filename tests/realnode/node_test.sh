@@ -11,8 +11,12 @@ source "$(dirname "$0")/lib.sh"
 node_up
 note "node Ready ${DHA_REALNODE_NODE_READY_MS} ms after the kubelet started (control plane ${DHA_REALNODE_CONTROL_PLANE_MS} ms, whole start ${DHA_REALNODE_UP_MS} ms)"
 
-[[ "$(kubectl get node "$DHA_REALNODE_NODE" -o jsonpath='{.status.nodeInfo.kubeletVersion}')" == v1.34.4 ]] ||
-  fail "the kubelet is not the pinned v1.34.4"
+# One Kubernetes: the node's binaries and the API server from the same pin.
+pin=$(sed -n 's/^\s*k8s\.io\/kubernetes \(v[^ ]*\)$/\1/p' "$REPO_ROOT/sdk/testing/controlplane/go.mod")
+[[ "$(sed -n 's/^\s*k8s\.io\/kubernetes \(v[^ ]*\)$/\1/p' "$REPO_ROOT/sdk/testing/realnode/nodebin/go.mod")" == "$pin" ]] ||
+  fail "sdk/testing/realnode/nodebin/go.mod does not pin k8s.io/kubernetes $pin as the control plane does"
+kubelet_version=$(kubectl get node "$DHA_REALNODE_NODE" -o jsonpath='{.status.nodeInfo.kubeletVersion}')
+[[ "$kubelet_version" == "$pin" ]] || fail "the kubelet reports $kubelet_version, the pin is $pin"
 
 start=$(now_ms)
 kubectl apply -f - <<YAML
@@ -36,7 +40,7 @@ pod_ready() {
 until_ok 120 "Pod in-cluster-client Ready" pod_ready in-cluster-client
 note "Pod Ready $(( $(now_ms) - start )) ms after kubectl apply (the API server called from inside it)"
 
-kubectl logs in-cluster-client | grep -q '"gitVersion": "v1.34.4"' || fail "kubectl logs: no version answer from the API server"
+kubectl logs in-cluster-client | grep -q "\"gitVersion\": \"$pin\"" || fail "kubectl logs: no version answer from the API server"
 [[ "$(kubectl exec in-cluster-client -- sh -c 'echo $KUBERNETES_SERVICE_HOST')" == 10.96.0.1 ]] ||
   fail "kubectl exec: the Pod does not see the kubernetes Service address"
 pod_ip=$(kubectl get pod in-cluster-client -o jsonpath='{.status.podIP}')

@@ -11,7 +11,7 @@ import (
 // A plain `go build` leaves Kubernetes' version variables at "v0.0.0-master" (its release build
 // stamps them at link time): the Node would report that kubelet version, and version-skew checks
 // could not compare it with the API server's. Stamp the version go.mod pins, as the control-plane
-// launcher does (pinned_version_test.go keeps the two and go.mod in step).
+// launcher does (tests/realnode/node_test.sh checks the running kubelet reports the pin).
 const kubernetesVersion, kubernetesMajor, kubernetesMinor = "v1.34.4", "1", "34"
 
 //go:linkname gitVersion k8s.io/component-base/version.gitVersion
