@@ -40,7 +40,9 @@ pod_ready() {
 until_ok 120 "Pod in-cluster-client Ready" pod_ready in-cluster-client
 note "Pod Ready $(( $(now_ms) - start )) ms after kubectl apply (the API server called from inside it)"
 
-kubectl logs in-cluster-client | grep -q "\"gitVersion\": \"$pin\"" || fail "kubectl logs: no version answer from the API server"
+# Captured first: grep -q stopping early would fail the pipeline under pipefail.
+logs=$(kubectl logs in-cluster-client) || fail "kubectl logs failed"
+grep -q "\"gitVersion\": \"$pin\"" <<<"$logs" || fail "kubectl logs: no version answer from the API server: $logs"
 [[ "$(kubectl exec in-cluster-client -- sh -c 'echo $KUBERNETES_SERVICE_HOST')" == 10.96.0.1 ]] ||
   fail "kubectl exec: the Pod does not see the kubernetes Service address"
 pod_ip=$(kubectl get pod in-cluster-client -o jsonpath='{.status.podIP}')
