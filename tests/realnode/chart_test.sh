@@ -52,6 +52,16 @@ until_ok 180 "2 operator replicas Ready" two_ready
 note "helm install -> 2 replicas Ready in $(( $(now_ms) - start )) ms"
 
 # --- both webhooks through the Service -------------------------------------------------------
+# WORKAROUND, off by default: a chart whose second webhook has no caBundle without cert-manager
+# fails the check below. DHA_REALNODE_WORKAROUND_SECOND_CABUNDLE=1 copies the first webhook's
+# bundle onto it, only to exercise the rest of this test until the chart writes both.
+if [[ "${DHA_REALNODE_WORKAROUND_SECOND_CABUNDLE:-}" == 1 ]]; then
+  note "WORKAROUND: copying the first webhook's caBundle onto the second"
+  vwc=$RELEASE-replicas-ownership
+  bundle=$(kubectl get validatingwebhookconfiguration "$vwc" -o jsonpath='{.webhooks[0].clientConfig.caBundle}')
+  kubectl patch validatingwebhookconfiguration "$vwc" --type json \
+    -p "[{\"op\": \"add\", \"path\": \"/webhooks/1/clientConfig/caBundle\", \"value\": \"$bundle\"}]" >/dev/null
+fi
 managed_release() {
   kubectl apply -f - <<YAML
 apiVersion: helm.toolkit.fluxcd.io/v2
@@ -88,7 +98,11 @@ restarts=$(kubectl -n "$NAMESPACE" get pods -l app.kubernetes.io/instance="$RELE
 [[ "$restarts" == "0 0 " ]] || fail "operator containers restarted (liveness probe?): $restarts"
 
 # --- leader failover -------------------------------------------------------------------------
-holder() { kubectl -n "$NAMESPACE" get lease -o jsonpath='{.items[0].spec.holderIdentity}' 2>/dev/null; }
+# The holder identity is the Pod's name, then "_" and what tells its runs apart.
+holder() {
+  local h; h=$(kubectl -n "$NAMESPACE" get lease -o jsonpath='{.items[0].spec.holderIdentity}' 2>/dev/null)
+  echo "${h%%_*}"
+}
 has_holder() { [[ -n "$(holder)" ]]; }
 until_ok 60 "a replica holds the Lease" has_holder
 leader=$(holder)
@@ -104,11 +118,19 @@ until_ok 180 "2 replicas Ready again" two_ready
 # --- helm uninstall leaves nothing -----------------------------------------------------------
 kubectl delete -f "$REPO_ROOT/examples/demo/dha.yaml" --wait=false >/dev/null 2>&1 || true
 "$helm" uninstall "$RELEASE" --namespace "$NAMESPACE" --wait --timeout 120s >/dev/null
-left=$(kubectl get all,configmaps,secrets,serviceaccounts,roles,rolebindings,leases,poddisruptionbudgets,networkpolicies \
-         -n "$NAMESPACE" -l app.kubernetes.io/instance="$RELEASE" -o name 2>/dev/null
-       kubectl get clusterroles,clusterrolebindings,validatingwebhookconfigurations \
-         -l app.kubernetes.io/instance="$RELEASE" -o name 2>/dev/null)
-[[ -z "$left" ]] || fail "helm uninstall left: $left"
-no_pods() { [[ -z "$(kubectl -n "$NAMESPACE" get pods -o name 2>/dev/null)" ]]; }
-until_ok 60 "the operator's Pods gone" no_pods
+# What the release made, namespaced and cluster-wide (the garbage collector removes the Pods and
+# ReplicaSets after the Deployment, so this polls).
+release_objects() {
+  kubectl get all,configmaps,secrets,serviceaccounts,roles,rolebindings,leases,poddisruptionbudgets,networkpolicies \
+    -n "$NAMESPACE" -l app.kubernetes.io/instance="$RELEASE" -o name 2>/dev/null
+  kubectl get clusterroles,clusterrolebindings,validatingwebhookconfigurations \
+    -l app.kubernetes.io/instance="$RELEASE" -o name 2>/dev/null
+  kubectl -n "$NAMESPACE" get pods -o name 2>/dev/null
+}
+nothing_left() { [[ -z "$(release_objects)" ]]; }
+start=$(now_ms)
+if ! until_ok_quiet 90 nothing_left; then
+  fail "helm uninstall left: $(release_objects | tr '\n' ' ')"
+fi
+note "helm uninstall -> nothing of the release left after $(( $(now_ms) - start )) ms"
 echo "realnode.chart: 1 passed, 0 failed"

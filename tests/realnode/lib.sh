@@ -54,3 +54,13 @@ until_ok() {
     sleep 0.2
   done
 }
+
+# until_ok_quiet SECONDS CMD...: as until_ok, but returns 1 instead of failing the test.
+until_ok_quiet() {
+  local seconds=$1; shift
+  local deadline=$(( $(date +%s) + seconds ))
+  until "$@" >/dev/null 2>&1; do
+    (( $(date +%s) < deadline )) || return 1
+    sleep 0.5
+  done
+}

@@ -7,7 +7,9 @@
 #   runtime (default)  the Dockerfile's runtime stage as written — its apt-get, its user, the
 #                      COPY of the binary and plugins, the ldd check, USER, ENTRYPOINT, CMD — with
 #                      the build stage's output (/out) made by the same install command the build
-#                      stage runs, from the build tree the tests already compiled ($DHA_BUILD_DIR).
+#                      stage runs, from the build tree the tests already compiled ($DHA_BUILD_DIR),
+#                      or a tree laid out as that command lays it ($DHA_REALNODE_BUILD_OUTPUT,
+#                      holding usr/bin/db-autoscaler and usr/lib/db-autoscaler/plugins/).
 #   full               the Dockerfile unchanged, both stages: the project compiled inside the
 #                      image again (tens of minutes on 2 cores; not for every test run).
 
@@ -67,10 +69,14 @@ import_debian_base() {
 # `cmake --install --component operator --strip` lays it out.
 prebuilt_build_stage() {
   local build_dir=$1 out=$STATE/images/out
-  [[ -f "$build_dir/CMakeCache.txt" ]] || die "no build tree at $build_dir (set DHA_BUILD_DIR to a configured, built tree)"
   rm -rf "$out" && mkdir -p "$out"
-  DESTDIR="$out/out" cmake --install "$build_dir" --prefix /usr --component operator --strip >/dev/null
-  [[ -x "$out/out/usr/bin/db-autoscaler" ]] || die "$build_dir has no db-autoscaler installed by the operator component (build it first)"
+  if [[ -n "${DHA_REALNODE_BUILD_OUTPUT:-}" ]]; then
+    cp -a "$DHA_REALNODE_BUILD_OUTPUT" "$out/out"
+  else
+    [[ -f "$build_dir/CMakeCache.txt" ]] || die "no build tree at $build_dir (set DHA_BUILD_DIR to a configured, built tree)"
+    DESTDIR="$out/out" cmake --install "$build_dir" --prefix /usr --component operator --strip >/dev/null
+  fi
+  [[ -x "$out/out/usr/bin/db-autoscaler" ]] || die "no usr/bin/db-autoscaler in the build stage's output (build the operator first)"
   local c; c=$(buildah_ from scratch)
   buildah_ copy "$c" "$out/out" /out >/dev/null
   buildah_ commit --quiet --rm "$c" localhost/dha-operator-build-output:latest >/dev/null
