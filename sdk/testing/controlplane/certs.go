@@ -41,9 +41,23 @@ func serial() *big.Int {
 	return n
 }
 
+// parseIPs reads --serving-ip values.
+func parseIPs(values []string) ([]net.IP, error) {
+	ips := make([]net.IP, 0, len(values))
+	for _, v := range values {
+		ip := net.ParseIP(v)
+		if ip == nil {
+			return nil, fmt.Errorf("--serving-ip %q: not an IP address", v)
+		}
+		ips = append(ips, ip)
+	}
+	return ips, nil
+}
+
 // makePKI writes everything into dir; the serving certificate is valid for the loopback
-// address and the names in-cluster clients use for the API server.
-func makePKI(dir string) (*pki, error) {
+// address, the extra addresses (where in-cluster clients reach the API server, e.g. the
+// kubernetes Service's) and the names in-cluster clients use for the API server.
+func makePKI(dir string, extraIPs []net.IP) (*pki, error) {
 	p := &pki{
 		caFile: filepath.Join(dir, "ca.crt"), certFile: filepath.Join(dir, "apiserver.crt"),
 		keyFile: filepath.Join(dir, "apiserver.key"), saKeyFile: filepath.Join(dir, "sa.key"),
@@ -74,7 +88,7 @@ func makePKI(dir string) (*pki, error) {
 		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 		DNSNames:    []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc"},
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
+		IPAddresses: append([]net.IP{net.ParseIP("127.0.0.1")}, extraIPs...),
 	}
 	certDER, err := x509.CreateCertificate(rand.Reader, servingTemplate, caCert, &servingKey.PublicKey, caKey)
 	if err != nil {

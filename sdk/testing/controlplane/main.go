@@ -30,6 +30,7 @@ type options struct {
 	keepData                           bool
 	apiPort, etcdPort, etcdPeerPort    int
 	identities, serviceAccounts, extra listFlag
+	servingIPs                         listFlag
 	readyTimeout                       time.Duration
 }
 
@@ -54,6 +55,7 @@ func parseOptions() options {
 	flag.IntVar(&o.etcdPeerPort, "etcd-peer-port", 0, "etcd's peer port on 127.0.0.1 (0: a free one)")
 	flag.Var(&o.identities, "identity", "NAME=USERNAME[,GROUP...]: a bearer-token identity with its kubeconfig (repeatable)")
 	flag.Var(&o.serviceAccounts, "service-account", "NAME=NAMESPACE:SERVICEACCOUNT: an identity as that ServiceAccount (repeatable)")
+	flag.Var(&o.servingIPs, "serving-ip", "another IP address the serving certificate is valid for, besides 127.0.0.1 (repeatable): e.g. the kubernetes Service's, for clients in Pods")
 	flag.Var(&o.extra, "apiserver-arg", "--flag=value passed on to kube-apiserver (repeatable)")
 	flag.DurationVar(&o.readyTimeout, "ready-timeout", 120*time.Second, "how long to wait for /readyz")
 	flag.Parse()
@@ -129,7 +131,11 @@ func main() {
 		os.Exit(code)
 	}
 
-	certs, err := makePKI(dir)
+	extraIPs, err := parseIPs(o.servingIPs)
+	if err != nil {
+		exit(1, err)
+	}
+	certs, err := makePKI(dir, extraIPs)
 	if err != nil {
 		exit(1, err)
 	}

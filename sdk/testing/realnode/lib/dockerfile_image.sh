@@ -1,0 +1,113 @@
+# The operator's image from the repository's Dockerfile, built on this machine with Debian's
+# buildah: the Dockerfile's base images are a debootstrap --variant=minbase of Debian 12 (no
+# registry is reachable), imported under the names the Dockerfile asks for. Cached outside the
+# repository: the base root filesystem by what decides its contents, buildah's layers by buildah.
+#
+# Two modes (DHA_REALNODE_IMAGE_BUILD):
+#   runtime (default)  the Dockerfile's runtime stage as written — its apt-get, its user, the
+#                      COPY of the binary and plugins, the ldd check, USER, ENTRYPOINT, CMD — with
+#                      the build stage's output (/out) made by the same install command the build
+#                      stage runs, from the build tree the tests already compiled ($DHA_BUILD_DIR),
+#                      or a tree laid out as that command lays it ($DHA_REALNODE_BUILD_OUTPUT,
+#                      holding usr/bin/db-autoscaler and usr/lib/db-autoscaler/plugins/).
+#   full               the Dockerfile unchanged, both stages: the project compiled inside the
+#                      image again (tens of minutes on 2 cores; not for every test run).
+
+realnode_cache() { echo "${DHA_REALNODE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/db-autoscaler/realnode}"; }
+
+buildah_() {
+  # A private mount namespace: buildah's overlay mounts never reach the host's table, even if
+  # it is killed. chroot isolation: no runc, no cgroups, no network of its own (RUN uses the
+  # host's, to reach the package archive as apt on the host does).
+  unshare --mount --propagation private -- buildah --root "$(realnode_cache)/buildah" \
+    --runroot "$STATE/buildah-run" --storage-driver overlay "$@"
+}
+
+# The minbase root filesystem as a tarball, keyed by what decides its contents: the suite, the
+# variant, debootstrap's version and the archive index the host's apt last fetched.
+debian_base_tarball() {
+  local index=/var/lib/apt/lists/deb.debian.org_debian_dists_bookworm_InRelease key out
+  [[ -f "$index" ]] || die "no $index: run apt-get update first (the base's cache key is the archive's index)"
+  command -v debootstrap >/dev/null || die "no debootstrap (package debootstrap)"
+  key=$( { echo bookworm minbase; debootstrap --version; grep -m1 '^Date' "$index"; } | sha256sum | cut -c1-16)
+  out=$(realnode_cache)/debian-12-minbase-$key.tar
+  if [[ ! -s "$out" ]]; then
+    local root=$STATE/debootstrap
+    say "debootstrap --variant=minbase bookworm (cached as $out)"
+    rm -rf "$root"
+    debootstrap --variant=minbase bookworm "$root" http://deb.debian.org/debian >"$STATE/logs/debootstrap.log" 2>&1 ||
+      { tail -n 20 "$STATE/logs/debootstrap.log" >&2; die "debootstrap failed ($STATE/logs/debootstrap.log)"; }
+    rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
+    mkdir -p "$(dirname "$out")"
+    tar --numeric-owner -C "$root" -cf "$out.tmp" . && mv "$out.tmp" "$out"
+    rm -rf "$root"
+  fi
+  echo "$out"
+}
+
+# Both base names the Dockerfile uses, as buildah images of the minbase tarball.
+import_debian_base() {
+  local tarball; tarball=$(debian_base_tarball)
+  local id; id=$(basename "$tarball" .tar)
+  if ! buildah_ images --quiet "localhost/$id" >/dev/null 2>&1; then
+    local work=$STATE/images/base
+    rm -rf "$work" && mkdir -p "$work/rootfs"
+    tar --numeric-owner -C "$work/rootfs" -xf "$tarball"
+    umoci init --layout "$work/oci" && umoci new --image "$work/oci:base"
+    umoci unpack --image "$work/oci:base" "$work/bundle" >/dev/null
+    cp -a "$work/rootfs/." "$work/bundle/rootfs/"
+    umoci repack --image "$work/oci:base" "$work/bundle" >/dev/null
+    umoci config --image "$work/oci:base" --config.cmd bash >/dev/null
+    local image; image=$(buildah_ pull --quiet "oci:$work/oci:base" | tail -n 1)
+    buildah_ tag "$image" "localhost/$id"
+    rm -rf "$work"
+  fi
+  buildah_ tag "localhost/$id" docker.io/library/debian:12 docker.io/library/debian:12-slim
+}
+
+# The runtime mode's stand-in for the build stage: an image holding /out as the build stage's
+# `cmake --install --component operator --strip` lays it out.
+prebuilt_build_stage() {
+  local build_dir=$1 out=$STATE/images/out
+  rm -rf "$out" && mkdir -p "$out"
+  if [[ -n "${DHA_REALNODE_BUILD_OUTPUT:-}" ]]; then
+    cp -a "$DHA_REALNODE_BUILD_OUTPUT" "$out/out"
+  else
+    [[ -f "$build_dir/CMakeCache.txt" ]] || die "no build tree at $build_dir (set DHA_BUILD_DIR to a configured, built tree)"
+    DESTDIR="$out/out" cmake --install "$build_dir" --prefix /usr --component operator --strip >/dev/null
+  fi
+  [[ -x "$out/out/usr/bin/db-autoscaler" ]] || die "no usr/bin/db-autoscaler in the build stage's output (build the operator first)"
+  local c; c=$(buildah_ from scratch)
+  buildah_ copy "$c" "$out/out" /out >/dev/null
+  buildah_ commit --quiet --rm "$c" localhost/dha-operator-build-output:latest >/dev/null
+  rm -rf "$out"
+}
+
+# build_operator_image REF: builds the Dockerfile into containerd as REF.
+build_operator_image() {
+  local ref=$1 mode=${DHA_REALNODE_IMAGE_BUILD:-runtime} dockerfile=$REPO_ROOT/Dockerfile context=$REPO_ROOT
+  command -v buildah >/dev/null || die "no buildah (package buildah)"
+  mkdir -p "$STATE/buildah-run" "$(realnode_cache)"
+  import_debian_base
+  if [[ "$mode" == runtime ]]; then
+    prebuilt_build_stage "${DHA_BUILD_DIR:-$REPO_ROOT/build/ci}"
+    # The build stage (from its FROM to the next FROM) becomes the prebuilt output; the runtime
+    # stage is the Dockerfile's own text.
+    dockerfile=$STATE/images/Dockerfile.runtime
+    awk '/^FROM .* AS build$/ { print "FROM localhost/dha-operator-build-output:latest AS build"; skip = 1; next }
+         /^FROM / { skip = 0 } !skip' "$REPO_ROOT/Dockerfile" >"$dockerfile"
+    grep -q '^FROM localhost/dha-operator-build-output:latest AS build$' "$dockerfile" ||
+      die "the Dockerfile has no 'FROM ... AS build' stage to stand in for"
+    context=$STATE/images/empty-context && mkdir -p "$context"
+  elif [[ "$mode" != full ]]; then
+    die "DHA_REALNODE_IMAGE_BUILD=$mode: want runtime or full"
+  fi
+  say "buildah bud $mode: $dockerfile"
+  buildah_ bud --isolation chroot --network host --layers --pull=never \
+    -f "$dockerfile" -t "$ref" "$context" >"$STATE/logs/image-build.log" 2>&1 ||
+    { tail -n 30 "$STATE/logs/image-build.log" >&2; die "the Dockerfile did not build ($STATE/logs/image-build.log)"; }
+  local archive=$STATE/images/operator.tar
+  buildah_ push --quiet "$ref" "oci-archive:$archive:${ref##*:}" >/dev/null
+  ctr_ images import --base-name "${ref%:*}" "$archive" >/dev/null
+  rm -f "$archive"
+}

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The real node itself: it becomes Ready, runs a Pod from a locally made image, and the Pod calls
+# the API server the way in-cluster clients do — the `kubernetes` Service address, its
+# ServiceAccount token, the API server's certificate verified against the mounted CA — while
+# `kubectl logs` and `kubectl exec` reach it through the kubelet. Then the teardown, and the host
+# compared with a snapshot taken before anything started.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+"$FIXTURE" snapshot "$WORK/before"
+node_up
+note "node Ready ${DHA_REALNODE_NODE_READY_MS} ms after the kubelet started (control plane ${DHA_REALNODE_CONTROL_PLANE_MS} ms, whole start ${DHA_REALNODE_UP_MS} ms)"
+
+# One Kubernetes: the node's binaries and the API server from the same pin.
+pin=$(sed -n 's/^\s*k8s\.io\/kubernetes \(v[^ ]*\)$/\1/p' "$REPO_ROOT/sdk/testing/controlplane/go.mod")
+[[ "$(sed -n 's/^\s*k8s\.io\/kubernetes \(v[^ ]*\)$/\1/p' "$REPO_ROOT/sdk/testing/realnode/nodebin/go.mod")" == "$pin" ]] ||
+  fail "sdk/testing/realnode/nodebin/go.mod does not pin k8s.io/kubernetes $pin as the control plane does"
+kubelet_version=$(kubectl get node "$DHA_REALNODE_NODE" -o jsonpath='{.status.nodeInfo.kubeletVersion}')
+[[ "$kubelet_version" == "$pin" ]] || fail "the kubelet reports $kubelet_version, the pin is $pin"
+
+start=$(now_ms)
+kubectl apply -f - <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: in-cluster-client, namespace: default}
+spec:
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: client
+    image: $DHA_REALNODE_TOOLBOX_IMAGE
+    imagePullPolicy: Never
+    command: [sh, -c, 'until kubectl get --raw /version >/tmp/version; do sleep 0.5; done; cat /tmp/version; exec sleep 600']
+    readinessProbe:
+      exec: {command: [test, -s, /tmp/version]}
+      periodSeconds: 1
+YAML
+pod_ready() {
+  [[ "$(kubectl get pod "$1" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')" == True ]]
+}
+until_ok 120 "Pod in-cluster-client Ready" pod_ready in-cluster-client
+note "Pod Ready $(( $(now_ms) - start )) ms after kubectl apply (the API server called from inside it)"
+
+# Captured first: grep -q stopping early would fail the pipeline under pipefail.
+logs=$(kubectl logs in-cluster-client) || fail "kubectl logs failed"
+grep -q "\"gitVersion\": \"$pin\"" <<<"$logs" || fail "kubectl logs: no version answer from the API server: $logs"
+[[ "$(kubectl exec in-cluster-client -- sh -c 'echo $KUBERNETES_SERVICE_HOST')" == 10.96.0.1 ]] ||
+  fail "kubectl exec: the Pod does not see the kubernetes Service address"
+pod_ip=$(kubectl get pod in-cluster-client -o jsonpath='{.status.podIP}')
+[[ "$pod_ip" == 10.213.0.* ]] || fail "Pod IP $pod_ip is not from the node's Pod range"
+
+# Traffic stays on the machine: the fixture's table drops what the bridge would forward
+# elsewhere, and IP forwarding is as the host had it.
+rules=$(nft list table ip dha_realnode)
+grep -Eq 'iifname "dha-br0" ip daddr != \{ (10\.96\.0\.0/16, 10\.213\.0\.0/24|10\.213\.0\.0/24, 10\.96\.0\.0/16) \} drop' <<<"$rules" ||
+  fail "the rule that keeps the bridge's traffic inside is missing"
+[[ "$(sysctl -n net.ipv4.ip_forward)" == "$(sed -n 's/^net.ipv4.ip_forward = //p' "$WORK/before/sysctl")" ]] ||
+  fail "net.ipv4.ip_forward changed while the node runs"
+
+node_down
+"$FIXTURE" snapshot "$WORK/after"
+"$FIXTURE" diff "$WORK/before" "$WORK/after" || fail "the host is not as it was before the node started"
+echo "realnode.node: 1 passed, 0 failed"
