@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -34,6 +35,7 @@ struct HistorySource {
   tenancy::TargetLabels target;
   std::optional<std::string> monitoring_namespace;
   double timeout_seconds = 10;
+  std::map<std::string, double> scale = {};  // as history::HistoryQuery's: utilization in percent
 };
 
 // The week up to `now` of each of the spec's metrics, or why it could not be read.

@@ -143,6 +143,7 @@ SimulationResult simulate(const model::DhaSpec& spec, const LoadTrace& load, con
   SimulationResult result;
   SimulatedTarget target(params.initial_replicas);
   model::DecisionState state;
+  bool first_decision = true;
   auto& summary = result.summary;
   summary.min_replicas = summary.max_replicas = params.initial_replicas;
   const std::int64_t first = std::max(load.start(), params.start_at.value_or(load.start()));
@@ -172,6 +173,8 @@ SimulationResult simulate(const model::DhaSpec& spec, const LoadTrace& load, con
     obs.lag_seconds = load.at("lagSeconds", static_cast<double>(t));
     obs.write_rate = load.at("writeRate", static_cast<double>(t));
 
+    if (first_decision && params.first_state) state = params.first_state(obs.current_replicas, t);
+    first_decision = false;
     const Decision d = decide(spec, obs, state, t);
     step.time = t;
     step.current_replicas = obs.current_replicas;

@@ -3,6 +3,7 @@
 #include <rapidjson/document.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -25,6 +26,10 @@ struct SimulationParams {
   std::optional<std::int32_t> quota_max_replicas;
   // Decisions start here (trace time); earlier rows are only history for a forecast.
   std::optional<std::int64_t> start_at;
+  // The decision state of the first decision, from the replicas and the time then; empty: an
+  // empty state. `simulate` gives the operator's rule for a DHA's first observation, so a
+  // simulated DHA starts as a new one does.
+  std::function<model::DecisionState(std::int32_t current_replicas, std::int64_t now)> first_state;
 };
 
 // Longest trace the simulator accepts (it integrates per second).
