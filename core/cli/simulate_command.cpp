@@ -13,10 +13,13 @@
 
 #include "commands.hpp"
 #include "crd_defaults.hpp"
-#include "dha/decide/load_generator.hpp"
 #include "dha/ext/metrics.h"
-#include "dha/decide/simulation.hpp"
-#include "dha/decide/simulation_profiles.hpp"
+#include "dha/kube/client.hpp"
+#include "dha/kube/config.hpp"
+#include "dha/kube/object_reader.hpp"
+#include "dha/simulate/load_generator.hpp"
+#include "dha/simulate/simulation.hpp"
+#include "dha/simulate/simulation_profiles.hpp"
 #include "dha/model/input_error.hpp"
 #include "dha/model/json_read.hpp"
 #include "dha/model/yaml_to_json.hpp"
@@ -50,14 +53,16 @@ void write_file(const std::string& path, const std::string& content) {
 // A whole DHA object (its `spec` is used) or a bare spec, in YAML or JSON; with a profile, its
 // behaviour replaces the file's. Then the CRD's defaults, as the API server applies them when the
 // manifest is created: what is simulated is what the cluster would run.
-model::DhaSpec load_spec(const std::string& path, const std::string& profile = {}) {
-  const std::string text = read_file(path, "--dha");
-  rapidjson::Document doc = model::yaml_to_json(text, path);
-  if (!doc.IsObject()) throw model::InputError(path, "must be a DHA object or its spec");
+model::DhaSpec spec_of(rapidjson::Document doc, const std::string& what, const std::string& profile) {
+  if (!doc.IsObject()) throw model::InputError(what, "must be a DHA object or its spec");
   rapidjson::Value* spec = doc.HasMember("spec") ? &doc["spec"] : &doc;
   if (!profile.empty()) decide::apply_profile(*spec, profile, doc.GetAllocator());
   if (spec->IsObject()) apply_crd_defaults(*spec, doc.GetAllocator());
   return model::parse_spec(*spec, model::SpecParseOptions{.require_target_ref = false});
+}
+
+model::DhaSpec load_spec(const std::string& path, const std::string& profile = {}) {
+  return spec_of(model::yaml_to_json(read_file(path, "--dha"), path), path, profile);
 }
 
 std::string fmt_load(const std::optional<double>& v) { return v ? fmt::format("{:.1f}", *v) : "-"; }
@@ -137,6 +142,13 @@ struct NamedSpec {
 std::vector<NamedSpec> load_specs(const SimulateFlags& f) {
   std::vector<NamedSpec> out;
   const std::vector<std::string> profiles = f.profiles.empty() ? std::vector<std::string>{""} : f.profiles;
+  if (f.dha_object != nullptr) {
+    for (const auto& profile : profiles) {
+      rapidjson::Document copy;
+      copy.CopyFrom(*f.dha_object, copy.GetAllocator());
+      out.push_back({profile.empty() ? f.dha_name : profile, spec_of(std::move(copy), f.dha_name, profile)});
+    }
+  }
   for (const auto& path : f.dha) {
     const std::string stem = std::filesystem::path(path).stem().string();
     for (const auto& profile : profiles) {
@@ -166,35 +178,47 @@ std::int64_t default_history_step(std::int64_t since_seconds) {
   return kMinute * std::max<std::int64_t>(minutes, 1);
 }
 
+ToolPlugins tool_plugins(const SimulateFlags& f) {
+  ToolPlugins p;
+  p.plugin_dirs = f.plugin_dirs;
+  p.plugins = f.plugins;
+  p.plugin_config = f.plugin_config;
+  p.metrics_url = f.metrics_url;
+  p.metrics_plugin = f.metrics_plugin;
+  return p;
+}
+
 HistoryRequest history_request(const SimulateFlags& f, const std::vector<NamedSpec>& specs) {
   if (f.kind.empty() || f.namespace_name.empty() || f.name.empty())
     throw Exit(kExitBadInput, "--from-metrics needs --kind, -n NAMESPACE and the target's NAME");
   HistoryRequest r;
-  r.url = f.from_metrics;
-  r.metrics_plugin = f.metrics_plugin;
+  r.plugins = tool_plugins(f);
   r.kind = f.kind;
   r.api_group = f.api_group;
   r.namespace_name = f.namespace_name;
   r.name = f.name;
   r.target_file = f.target;
-  r.plugin_dirs = plugin_search_dirs(f.plugin_dirs);
-  r.plugins = f.plugins;
+  r.cluster = f.cluster;
+  // Each metric type once, as the first spec naming it compares it.
   for (const auto& s : specs)
-    for (const auto& m : s.spec.metrics) {
-      const std::string type(model::to_string(m.type));
-      if (std::find(r.metric_types.begin(), r.metric_types.end(), type) == r.metric_types.end())
-        r.metric_types.push_back(type);
-    }
+    for (const auto& m : s.spec.metrics)
+      if (std::none_of(r.metrics.begin(), r.metrics.end(), [&](const auto& other) { return other.type == m.type; }))
+        r.metrics.push_back(m);
   r.since_seconds = parse_duration_seconds(f.since, "--since");
   r.step_seconds = f.step.empty() ? default_history_step(r.since_seconds) : parse_duration_seconds(f.step, "--step");
   r.until = f.until;
   return r;
 }
 
+std::string source_of(const SimulateFlags& f) {
+  return f.metrics_url.empty() ? "the configured metric source" : f.metrics_url;
+}
+
 // What was read, before the simulation: the range and every signal left out.
 void print_history(const SimulateFlags& f, const History& h, std::int64_t step_seconds, std::ostream& out) {
   out << fmt::format("history: {} {}/{} from {}, {} steps of {}s from unix time {} (trace time 0)\n", f.kind,
-                     f.namespace_name, f.name, f.from_metrics, h.rows, step_seconds, h.start);
+                     f.namespace_name, f.name, source_of(f), h.rows, step_seconds, h.start);
+  if (h.monitoring_namespace) out << "  monitoring namespace: " << *h.monitoring_namespace << "\n";
   for (const auto& note : h.notes) out << "  " << note << "\n";
 }
 
@@ -203,8 +227,9 @@ void print_history(const SimulateFlags& f, const History& h, std::int64_t step_s
 void run_simulate(const SimulateFlags& f) {
   try {
     if (!f.generate.empty()) return run_generate(f);
-    if (f.dha.empty()) throw Exit(kExitBadInput, "--dha is required (a DHA file to simulate)");
-    if (f.load.empty() == f.from_metrics.empty())
+    if (f.dha.empty() && f.dha_object == nullptr)
+      throw Exit(kExitBadInput, "--dha is required (a DHA file to simulate)");
+    if (f.load.empty() == !f.from_metrics)
       throw Exit(kExitBadInput, "give one of --load (a load trace CSV) and --from-metrics (a metrics URL)");
     if (!f.compare && (f.dha.size() > 1 || f.profiles.size() > 1))
       throw Exit(kExitBadInput, "several --dha or --profile values need --compare");
@@ -212,22 +237,28 @@ void run_simulate(const SimulateFlags& f) {
       throw Exit(kExitBadInput, "--compare prints one table; --json, --svg and --summary-only are for one simulation");
     const std::vector<NamedSpec> specs = load_specs(f);
     std::optional<TargetShape> shape;
-    std::string load_text;
-    std::string load_source = f.load;
-    if (!f.from_metrics.empty()) {
-      const HistoryRequest request = history_request(f, specs);
-      const History history = read_history(request);
+    std::optional<decide::LoadTrace> history_trace;
+    if (f.from_metrics) {
+      HistoryRequest request = history_request(f, specs);
+      std::unique_ptr<kube::Client> client;
+      std::optional<kube::ClientReader> cluster;
+      if (!f.kubeconfig.empty() && request.cluster == nullptr) {
+        kube::ConfigFlags flags;
+        flags.kubeconfig = f.kubeconfig;
+        client = std::make_unique<kube::Client>(kube::Config::load(flags));
+        request.cluster = &cluster.emplace(*client);
+      }
+      History history = read_history(request);
       // With `--json -` stdout is the JSON document alone; what was read is said on stderr.
       print_history(f, history, request.step_seconds, f.json_out == "-" ? std::cerr : std::cout);
-      if (!f.save_load.empty()) write_file(f.save_load, history.csv);
+      if (!f.save_load.empty()) write_file(f.save_load, history.trace.to_csv());
       shape = history.shape;
-      load_text = history.csv;
-      load_source = f.from_metrics;
-    } else {
-      if (!f.target.empty()) shape = target_shape(f.target, plugin_search_dirs(f.plugin_dirs), f.plugins);
-      load_text = read_file(f.load, "--load");
+      history_trace = std::move(history.trace);
+    } else if (!f.target.empty()) {
+      shape = target_shape(f.target, tool_plugins(f));
     }
-    const auto load = decide::LoadTrace::parse_csv(load_text, load_source);
+    const decide::LoadTrace load =
+        history_trace ? std::move(*history_trace) : decide::LoadTrace::parse_csv(read_file(f.load, "--load"), f.load);
     if (f.compare) return run_compare(f, specs, load, shape);
     const model::DhaSpec& spec = specs.front().spec;
     const decide::SimulationParams params = params_for(f, spec, shape);
@@ -263,14 +294,21 @@ void add_simulate_command(CLI::App& app) {
   auto f = std::make_shared<SimulateFlags>();
   cmd->add_option("--dha", f->dha, "DHA (YAML or JSON: the object or its spec); repeatable with --compare");
   cmd->add_option("--load", f->load, "load trace CSV: time, <metric type>..., optional lagSeconds, writeRate");
-  cmd->add_option("--from-metrics", f->from_metrics,
-                  "instead of --load: replay the target's own history from this metrics URL (e.g. "
-                  "http://vmselect:8481/select/0/prometheus), read with the engine adapter's queries; needs "
-                  "--kind, -n, NAME and --plugins naming the adapter and the metric source");
+  auto* from_metrics =
+      cmd->add_option("--from-metrics", f->metrics_url,
+                      "instead of --load: replay the target's own history, read as the operator reads it, from this "
+                      "metrics URL (e.g. http://vmselect:8481/select/0/prometheus) or, without one, from the metric "
+                      "source --plugin-config configures; needs --kind, -n and NAME")
+          ->expected(0, 1);
+  cmd->add_option("--kubeconfig", f->kubeconfig,
+                  "with --from-metrics: read the target and its namespace's monitoring label from this cluster, as "
+                  "the operator does (default: no cluster; the target is --target or its identity alone)");
+  cmd->add_option("--plugin-config", f->plugin_config,
+                  "with --from-metrics or --target: the operator's plugin configuration file (--plugin-config of run)");
   cmd->add_option("NAME", f->name, "with --from-metrics: the target's name");
   cmd->add_option("--kind", f->kind, "with --from-metrics: the target's kind, e.g. Postgres");
   cmd->add_option("--api-group", f->api_group,
-                  "with --from-metrics: the target's API group (default: any adapter for --kind)");
+                  "with --from-metrics: the target's API group (default: apps.cozystack.io, as a targetRef's)");
   cmd->add_option("-n,--namespace", f->namespace_name, "with --from-metrics: the target's namespace");
   cmd->add_option("--since", f->since, "with --from-metrics: how far back to read, e.g. 7d, 36h")
       ->capture_default_str();
@@ -314,7 +352,10 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("--json", f->json_out, "write the timeline and summary as JSON to this file ('-': to stdout, instead of the table)");
   cmd->add_option("--svg", f->svg_out, "draw load, capacity and replicas over time to this SVG file");
   cmd->add_flag("--summary-only", f->summary_only, "print only the summary");
-  cmd->callback([f] { run_simulate(*f); });
+  cmd->callback([f, from_metrics] {
+    f->from_metrics = from_metrics->count() > 0;
+    run_simulate(*f);
+  });
 }
 
 }  // namespace dha::cli

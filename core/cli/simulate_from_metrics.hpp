@@ -1,28 +1,33 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "dha/decide/load_trace.hpp"
+#include "dha/kube/object_reader.hpp"
+#include "dha/model/spec.hpp"
 #include "simulate_target.hpp"
+#include "tool_plugins.hpp"
 
-// `simulate --from-metrics`: a database's own history as a load trace, read the way the operator
-// reads it — the engine adapter's queries, rendered and scope-checked by the host's tenancy code,
-// run by the metric source plugin as range queries, and added up over the read replicas as the
-// observe stage adds up an instant vector.
+// `simulate --from-metrics`: a database's own history as a load trace, read by the operator's
+// observe stage (Observe::history): the plugins the operator's flags load, the engine adapter's
+// queries, the namespace's monitoring label, the one rule for a valid reading, and the series added
+// up over the read replicas as an instant read adds them up.
 namespace dha::cli {
 
 struct HistoryRequest {
-  std::string url;             // the metric source's base URL
-  std::string metrics_plugin;  // the id the URL is configured for
+  ToolPlugins plugins;
   std::string kind;
-  std::string api_group;       // "" = the first adapter handling `kind`
+  std::string api_group;       // "" = the default group, as a DHA's targetRef
   std::string namespace_name;
   std::string name;
-  std::string target_file;     // "" = a minimal object with the identity above
-  std::vector<std::string> plugin_dirs;
-  std::vector<std::string> plugins;
-  std::vector<std::string> metric_types;  // driver columns to read
+  std::string target_file;     // "" = the cluster's object, or a minimal one with the identity above
+  const kube::ObjectReader* cluster = nullptr;  // set: the target and its namespace are read from it
+  // The driver columns to read, one per metric type, as the spec compares them (an
+  // averageUtilization target: percent of the CPU request).
+  std::vector<model::MetricSpec> metrics;
   std::int64_t since_seconds = 7 * 86400;
   std::int64_t step_seconds = 60;
   std::int64_t until = 0;      // unix seconds; 0 = now
@@ -30,11 +35,12 @@ struct HistoryRequest {
 };
 
 struct History {
-  std::string csv;                  // a load trace: time from 0 at `start`, one row per step
+  decide::LoadTrace trace;          // time from 0 at `start`, one row per step
   std::int64_t start = 0;           // unix seconds of time 0
   std::int64_t rows = 0;
   TargetShape shape;                // from the adapter's topology of the target
-  std::vector<std::string> notes;   // signals left out, and why
+  std::optional<std::string> monitoring_namespace;
+  std::vector<std::string> notes;   // signals left out, steps left empty, and why
 };
 
 // Throws Exit(2) for bad input (unknown kind, a refused query, no history for a driver metric)

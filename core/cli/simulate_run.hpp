@@ -5,12 +5,19 @@
 #include <string>
 #include <vector>
 
+#include <rapidjson/document.h>
+
+#include "dha/kube/object_reader.hpp"
+
 // One `simulate` run as its flags say, for the commands that simulate too: `dha backtest` fills
 // these from the cluster and runs exactly what `simulate --from-metrics` runs.
 namespace dha::cli {
 
 struct SimulateFlags {
   std::vector<std::string> dha;
+  // Instead of --dha files: one DHA object in memory (its name names the --compare row).
+  const rapidjson::Value* dha_object = nullptr;
+  std::string dha_name;
   std::string load;
   std::vector<std::string> profiles;
   bool compare = false;
@@ -26,11 +33,16 @@ struct SimulateFlags {
   std::string target;
   std::vector<std::string> plugin_dirs;
   std::vector<std::string> plugins;
+  std::string plugin_config;  // the operator's --plugin-config file
   std::string json_out;
   std::string svg_out;
   bool summary_only = false;
   // --from-metrics: the load is the target's own history instead of --load.
-  std::string from_metrics;
+  bool from_metrics = false;
+  std::string metrics_url;  // the metric source's URL; "" = as --plugin-config configures it
+  // Set: the target and its namespace are read from this cluster (`kubectl dha backtest`).
+  const kube::ObjectReader* cluster = nullptr;
+  std::string kubeconfig;  // --kubeconfig: read them from this cluster instead
   std::string kind;
   std::string api_group;
   std::string namespace_name;

@@ -12,7 +12,7 @@
 #include "dha/model/yaml_to_json.hpp"
 #include "dha/sdk/engine_types.hpp"
 #include "exit.hpp"
-#include "operator/plugin_set.hpp"
+#include "host/plugin_set.hpp"
 
 namespace dha::cli {
 namespace {
@@ -55,25 +55,16 @@ TargetShape shape_of(const sdk::Topology& topology) {
   return {std::max(to_int32(topology.quorum_floor), 1), to_int32(topology.primary_count)};
 }
 
-TargetShape target_shape(const std::string& target_file, const std::vector<std::string>& plugin_dirs,
-                         const std::vector<std::string>& plugins) {
+TargetShape target_shape(const std::string& target_file, const ToolPlugins& plugins) {
   const rapidjson::Document object = read_target_object(target_file);
   const std::string api_version = object["apiVersion"].GetString();
   const auto slash = api_version.find('/');
   const std::string group = slash == std::string::npos ? "" : api_version.substr(0, slash);
-  const std::string kind = object["kind"].GetString();
-
-  std::unique_ptr<op::PluginSet> set;
-  try {
-    set = op::PluginSet::load({plugin_dirs, plugins, ""});
-  } catch (const std::exception& e) {
-    throw Exit(kExitBadInput, std::string("--plugins: ") + e.what());
-  }
-  const op::EngineBinding* engine = set->engine_for(group, kind);
-  if (engine == nullptr)
-    throw Exit(kExitBadInput, fmt::format("{}: no loaded adapter handles {}/{} (loaded: {}); name one with --plugins",
-                                          target_file, group, kind, set->handled_kinds()));
-  return shape_of(topology_of(*engine, object, target_file));
+  ToolPlugins adapters = plugins;
+  adapters.needs_metric_source = false;
+  const auto set = load_tool_plugins(adapters);
+  const op::EngineBinding& engine = tool_engine(*set, group, object["kind"].GetString(), adapters);
+  return shape_of(topology_of(engine, object, target_file));
 }
 
 }  // namespace dha::cli

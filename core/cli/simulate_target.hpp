@@ -7,7 +7,8 @@
 #include <vector>
 
 #include "dha/sdk/engine_types.hpp"
-#include "operator/plugin_set.hpp"
+#include "host/plugin_set.hpp"
+#include "tool_plugins.hpp"
 
 // What the engine adapter says about a target object, for `simulate --target`: the simulated
 // database then has the quorum floor and primaries the operator would use.
@@ -27,9 +28,8 @@ sdk::Topology topology_of(const op::EngineBinding& engine, const rapidjson::Valu
 // The floor and primaries the operator takes from a topology (a floor below 1 counts as 1).
 TargetShape shape_of(const sdk::Topology& topology);
 
-// Loads the named plugins from `dirs` (as `run` does), finds the adapter for the object's
-// apiVersion group and kind and asks it for the topology. Throws Exit(2) with the reason.
-TargetShape target_shape(const std::string& target_file, const std::vector<std::string>& plugin_dirs,
-                         const std::vector<std::string>& plugins);
+// Loads the plugins as the operator's flags say, finds the adapter for the object's apiVersion
+// group and kind and asks it for the topology. Throws Exit(2) with the reason.
+TargetShape target_shape(const std::string& target_file, const ToolPlugins& plugins);
 
 }  // namespace dha::cli

@@ -5,13 +5,12 @@
 
 #include <fmt/format.h>
 
+#include "dha/model/reading.hpp"
 #include "dha/sdk/metrics_types.hpp"
 #include "pipeline/query_error_text.hpp"
 
 namespace dha::pipeline {
 namespace {
-
-constexpr double kLargestPlausibleReading = 1e12;
 
 std::string outcome_of(dha_status status) {
   switch (status) {
@@ -87,18 +86,20 @@ MetricQueryResult combine_series(MetricQueryResult r, const std::vector<sdk::Sam
     return fail(r, "empty", DHA_NOT_FOUND, "the query returned no series", "query for " + what + " returned no series");
   double value = how == Aggregation::kMax ? -INFINITY : 0;
   for (const auto& s : samples) {
-    // Connections, CPU and lag are never negative, and no database has 10^12 of them: such
-    // a reading is a broken exporter or query, and taken as real it would push toward a
-    // scale-down.
-    if (std::isfinite(s.value) && (s.value < 0 || s.value > kLargestPlausibleReading)) {
-      const std::string reading =
-          fmt::format("{}", s.value) + (s.value < 0 ? ", a negative value" : ", beyond any plausible reading");
+    // One series that is not a reading (model/reading.hpp) leaves this one a hole: a sum without
+    // it would be too low, a maximum perhaps wrong.
+    const model::ReadingFault fault = model::reading_fault(s.value);
+    if (fault == model::ReadingFault::kNotFinite)
+      return fail(r, "non_finite", DHA_OUT_OF_RANGE, "the query returned a non-finite value",
+                  "query for " + what + " returned a non-finite value");
+    if (fault != model::ReadingFault::kNone) {
+      const std::string reading = model::describe_fault(fault, s.value);
       return fail(r, "out_of_range", DHA_OUT_OF_RANGE, "a series returned " + reading,
                   what + " query returned " + reading);
     }
     value = how == Aggregation::kMax ? std::max(value, s.value) : value + s.value;
   }
-  // A non-finite reading is an outage, never a number to scale on.
+  // A sum of plausible readings can still overflow to infinity: no number to scale on.
   if (!std::isfinite(value))
     return fail(r, "non_finite", DHA_OUT_OF_RANGE, "the query returned a non-finite value",
                 "query for " + what + " returned a non-finite value");

@@ -28,32 +28,36 @@ std::string grouped_template(const sdk::Queries& queries, const std::string& typ
 
 }  // namespace
 
-Observe::Observe(const op::CachedReader& reader, const op::PluginSet& plugins, op::SelfMetrics& metrics,
-                 kube::OwnerIndex& owners, ObserveOptions options, WatchRequest watch)
+Observe::Observe(const kube::ObjectReader& reader, const op::PluginSet& plugins, ObserveOptions options,
+                 QueryCounter count)
     : reader_(reader),
       plugins_(plugins),
-      metrics_(metrics),
-      owners_(owners),
       options_(options),
-      watch_(std::move(watch)),
+      count_(std::move(count)),
       grouped_(options.grouped_answer_seconds) {
   if (options_.clock == nullptr) options_.clock = &kube::SystemClock::instance();
 }
 
-std::variant<Observed, Stop> Observe::run(const std::string& ns, const std::string& dha_name,
-                                          const model::DhaSpec& spec, const PredictiveContext* predictive) const {
+std::variant<Observed, Stop> Observe::target(const std::string& ns, const model::DhaSpec& spec,
+                                             const ReadNotice& notice) const {
   auto located = locate_target(plugins_, *spec.target_ref, ns);
   if (auto* stop = std::get_if<Stop>(&located)) return std::move(*stop);
   Observed o{std::get<Target>(std::move(located)), {}, {}};
-  const std::string dha_key = ns + "/" + dha_name;
-  owners_.set(dha_key, {kube::secondary_key(o.target.ref, ns, o.target.ref.name)});
-  if (watch_) watch_(o.target.ref.collection().in_namespace(""));
+  if (notice) notice(o.target.ref);
   if (auto stop = read_target(o.target, [this](const kube::ResourceRef& ref) { return reader_.get(ref); }))
     return std::move(*stop);
-
   auto topology = read_topology(o.target);
   if (auto* stop = std::get_if<Stop>(&topology)) return std::move(*stop);
   o.topology = std::get<sdk::Topology>(std::move(topology));
+  return o;
+}
+
+std::variant<Observed, Stop> Observe::run(const std::string& ns, const std::string& dha_name,
+                                          const model::DhaSpec& spec, const PredictiveContext* predictive,
+                                          const ReadNotice& notice) const {
+  auto read = target(ns, spec, notice);
+  if (auto* stop = std::get_if<Stop>(&read)) return std::move(*stop);
+  Observed o = std::get<Observed>(std::move(read));
   const std::optional<std::int32_t> current =
       o.topology.current_replicas
           ? std::optional<std::int32_t>(static_cast<std::int32_t>(
@@ -63,26 +67,21 @@ std::variant<Observed, Stop> Observe::run(const std::string& ns, const std::stri
   // A target without a replicas value is not "0 replicas".
   if (!current) return Stop{kNotScalable, "target has no replicas value", std::nullopt};
 
-  o.signals = signals({ns, dha_name, spec, *o.target.engine, *o.target.object, o.topology, predictive});
-  std::vector<std::string> secondaries{kube::secondary_key(o.target.ref, ns, o.target.ref.name)};
-  if (const auto& health = o.signals.health_object) {
-    secondaries.push_back(kube::secondary_key(*health, ns, health->name));
-    if (watch_) watch_(health->collection().in_namespace(""));
-  }
-  owners_.set(dha_key, secondaries);
+  const ObserveRequest request{ns, dha_name, spec, *o.target.engine, *o.target.object, o.topology, predictive};
+  o.signals = signals(request, notice);
   for (const auto* list : {&o.signals.health_causes, &o.signals.metric_causes, &o.signals.problems})
     for (const auto& problem : *list) spdlog::info("observe: {}", problem);
   for (const auto& note : o.signals.notes) spdlog::debug("observe: {}", note);
   return o;
 }
 
-Signals Observe::signals(const ObserveRequest& r) const {
+Signals Observe::signals(const ObserveRequest& r, const ReadNotice& notice) const {
   Signals out;
   auto& obs = out.observation;
   obs.current_replicas = saturate_int32(r.topology.current_replicas.value_or(0));
   obs.primary_count = saturate_int32(r.topology.primary_count);
   obs.quorum_floor = saturate_int32(r.topology.quorum_floor);
-  observe_health(r, out);
+  observe_health(r, notice, out);
   observe_quota(r, out);
   observe_metrics(r, out);
   return out;
@@ -90,7 +89,7 @@ Signals Observe::signals(const ObserveRequest& r) const {
 
 // The health object fails closed: missing, unreadable, or not (yet) telling health all mean
 // "unknown", which the Health gate turns into a HealthUnknown freeze.
-void Observe::observe_health(const ObserveRequest& r, Signals& out) const {
+void Observe::observe_health(const ObserveRequest& r, const ReadNotice& notice, Signals& out) const {
   auto& obs = out.observation;
   obs.health_known = false;
   obs.available_replicas = obs.current_replicas;
@@ -99,6 +98,7 @@ void Observe::observe_health(const ObserveRequest& r, Signals& out) const {
   if (source.source == sdk::HealthSource::Source::kObject) {
     kube::ResourceRef ref{source.api_group, source.version, source.plural, r.namespace_name, source.name};
     out.health_object = ref;
+    if (notice) notice(ref);
     const std::string named = source.kind + " " + r.namespace_name + "/" + source.name;
     try {
       object = reader_.get(ref);
@@ -151,7 +151,8 @@ void Observe::observe_quota(const ObserveRequest& r, Signals& out) const {
       max_replicas_within_quota(quotas, out.observation.current_replicas, *per_pod);
 }
 
-std::optional<std::string> Observe::monitoring_namespace(const std::string& ns, Signals& out) const {
+std::optional<std::string> Observe::monitoring_namespace(const std::string& ns,
+                                                         std::vector<std::string>& problems) const {
   try {
     const auto object = reader_.get(kube::resources::namespaces().named(ns));
     if (!object) return std::nullopt;
@@ -160,7 +161,7 @@ std::optional<std::string> Observe::monitoring_namespace(const std::string& ns, 
     if (it == labels.end() || it->second.empty()) return std::nullopt;
     return it->second;
   } catch (const std::exception& e) {
-    out.problems.push_back("namespace " + ns + " unreadable: " + e.what());
+    problems.push_back("namespace " + ns + " unreadable: " + e.what());
     return std::nullopt;
   }
 }
@@ -184,38 +185,42 @@ std::optional<MetricQueryResult> Observe::grouped_reading(const std::string& gro
                             options_.query_timeout_seconds, what);
       },
       fetched);
-  if (fetched) metrics_.count_metric_query("grouped", answer->ok() ? "ok" : answer->result.outcome);
+  if (fetched) count("grouped", answer->ok() ? "ok" : answer->result.outcome);
   if (!answers_for_each_target(*answer)) return std::nullopt;
   return select_target(*answer, *values, how, what);
 }
 
 std::optional<double> Observe::query(const std::string& query_template, const std::string& grouped,
-                                     const sdk::Queries& queries, const ObserveRequest& r,
-                                     const std::optional<std::string>& monitoring_ns, Aggregation how,
-                                     const std::string& what, std::vector<std::string>& problems) const {
+                                     const sdk::Queries& queries, const ObserveRequest& r, Aggregation how,
+                                     const std::string& what, std::vector<std::string>& problems,
+                                     Signals& out) const {
   std::optional<MetricQueryResult> result;
   if (options_.grouped_queries && !grouped.empty() && queries.grouped)
-    result = grouped_reading(grouped, *queries.grouped, r, monitoring_ns, how, what);
+    result = grouped_reading(grouped, *queries.grouped, r, out.monitoring_namespace, how, what);
+  const bool from_group = result.has_value();
   if (!result) {
     const tenancy::TargetLabels target{r.namespace_name, kube::name_of(r.target), r.topology.release_name};
-    result = run_metric_query(*plugins_.metric_source(), query_template, target, monitoring_ns,
+    result = run_metric_query(*plugins_.metric_source(), query_template, target, out.monitoring_namespace,
                               options_.query_timeout_seconds, how, what);
-    metrics_.count_metric_query("target", result->outcome);
+    count("target", result->outcome);
   }
   if (!result->value) problems.push_back(result->problem);
+  out.readings.push_back({what, result->query, how, result->series, from_group, result->value,
+                          result->value ? "" : result->status + ": " + result->detail});
   return result->value;
 }
 
 // averageUtilization targets are percentages of the CPU request of a read replica (the HPA's
 // way): the CPU reading (millicores, summed over the read replicas) becomes the same sum in
 // percent, so the proportional formula compares like with like. Without a known request there
-// is no percentage to compare: the metric is unavailable, and the cause says why.
-std::optional<double> Observe::as_utilization(const ObserveRequest& r, const std::string& type, double millicores,
-                                              std::vector<std::string>& causes) const {
+// is no percentage to compare: the metric is unavailable, and the cause says why. 1 for a metric
+// compared as it is read.
+std::optional<double> Observe::utilization_factor(const ObserveRequest& r, const std::string& type,
+                                                  std::vector<std::string>& causes) const {
   const bool wanted = std::any_of(r.spec.metrics.begin(), r.spec.metrics.end(), [&](const model::MetricSpec& m) {
     return m.is_utilization() && model::to_string(m.type) == type;
   });
-  if (!wanted) return millicores;
+  if (!wanted) return 1.0;
   std::optional<std::string> cpu, memory;
   if (r.topology.resources) {
     cpu = r.topology.resources->cpu;
@@ -227,7 +232,18 @@ std::optional<double> Observe::as_utilization(const ObserveRequest& r, const std
                      " needs the CPU request of a read replica, and the target sets neither resources nor a preset");
     return std::nullopt;
   }
-  return millicores * 100.0 / static_cast<double>(per_pod->cpu_milli);
+  return 100.0 / static_cast<double>(per_pod->cpu_milli);
+}
+
+// The factors of every driver metric compared in another unit than it is read in.
+std::map<std::string, double> Observe::utilization_scale(const ObserveRequest& r,
+                                                         std::vector<std::string>& causes) const {
+  std::map<std::string, double> scale;
+  for (const auto& type : metric_types_of(r.spec)) {
+    const auto factor = utilization_factor(r, type, causes);
+    if (factor && *factor != 1.0) scale[type] = *factor;
+  }
+  return scale;
 }
 
 void Observe::observe_metrics(const ObserveRequest& r, Signals& out) const {
@@ -237,53 +253,114 @@ void Observe::observe_metrics(const ObserveRequest& r, Signals& out) const {
     out.metric_causes.push_back("no metric source plugin is loaded");
     return;
   }
+  sdk::Queries queries;
+  try {
+    std::vector<std::string> types;
+    for (const auto& m : obs.metrics)
+      if (std::find(types.begin(), types.end(), m.type) == types.end()) types.push_back(m.type);
+    queries = engine_queries_for(r, types);
+  } catch (const std::exception& e) {
+    out.metric_causes.push_back(std::string("the engine adapter could not build its queries: ") + e.what());
+    return;
+  }
+  out.monitoring_namespace = monitoring_namespace(r.namespace_name, out.problems);
+  const auto& monitoring_ns = out.monitoring_namespace;
+  for (auto& m : obs.metrics) {
+    auto driver = queries.driver.find(m.type);
+    if (driver == queries.driver.end()) {
+      out.metric_causes.push_back("the engine adapter has no query for metric " + m.type);
+      out.readings.push_back({m.type, "", Aggregation::kSum, 0, false, std::nullopt, out.metric_causes.back()});
+      continue;
+    }
+    m.value = query(driver->second, grouped_template(queries, m.type), queries, r, Aggregation::kSum, m.type,
+                    out.metric_causes, out);
+    if (m.value) {
+      const auto factor = utilization_factor(r, m.type, out.metric_causes);
+      m.value = factor ? std::optional<double>(*m.value * *factor) : std::nullopt;
+    }
+  }
+  // The lag brake only understands seconds (a byte lag compared with a seconds threshold was
+  // the reference's Redis defect).
+  // A signal not asked for is a reading without a query, saying why.
+  const auto not_read = [&](const char* what, Aggregation how, std::string why) {
+    out.readings.push_back({what, "", how, 0, false, std::nullopt, std::move(why)});
+  };
+  if (queries.lag_query.empty()) {
+    not_read("lag", Aggregation::kMax, "the engine adapter has no query for this signal");
+  } else if (queries.lag_unit != "seconds") {
+    not_read("lag", Aggregation::kMax,
+             "the lag query measures " + queries.lag_unit + ", which the lag brake does not use");
+  } else {
+    const std::string no_group;
+    const auto& grouped = queries.grouped;
+    obs.lag_seconds = query(queries.lag_query, grouped ? grouped->lag_query : no_group, queries, r,
+                            Aggregation::kMax, "lag", out.notes, out);
+  }
+  if (queries.write_activity.empty()) {
+    not_read("write activity", Aggregation::kSum, "the engine adapter has no query for this signal");
+  } else if (!obs.lag_seconds) {
+    not_read("write activity", Aggregation::kSum, "not read: write activity only matters beside a lag in seconds");
+  } else {
+    const std::string no_group;
+    const auto& grouped = queries.grouped;
+    obs.write_rate = query(queries.write_activity, grouped ? grouped->write_activity : no_group, queries, r,
+                           Aggregation::kSum, "write activity", out.notes, out);
+  }
+  if (r.predictive != nullptr && wants_forecast(r.spec)) {
+    const tenancy::TargetLabels target{r.namespace_name, kube::name_of(r.target), r.topology.release_name};
+    std::vector<std::string> unused;  // a metric without its request is already unavailable
+    const HistorySource history{*plugins_.metric_source(), queries, target, monitoring_ns,
+                                options_.query_timeout_seconds, utilization_scale(r, unused)};
+    observe_forecast(history_, history, r.spec, *r.predictive, obs);
+  }
+}
+
+ObservedHistory Observe::history(const ObserveRequest& r, const history::Grid& grid, bool with_lag,
+                                 double timeout_seconds) const {
+  if (plugins_.metric_source() == nullptr) throw history::HistoryError(true, "no metric source plugin is loaded");
+  const std::vector<std::string> types = metric_types_of(r.spec);
+  sdk::Queries queries;
+  try {
+    queries = engine_queries_for(r, types);
+  } catch (const std::exception& e) {
+    throw history::HistoryError(false, std::string("the engine adapter could not build its queries: ") + e.what());
+  }
+  std::vector<std::string> causes;
+  const auto scale = utilization_scale(r, causes);
+  if (!causes.empty()) throw history::HistoryError(true, causes.front());
+  ObservedHistory out;
+  std::vector<std::string> problems;
+  out.monitoring_namespace = monitoring_namespace(r.namespace_name, problems);
+  const tenancy::TargetLabels target{r.namespace_name, kube::name_of(r.target), r.topology.release_name};
+  history::Trace trace = history::read_trace({*plugins_.metric_source(), queries, target, out.monitoring_namespace,
+                                              types, grid, timeout_seconds, with_lag, scale});
+  out.trace = std::move(trace.trace);
+  out.notes = std::move(problems);
+  out.notes.insert(out.notes.end(), trace.notes.begin(), trace.notes.end());
+  return out;
+}
+
+std::vector<std::string> metric_types_of(const model::DhaSpec& spec) {
+  std::vector<std::string> types;
+  for (const auto& m : spec.metrics) {
+    std::string type(model::to_string(m.type));
+    if (std::find(types.begin(), types.end(), type) == types.end()) types.push_back(std::move(type));
+  }
+  return types;
+}
+
+sdk::Queries engine_queries_for(const ObserveRequest& r, const std::vector<std::string>& metric_types) {
   sdk::QueryRequest request;
   request.namespace_name = r.namespace_name;
   request.name = kube::name_of(r.target);
   request.release_name = r.topology.release_name;
   request.api_group = r.engine.target.api_group;
   request.kind = r.engine.target.kind;
-  for (const auto& m : obs.metrics)
-    if (std::find(request.metric_types.begin(), request.metric_types.end(), m.type) == request.metric_types.end())
-      request.metric_types.push_back(m.type);
+  request.metric_types = metric_types;
   const auto* engine = r.engine.instance;
   const auto result = engine->call(engine->engine()->queries, request.to_json());
-  sdk::Queries queries;
-  try {
-    if (!result.ok()) throw std::runtime_error(result.error);
-    queries = sdk::Queries::from_json(sdk::json::parse(result.output, "queries"));
-  } catch (const std::exception& e) {
-    out.metric_causes.push_back(std::string("the engine adapter could not build its queries: ") + e.what());
-    return;
-  }
-  const auto monitoring_ns = monitoring_namespace(r.namespace_name, out);
-  for (auto& m : obs.metrics) {
-    auto driver = queries.driver.find(m.type);
-    if (driver == queries.driver.end()) {
-      out.metric_causes.push_back("the engine adapter has no query for metric " + m.type);
-      continue;
-    }
-    m.value = query(driver->second, grouped_template(queries, m.type), queries, r, monitoring_ns, Aggregation::kSum,
-                    m.type, out.metric_causes);
-    if (m.value) m.value = as_utilization(r, m.type, *m.value, out.metric_causes);
-  }
-  // The lag brake only understands seconds (a byte lag compared with a seconds threshold was
-  // the reference's Redis defect).
-  if (!queries.lag_query.empty() && queries.lag_unit == "seconds") {
-    const std::string no_group;
-    const auto& grouped = queries.grouped;
-    obs.lag_seconds = query(queries.lag_query, grouped ? grouped->lag_query : no_group, queries, r, monitoring_ns,
-                            Aggregation::kMax, "lag", out.notes);
-    if (obs.lag_seconds && !queries.write_activity.empty())
-      obs.write_rate = query(queries.write_activity, grouped ? grouped->write_activity : no_group, queries, r,
-                             monitoring_ns, Aggregation::kSum, "write activity", out.notes);
-  }
-  if (r.predictive != nullptr && wants_forecast(r.spec)) {
-    const tenancy::TargetLabels target{r.namespace_name, kube::name_of(r.target), r.topology.release_name};
-    const HistorySource history{*plugins_.metric_source(), queries, target, monitoring_ns,
-                                options_.query_timeout_seconds};
-    observe_forecast(history_, history, r.spec, *r.predictive, obs);
-  }
+  if (!result.ok()) throw std::runtime_error(result.error);
+  return sdk::Queries::from_json(sdk::json::parse(result.output, "queries"));
 }
 
 }  // namespace dha::pipeline

@@ -3,8 +3,7 @@
 #include <algorithm>
 
 #include "dha/decide/seasonal_forecast.hpp"
-#include "dha/model/input_error.hpp"
-#include "history/metric_history.hpp"
+#include "pipeline/metric_history.hpp"
 
 namespace dha::pipeline {
 
@@ -35,13 +34,11 @@ HistoryOrReason fetch_history(const HistorySource& h, const model::DhaSpec& spec
   const std::vector<std::string> types = metric_types(spec);
   const history::Grid grid = history::grid_ending_at(now, kHistorySeconds, kHistoryStepSeconds);
   try {
-    const history::Trace trace = history::read_trace(
-        {h.source, h.queries, h.target, h.monitoring_namespace, types, grid, h.timeout_seconds, false});
-    return FetchedHistory{grid.start, decide::LoadTrace::parse_csv(trace.csv, "metric history")};
+    history::Trace trace = history::read_trace(
+        {h.source, h.queries, h.target, h.monitoring_namespace, types, grid, h.timeout_seconds, false, h.scale});
+    return FetchedHistory{grid.start, std::move(trace.trace)};
   } catch (const history::HistoryError& e) {
     return std::string(e.what());
-  } catch (const model::InputError& e) {
-    return "the metric history is unusable: " + std::string(e.what());
   }
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -36,6 +37,7 @@ struct HistorySource {
   tenancy::TargetLabels target;
   std::optional<std::string> monitoring_namespace;
   double timeout_seconds = 10;
+  std::map<std::string, double> scale = {};  // as history::HistoryQuery's: utilization in percent
 };
 
 // What the history of `spec` depends on: its metric types (in any order) and the target's labels.

@@ -10,8 +10,8 @@
 #include "dha/decide/decide.hpp"
 #include "dha/kube/json.hpp"
 #include "dha/model/input_error.hpp"
-#include "operator/api_calls.hpp"
-#include "operator/logging.hpp"
+#include "host/api_calls.hpp"
+#include "host/logging.hpp"
 #include "pipeline/cycle_phase.hpp"
 #include "pipeline/finalizer.hpp"
 #include "pipeline/first_observation.hpp"
@@ -44,7 +44,11 @@ Reconciler::Reconciler(kube::Client& client, const op::CachedReader& reader, con
       metrics_(metrics),
       owners_(owners),
       options_(std::move(options)),
-      observe_(reader, plugins, metrics, owners, observe_options(options_), std::move(watch)),
+      watch_(std::move(watch)),
+      observe_(reader, plugins, observe_options(options_),
+               [&metrics](const std::string& scope, const std::string& outcome) {
+                 metrics.count_metric_query(scope, outcome);
+               }),
       act_(client, plugins, metrics, &reader),
       finalize_(client, plugins, metrics, act_),
       status_(client, events, metrics) {
@@ -70,6 +74,18 @@ kube::ReconcileResult Reconciler::reconcile(const std::string& key) {
   metrics_.reconcile_finished(failed ? "error" : "success", seconds);
   if (failed) spdlog::warn("reconcile failed: {}", std::get<kube::Error>(result).message);
   return result;
+}
+
+// What the reconcile reads besides the DHA (the target, then its health object) becomes what
+// the DHA owns in the owner index, and its kind is watched: a change of either requeues the DHA.
+// The first object of a reconcile replaces what the last one registered.
+Observe::ReadNotice Reconciler::read_notice(const std::string& ns, const std::string& name) {
+  auto secondaries = std::make_shared<std::vector<std::string>>();
+  return [this, ns, key = ns + "/" + name, secondaries](const kube::ResourceRef& object) {
+    secondaries->push_back(kube::secondary_key(object, ns, object.name));
+    owners_.set(key, *secondaries);
+    if (watch_) watch_(object.collection().in_namespace(""));
+  };
 }
 
 void Reconciler::forget(const std::string& ns, const std::string& name) {
@@ -128,7 +144,7 @@ kube::ReconcileResult Reconciler::reconcile_dha(const std::string& ns, const std
   const PredictiveContext predictive{kube::uid_of(*dha), report.generation, report.now,
                                      report.previous.state.ready_seconds.value_or(decide::kAssumedReadySeconds),
                                      options_.sync_period.count()};
-  auto observed = observe_.run(ns, name, spec, &predictive);
+  auto observed = observe_.run(ns, name, spec, &predictive, read_notice(ns, name));
   if (const auto* stop = std::get_if<Stop>(&observed)) {
     status_.stopped(report, stop->reason, stop->message, stop->current, &spec);
     return again;

@@ -11,9 +11,9 @@
 #include "dha/kube/event_recorder.hpp"
 #include "dha/kube/reconcile.hpp"
 #include "dha/status_writer/status_writer.hpp"
-#include "operator/cached_reader.hpp"
-#include "operator/plugin_set.hpp"
-#include "operator/self_metrics.hpp"
+#include "host/cached_reader.hpp"
+#include "host/plugin_set.hpp"
+#include "host/self_metrics.hpp"
 #include "pipeline/act.hpp"
 #include "pipeline/finalize.hpp"
 #include "pipeline/observe.hpp"
@@ -41,7 +41,9 @@ struct ReconcilerOptions {
 
 class Reconciler {
  public:
-  using WatchRequest = Observe::WatchRequest;
+  // Asked for every kind of object read per target (the target kind, the health object kind)
+  // so that the operator can watch it; may be empty.
+  using WatchRequest = std::function<void(const kube::ResourceRef& collection)>;
 
   // `reader` serves the target, health object, namespace and quota reads (cached_reader.hpp).
   Reconciler(kube::Client& client, const op::CachedReader& reader, const op::PluginSet& plugins,
@@ -59,6 +61,7 @@ class Reconciler {
 
  private:
   kube::ReconcileResult reconcile_dha(const std::string& ns, const std::string& name);
+  Observe::ReadNotice read_notice(const std::string& ns, const std::string& name);
   std::int64_t now() const;
 
   kube::Client& client_;
@@ -66,6 +69,7 @@ class Reconciler {
   op::SelfMetrics& metrics_;
   kube::OwnerIndex& owners_;
   ReconcilerOptions options_;
+  WatchRequest watch_;
   Observe observe_;
   Act act_;
   Finalize finalize_;

@@ -17,7 +17,7 @@
 #include "metric_seed.hpp"
 #include "plugin_config.hpp"
 #include "print_samples.hpp"
-#include "operator/logging.hpp"
+#include "host/logging.hpp"
 
 namespace {
 

@@ -6,7 +6,10 @@
 #include <cstdlib>
 #include <limits>
 
+#include <fmt/format.h>
+
 #include "dha/model/input_error.hpp"
+#include "dha/model/reading.hpp"
 #include "dha/model/spec.hpp"
 
 namespace dha::decide {
@@ -105,12 +108,9 @@ LoadTrace LoadTrace::parse_csv(std::string_view text, const std::string& source)
         time = *value;  // kept exact: a fractional time is a real instant, not rounded away
         continue;
       }
-      // A non-finite reading is no reading, as the operator treats a NaN or infinite query result.
-      if (value && !std::isfinite(*value)) value.reset();
-      if (value && *value < 0)
-        throw model::InputError(where, "column " + header[i] + ": \"" + cells[i] +
-                                           "\" is negative (load, lag and write rate are never below 0)");
-      row.push_back(value);
+      // A cell that is not a reading (negative, non-finite, implausible) is a hole, as the
+      // operator treats such a query result: one bad point does not cost the trace.
+      row.push_back(value ? model::valid_reading(*value) : std::nullopt);
     }
     if (!trace.times_.empty() && time <= trace.times_.back())
       throw model::InputError(where, "column time: must increase strictly from row to row");
@@ -118,12 +118,7 @@ LoadTrace LoadTrace::parse_csv(std::string_view text, const std::string& source)
     trace.cells_.push_back(std::move(row));
   }
   if (header.empty()) throw model::InputError(source, "empty (a header row with \"time\" is required)");
-  if (trace.times_.empty()) throw model::InputError(source, "has a header but no rows");
-  if (trace.times_.size() == 1)
-    throw model::InputError(source, "has a single row (at least two rows are needed to span some time)");
-  if (trace.end() <= trace.start())
-    throw model::InputError(source, "spans less than one whole second");
-  trace.max_segment_seconds_ = longest_segment(trace.times_);
+  trace.finish(source);
   // A column that never holds a reading is a broken export, not an outage: say so.
   for (std::size_t c = 0; c < trace.columns_.size(); ++c) {
     const bool any = std::any_of(trace.cells_.begin(), trace.cells_.end(), [&](const auto& row) { return row[c]; });
@@ -132,6 +127,46 @@ LoadTrace LoadTrace::parse_csv(std::string_view text, const std::string& source)
                                           " has no reading in any row (every cell is empty, NaN or infinite)");
   }
   return trace;
+}
+
+LoadTrace LoadTrace::from_rows(std::vector<std::string> columns, std::vector<double> times,
+                               std::vector<std::vector<std::optional<double>>> cells, const std::string& source) {
+  LoadTrace trace;
+  for (const auto& c : columns)
+    if (!known_column(c)) throw model::InputError(source, "unknown column \"" + c + "\"");
+  if (cells.size() != times.size()) throw model::InputError(source, "a row count differs from the time count");
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    if (cells[i].size() != columns.size()) throw model::InputError(source, "a row has another number of cells");
+    if (!std::isfinite(times[i]) || (i > 0 && times[i] <= times[i - 1]))
+      throw model::InputError(source, "times must increase strictly from row to row");
+    for (auto& cell : cells[i])
+      if (cell) cell = model::valid_reading(*cell);
+  }
+  trace.columns_ = std::move(columns);
+  trace.times_ = std::move(times);
+  trace.cells_ = std::move(cells);
+  trace.finish(source);
+  return trace;
+}
+
+std::string LoadTrace::to_csv() const {
+  std::string out = "time";
+  for (const auto& c : columns_) out += "," + c;
+  out += "\n";
+  for (std::size_t row = 0; row < times_.size(); ++row) {
+    out += fmt::format("{}", times_[row]);
+    for (const auto& cell : cells_[row]) out += cell ? fmt::format(",{}", *cell) : std::string(",");
+    out += "\n";
+  }
+  return out;
+}
+
+void LoadTrace::finish(const std::string& source) {
+  if (times_.empty()) throw model::InputError(source, "has a header but no rows");
+  if (times_.size() == 1)
+    throw model::InputError(source, "has a single row (at least two rows are needed to span some time)");
+  if (end() <= start()) throw model::InputError(source, "spans less than one whole second");
+  max_segment_seconds_ = longest_segment(times_);
 }
 
 bool LoadTrace::has_column(std::string_view name) const {

@@ -22,9 +22,9 @@
 #include "dha/kube/json.hpp"
 #include "dha/model/spec.hpp"
 #include "dha/telemetry/registry.hpp"
-#include "operator/cached_reader.hpp"
-#include "operator/plugin_set.hpp"
-#include "operator/self_metrics.hpp"
+#include "host/cached_reader.hpp"
+#include "host/plugin_set.hpp"
+#include "host/self_metrics.hpp"
 #include "pipeline/observe.hpp"
 #include "pipeline/target.hpp"
 
@@ -71,7 +71,9 @@ class Observer {
     options.grouped_queries = grouped;
     options.grouped_answer_seconds = max_age_seconds;
     options.clock = &clock;
-    observe_ = std::make_unique<dha::pipeline::Observe>(reader_, *plugins_, metrics_, owners_, options);
+    observe_ = std::make_unique<dha::pipeline::Observe>(
+        reader_, *plugins_, options,
+        [this](const std::string& scope, const std::string& outcome) { metrics_.count_metric_query(scope, outcome); });
   }
 
   // The signals of a DHA on `t` with both driver metrics (averageValue targets).
@@ -110,7 +112,6 @@ class Observer {
   dha::telemetry::Registry registry_;
   dha::op::SelfMetrics metrics_;
   dha::op::CachedReader reader_;
-  dha::kube::OwnerIndex owners_;
   std::unique_ptr<dha::pipeline::Observe> observe_;
 };
 

@@ -19,9 +19,9 @@
 #include "dha/telemetry/registry.hpp"
 #include "dha/testing/api_server.hpp"
 #include "dha/testing/victoria_metrics.hpp"
-#include "operator/cached_reader.hpp"
-#include "operator/plugin_set.hpp"
-#include "operator/self_metrics.hpp"
+#include "host/cached_reader.hpp"
+#include "host/plugin_set.hpp"
+#include "host/self_metrics.hpp"
 #include "pipeline/observe.hpp"
 #include "pipeline/target.hpp"
 
@@ -196,9 +196,16 @@ TEST(MetricsCommandFaults, MetricsBackendDownExitsOneWithReasonsAndThePromQLOnce
   EXPECT_LT(error.size(), 200u) << error;
 }
 
-TEST(MetricsCommandFaults, NoUrlAnywhereIsBadInput) {
-  const CliRun r = run_cli("--kind Postgres --namespace tenant-a --name db --plugin-dir " DHA_PLUGIN_BUILD_DIR);
-  EXPECT_EQ(r.exit_code, 2);
+// No URL anywhere is the operator's default configuration: metrics-vm's URL template needs the
+// namespace's monitoring label, which a target given by kind and name has none of; so says each error.
+TEST(MetricsCommandFaults, NoUrlAnywhereReadsAsTheDefaultTemplateAndSaysWhatIsMissing) {
+  const CliRun r = run_cli("--kind Postgres --namespace tenant-a --name db --metric-type ReadConnections "
+                           "--plugin-dir " DHA_PLUGIN_BUILD_DIR);
+  ASSERT_EQ(r.exit_code, 1) << r.out;
+  const json::Document doc = json::parse(r.out, "output");
+  EXPECT_TRUE(doc["monitoringNamespace"].IsNull());
+  const std::string error = doc["errors"]["driver.ReadConnections"].GetString();
+  EXPECT_NE(error.find("has no monitoring namespace label"), std::string::npos) << error;
 }
 
 TEST(MetricsCommandFaults, UnknownKindIsNoAdapterAndBadInput) {
@@ -207,7 +214,7 @@ TEST(MetricsCommandFaults, UnknownKindIsNoAdapterAndBadInput) {
   EXPECT_TRUE(r.out.empty());
   const std::string err = run_cli_with_stderr(base_args("Cassandra", "http://127.0.0.1:1")).out;
   EXPECT_NE(err.find("NoAdapter"), std::string::npos) << err;
-  EXPECT_NE(err.find("Postgres (apps.cozystack.io)"), std::string::npos) << err;
+  EXPECT_NE(err.find("apps.cozystack.io/Postgres"), std::string::npos) << err;
 }
 
 // `--plugin-dir build` with only the author's adapter in it: the error names every directory
@@ -269,8 +276,7 @@ double operator_per_read_replica(const std::string& vm_url) {
   dha::telemetry::Registry registry;
   op::SelfMetrics metrics(registry);
   op::CachedReader reader(client, metrics);
-  dha::kube::OwnerIndex owners;
-  const pipeline::Observe observe(reader, *plugins, metrics, owners);
+  const pipeline::Observe observe(reader, *plugins);
 
   const auto spec = dha::model::parse_spec(dha::kube::parse_json(
       R"({"targetRef": {"apiGroup": "db.example.com", "kind": "AcmeDB", "name": "db"}, "minReplicas": 2,

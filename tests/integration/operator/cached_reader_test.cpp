@@ -14,7 +14,7 @@
 #include "dha/testing/api_server.hpp"
 #include "dha/testing/child_process.hpp"
 #include "deadline_scale.hpp"
-#include "operator/cached_reader.hpp"
+#include "host/cached_reader.hpp"
 
 namespace dha::op {
 namespace {

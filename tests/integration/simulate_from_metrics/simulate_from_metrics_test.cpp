@@ -92,7 +92,12 @@ std::string series(const std::string& labels, const std::vector<Row>& rows,
 
 // A tenant's Postgres "db": replicas db-2 and db-3 share the read load (halves add up exactly),
 // db-2 carries the lag; the primary db-1 has `primary_load` connections nobody reads from.
-std::string tenant(const std::string& ns, const std::vector<Row>& rows, double scale, double primary_load) {
+// With `bad_points`, db-3 reports what is no reading at two steps: -40 connections at trace time
+// kNegativeAt, 5e12 at kImplausibleAt.
+constexpr std::int64_t kNegativeAt = 6000;
+constexpr std::int64_t kImplausibleAt = 12000;
+std::string tenant(const std::string& ns, const std::vector<Row>& rows, double scale, double primary_load,
+                   bool bad_points = false) {
   std::string out;
   for (const std::string pod : {"postgres-db-1", "postgres-db-2", "postgres-db-3"}) {
     const std::string id = R"("namespace":")" + ns + R"(","pod":")" + pod + "\"";
@@ -104,7 +109,11 @@ std::string tenant(const std::string& ns, const std::vector<Row>& rows, double s
                       (primary ? "primary" : "replica") + "\"",
                   rows, [](const Row&) { return 1.0; });
     out += series(R"("__name__":"cnpg_backends_total","datname":"app","state":"active",)" + id, rows,
-                  [&](const Row& r) { return primary ? primary_load : r.connections * scale / 2; });
+                  [&](const Row& r) {
+                    if (bad_points && pod == "postgres-db-3" && r.time == kNegativeAt) return -40.0;
+                    if (bad_points && pod == "postgres-db-3" && r.time == kImplausibleAt) return 5e12;
+                    return primary ? primary_load : r.connections * scale / 2;
+                  });
     out += series(R"("__name__":"cnpg_pg_replication_lag",)" + id, rows,
                   [&](const Row& r) { return pod == "postgres-db-2" ? r.lag * scale : 0.0; });
   }
@@ -140,7 +149,8 @@ class SimulateFromMetrics : public ::testing::Test {
     vm_ = new dha::testing::VictoriaMetrics();
     const std::vector<Row> rows = week_of_load();
     ASSERT_EQ(rows.size(), static_cast<size_t>(kWeek / 60 + 1));
-    import_json_lines(*vm_, tenant("tenant-a", rows, 1, 900) + tenant("tenant-b", rows, 10, 5000));
+    import_json_lines(*vm_, tenant("tenant-a", rows, 1, 900) + tenant("tenant-b", rows, 10, 5000) +
+                                tenant("tenant-d", rows, 1, 900, true));
     // The same week as the CSV a user would write for --load: what the operator would have seen.
     std::ofstream csv(*dir_ / "week.csv");
     csv << "time,ReadConnections,lagSeconds\n";
@@ -188,6 +198,29 @@ TEST_F(SimulateFromMetrics, TheBacktestEqualsTheSameWeekReplayedFromCsv) {
   a << pulled.rdbuf();
   b << written.rdbuf();
   EXPECT_EQ(a.str(), b.str());
+}
+
+// One rule for a reading: a step where one series is no reading (negative, implausible) is a hole
+// in the trace, and the rest of the week is the same week as tenant-a's.
+TEST_F(SimulateFromMetrics, ABadPointIsAHoleNotARefusedWeek) {
+  const CliRun r = run_cli(from_metrics("tenant-d") + dha() + " --summary-only --save-load " + file("holes.csv"));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("ReadConnections: 2 of 10081 steps left empty"), std::string::npos) << r.out;
+  std::ifstream pulled(file("holes.csv")), written(file("week.csv"));
+  std::string a, b;
+  std::size_t lines = 0;
+  while (std::getline(written, b)) {
+    ASSERT_TRUE(std::getline(pulled, a)) << "the trace ends early, at line " << lines;
+    ++lines;
+    const std::string time = b.substr(0, b.find(','));
+    if (time == std::to_string(kNegativeAt) || time == std::to_string(kImplausibleAt)) {
+      // No ReadConnections there; the lag is still read.
+      EXPECT_EQ(a, time + "," + b.substr(b.rfind(','))) << b;
+    } else {
+      EXPECT_EQ(a, b);
+    }
+  }
+  EXPECT_EQ(lines, static_cast<std::size_t>(kWeek / 60 + 2));
 }
 
 TEST_F(SimulateFromMetrics, CompareAndProfilesReadTheHistoryOnce) {
@@ -247,10 +280,10 @@ TEST_F(SimulateFromMetrics, BadInputIsAClearError) {
       {from_metrics("tenant-a", "7d", "10s") + dha(), "more than the 11000 a range query may ask for"},
       {"--from-metrics " + vm_->url() + " --kind Widget -n tenant-a db --plugin-dir " DHA_POSTGRES_DIR
        " --plugin-dir " DHA_METRICS_VM_DIR " --plugins postgres,metrics-vm" + dha(),
-       "no loaded adapter handles kind Widget"},
+       "no loaded engine adapter handles kind Widget"},
       {"--from-metrics " + vm_->url() + " --kind Postgres -n tenant-a db --plugin-dir " DHA_POSTGRES_DIR
        " --plugins postgres" + dha(),
-       "the metric source \"metrics-vm\" is not loaded"},
+       "metrics plugin \"metrics-vm\" is not loaded"},
       {"--from-metrics http://127.0.0.1:1 --kind Postgres -n tenant-a db --plugin-dir " DHA_POSTGRES_DIR
        " --plugin-dir " DHA_METRICS_VM_DIR " --plugins postgres,metrics-vm" + dha(),
        "ReadConnections range query failed (UNAVAILABLE)"},

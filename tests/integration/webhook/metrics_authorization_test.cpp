@@ -16,7 +16,7 @@
 #include <chrono>
 #include <thread>
 
-#include "operator/metrics_auth.hpp"
+#include "dha/server/metrics_auth.hpp"
 #include "sanitized_build.hpp"
 
 namespace dha {

@@ -264,8 +264,17 @@ TEST_F(Cli, SimulateAcceptsABareJsonSpec) {
   const auto r = run("simulate --summary-only --interval 30 --initial-replicas 3 --dha " + dha.string() +
                      " --load " + load.string());
   ASSERT_EQ(r.code, 0) << r.err;
-  // A new DHA: its first observation (3) starts the down-window, and the load rises before it ends.
+  // The first observation counts as a recommendation of the 3 replicas there are, as in the
+  // operator: the quiet first 600 s are shorter than the down window, and the load then needs 4.
   EXPECT_NE(r.out.find("replicas range:         3..4"), std::string::npos) << r.out;
+  // behavior.immediateFirstDecision opts out, as it does in the operator: the first decision removes one.
+  const auto immediate = write("immediate.json", R"({"minReplicas":2,"maxReplicas":4,
+      "behavior":{"immediateFirstDecision":true},
+      "metrics":[{"type":"ReadConnections","target":{"averageValue":100}}]})");
+  const auto now = run("simulate --summary-only --interval 30 --initial-replicas 3 --dha " + immediate.string() +
+                       " --load " + load.string());
+  ASSERT_EQ(now.code, 0) << now.err;
+  EXPECT_NE(now.out.find("replicas range:         2..4"), std::string::npos) << now.out;
 }
 
 class SimulateFamilies : public Cli, public ::testing::WithParamInterface<const char*> {};
@@ -402,9 +411,15 @@ spec: {replicas: 3, quorum: {maxSyncReplicas: 2}}
   r = run(base);  // without the target the floor is 1 and a quiet database shrinks to minReplicas
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("replicas range:         2..3"), std::string::npos) << r.out;
-  r = run(base + " --target " + target.string() + " --plugin-dir " DHA_PLUGIN_DIR);
+  const auto widget = write("widget.yaml", R"(apiVersion: apps.cozystack.io/v1alpha1
+kind: Widget
+metadata: {name: db, namespace: tenant-a}
+spec: {replicas: 3}
+)");
+  r = run(base + " --target " + widget.string() + " --plugin-dir " DHA_PLUGIN_DIR);
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("no loaded adapter handles apps.cozystack.io/Postgres"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no loaded engine adapter handles kind Widget in group apps.cozystack.io"), std::string::npos)
+      << r.err;
 }
 
 struct SimBadRow {

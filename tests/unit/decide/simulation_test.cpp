@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "decide_test_support.hpp"
-#include "dha/decide/load_generator.hpp"
 #include "dha/decide/seasonal_forecast.hpp"
-#include "dha/decide/simulation.hpp"
+#include "dha/simulate/load_generator.hpp"
+#include "dha/simulate/simulation.hpp"
 #include "dha/model/input_error.hpp"
 
 namespace dha::testing {

@@ -13,8 +13,9 @@ namespace dha::decide {
 // A load curve for the simulator: a CSV with a header row. Columns: `time` (seconds, strictly
 // increasing), one column per metric type holding the TOTAL read load across the database
 // (ReadConnections: connections; ReadCPUUtilization: millicores), optional `lagSeconds` and
-// `writeRate`. An empty, NaN or infinite cell is "no reading" (a metric outage, or no lag/write
-// signal); a negative one is refused, and so is a column without a single reading. In a
+// `writeRate`. An empty cell is "no reading" (a metric outage, or no lag/write signal), and so is
+// one that is not a reading by the operator's rule (model/reading.hpp: negative, NaN, infinite or
+// implausible): a hole, not a refused trace; a column without a single reading is refused. In a
 // regularly sampled trace, a hole between two rows longer than kOutageGapFactor times the usual
 // spacing is no reading too: nothing is drawn across it.
 inline constexpr double kOutageGapFactor = 5;
@@ -23,6 +24,10 @@ class LoadTrace {
  public:
   // Throws model::InputError naming "<source> line N" and the column on bad input.
   static LoadTrace parse_csv(std::string_view text, const std::string& source = "load");
+  // A trace from columns and rows already read (the metric history): the same rules as parse_csv,
+  // without the text. Throws model::InputError naming `source`.
+  static LoadTrace from_rows(std::vector<std::string> columns, std::vector<double> times,
+                             std::vector<std::vector<std::optional<double>>> cells, const std::string& source);
 
   bool has_column(std::string_view name) const;
   // Linear interpolation between the rows around `time`; held flat before the first and after
@@ -37,8 +42,12 @@ class LoadTrace {
   std::int64_t start() const { return static_cast<std::int64_t>(std::ceil(times_.front())); }
   std::int64_t end() const { return static_cast<std::int64_t>(std::floor(times_.back())); }
   const std::vector<std::string>& columns() const { return columns_; }
+  // The trace as parse_csv reads it back (holes as empty cells).
+  std::string to_csv() const;
 
  private:
+  void finish(const std::string& source);  // the checks on the whole trace; the hole length
+
   std::vector<std::string> columns_;  // without "time"
   std::vector<double> times_;
   std::vector<std::vector<std::optional<double>>> cells_;  // [row][column]

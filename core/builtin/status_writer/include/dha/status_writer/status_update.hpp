@@ -7,7 +7,7 @@
 
 #include "dha/kube/client.hpp"
 #include "dha/model/status.hpp"
-#include "operator/self_metrics.hpp"
+#include "host/self_metrics.hpp"
 
 // Writes a DHA's status through the /status subresource, only when something changed, as a
 // merge patch of the status alone carrying the resourceVersion it was read at (the rest of the

@@ -1,11 +1,13 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "dha/decide/load_trace.hpp"
 #include "dha/sdk/engine_types.hpp"
 #include "plugin_host/plugin_instance.hpp"
 #include "tenancy/query_template.hpp"
@@ -13,7 +15,8 @@
 // A target's history as a load trace, read through the one query path the operator uses: the
 // engine adapter's queries, rendered and scope-checked by the host's tenancy code, run by the
 // metric source as range queries, and added up over the series at each step as the observe stage
-// adds up an instant vector (the lag: their maximum).
+// adds up an instant vector (the lag: their maximum). A step where a series is not a reading
+// (model/reading.hpp) is a hole in that signal, as such an instant read is.
 namespace dha::history {
 
 // Why a history could not be read: the request itself (a refused query, a source that cannot
@@ -47,11 +50,14 @@ struct HistoryQuery {
   Grid grid;
   double timeout_seconds = 30;
   bool with_lag = true;  // also the lagSeconds and writeRate columns when the adapter has them
+  // A driver column's readings times this (absent: 1): a CPU reading as the percentage of the
+  // CPU request an averageUtilization target compares.
+  std::map<std::string, double> scale = {};
 };
 
 struct Trace {
-  std::string csv;                 // time from 0 at grid.start, one row per step
-  std::vector<std::string> notes;  // optional signals left out, and why
+  decide::LoadTrace trace;         // time from 0 at grid.start, one row per step
+  std::vector<std::string> notes;  // optional signals left out, steps left empty, and why
 };
 
 // Throws HistoryError; a grid of more rows than a range query may ask for is bad input.

@@ -9,7 +9,8 @@
 #include "dha/kube/client.hpp"
 #include "dha/kube/informer.hpp"
 #include "dha/kube/json.hpp"
-#include "operator/self_metrics.hpp"
+#include "dha/kube/object_reader.hpp"
+#include "host/self_metrics.hpp"
 
 // The reads a reconcile makes besides the DHA itself — the target, the health object, the
 // namespace, the namespace's ResourceQuotas — answered from the operator's watch-fed informer
@@ -24,7 +25,7 @@
 // from the latest one.
 namespace dha::op {
 
-class CachedReader {
+class CachedReader final : public kube::ObjectReader {
  public:
   static constexpr std::chrono::milliseconds kSyncWait{10000};
 
@@ -38,9 +39,9 @@ class CachedReader {
   void add(const kube::Informer& informer);
 
   // The object, or nullptr when it does not exist; API errors of the fallback GET propagate.
-  kube::ObjectPtr get(const kube::ResourceRef& ref) const;
+  kube::ObjectPtr get(const kube::ResourceRef& ref) const override;
   // Every object of `collection` in collection.namespace_ (which must be set).
-  std::vector<kube::ObjectPtr> list(const kube::ResourceRef& collection) const;
+  std::vector<kube::ObjectPtr> list(const kube::ResourceRef& collection) const override;
 
   // Read your own writes: `response` is what the API server answered to our write of `ref`
   // (a patch of the object or of its /scale or /status). Until the cache shows the

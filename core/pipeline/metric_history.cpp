@@ -1,10 +1,13 @@
-#include "history/metric_history.hpp"
+#include "pipeline/metric_history.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
+#include <set>
 
+#include "dha/model/input_error.hpp"
+#include "dha/model/reading.hpp"
 #include "dha/sdk/metrics_types.hpp"
 #include "dha/sdk/range_query_types.hpp"
 #include "plugin_host/range_query_call.hpp"
@@ -15,7 +18,8 @@ namespace {
 using Signal = std::optional<std::map<std::int64_t, double>>;
 
 // One signal over the grid; nullopt when no series has any point.
-Signal read_signal(const HistoryQuery& h, const std::string& query_template, bool take_max, const std::string& what) {
+Signal read_signal(const HistoryQuery& h, const std::string& query_template, bool take_max, const std::string& what,
+                   std::vector<std::string>& notes) {
   const tenancy::ScopedQuery scoped = tenancy::render_scoped_query(query_template, h.target);
   if (!scoped.ok()) throw HistoryError(true, what + " query refused by the host's tenancy check: " + scoped.refusal);
   sdk::RangeQuery q;
@@ -40,21 +44,25 @@ Signal read_signal(const HistoryQuery& h, const std::string& query_template, boo
     throw HistoryError(false, fmt::format("{}: the metric source answered badly: {}", what, e.what()));
   }
   std::map<std::int64_t, double> out;
+  std::set<std::int64_t> holes;  // a step where some series is not a reading (model/reading.hpp)
   for (const auto& series : range.series) {
     for (const auto& [t, v] : series.points) {
       if (t < h.grid.start || t > h.grid.end || (t - h.grid.start) % h.grid.step != 0) continue;  // not asked for
+      if (!model::valid_reading(v)) {
+        holes.insert(t);
+        continue;
+      }
       auto [it, inserted] = out.emplace(t, v);
       if (!inserted) it->second = take_max ? std::max(it->second, v) : it->second + v;
     }
   }
+  // A sum without one of its series would be too low: the step is a hole, the others stay.
+  for (const auto t : holes) out.erase(t);
+  if (!holes.empty())
+    notes.push_back(fmt::format("{}: {} of {} steps left empty (a series returned no valid reading there)", what,
+                                holes.size(), h.grid.rows()));
   if (out.empty()) return std::nullopt;
   return out;
-}
-
-std::string cell(const Signal& signal, std::int64_t t) {
-  if (!signal) return "";
-  const auto it = signal->find(t);
-  return it == signal->end() ? "" : fmt::format("{}", it->second);
 }
 
 // As the observe stage: a lag in seconds only, and write activity only where there is a lag.
@@ -65,13 +73,13 @@ void add_lag_columns(const HistoryQuery& h, std::vector<std::pair<std::string, S
     notes.push_back("no lag column: the adapter has no lag query in seconds");
     return;
   }
-  auto lag = read_signal(h, queries.lag_query, true, "lag");
+  auto lag = read_signal(h, queries.lag_query, true, "lag", notes);
   if (!lag) {
     notes.push_back("no lag column: the lag query found no series");
     return;
   }
   Signal writes;
-  if (!queries.write_activity.empty()) writes = read_signal(h, queries.write_activity, false, "write activity");
+  if (!queries.write_activity.empty()) writes = read_signal(h, queries.write_activity, false, "write activity", notes);
   if (writes) {
     for (auto it = writes->begin(); it != writes->end();)
       it = lag->count(it->first) ? std::next(it) : writes->erase(it);
@@ -109,19 +117,32 @@ Trace read_trace(const HistoryQuery& h) {
   for (const auto& type : h.metric_types) {
     const auto it = h.queries.driver.find(type);
     if (it == h.queries.driver.end()) throw HistoryError(true, "the engine adapter has no query for metric " + type);
-    auto signal = read_signal(h, it->second, false, type);
+    auto signal = read_signal(h, it->second, false, type, trace.notes);
     if (!signal) throw HistoryError(true, fmt::format("{}: no history in the range (the query found no series)", type));
+    if (const auto factor = h.scale.find(type); factor != h.scale.end())
+      for (auto& [t, v] : *signal) v *= factor->second;
     columns.emplace_back(type, std::move(signal));
   }
   if (h.with_lag) add_lag_columns(h, columns, trace.notes);
 
-  trace.csv = "time";
-  for (const auto& [name, signal] : columns) trace.csv += "," + name;
-  trace.csv += "\n";
+  std::vector<std::string> names;
+  for (const auto& [name, signal] : columns) names.push_back(name);
+  std::vector<double> times;
+  std::vector<std::vector<std::optional<double>>> cells;
   for (std::int64_t t = h.grid.start; t <= h.grid.end; t += h.grid.step) {
-    trace.csv += std::to_string(t - h.grid.start);
-    for (const auto& [name, signal] : columns) trace.csv += "," + cell(signal, t);
-    trace.csv += "\n";
+    times.push_back(static_cast<double>(t - h.grid.start));
+    auto& row = cells.emplace_back();
+    for (const auto& [name, signal] : columns) {
+      std::optional<double> cell;
+      if (signal)
+        if (const auto it = signal->find(t); it != signal->end()) cell = it->second;
+      row.push_back(cell);
+    }
+  }
+  try {
+    trace.trace = decide::LoadTrace::from_rows(std::move(names), std::move(times), std::move(cells), "metric history");
+  } catch (const model::InputError& e) {
+    throw HistoryError(true, std::string("the metric history is unusable: ") + e.what());
   }
   return trace;
 }
