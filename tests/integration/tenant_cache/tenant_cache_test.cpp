@@ -20,7 +20,7 @@
 #include <thread>
 
 #include "operator/dha_cache_entry.hpp"
-#include "operator/self_metrics.hpp"
+#include "host/self_metrics.hpp"
 #include "pipeline/finalizer.hpp"
 
 namespace dha {
