@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "dha/kube/object_reader.hpp"
-#include "operator/plugin_set.hpp"
+#include "host/plugin_set.hpp"
 
 // What a tool reads instead of a cluster: the objects it was given (a target from a file, or the
 // target's identity alone); anything else does not exist, as a namespace without labels and

@@ -6,7 +6,7 @@
 
 #include "commands.hpp"
 #include "exit.hpp"
-#include "operator/logging.hpp"
+#include "host/logging.hpp"
 
 int main(int argc, char** argv) {
   // stdout carries a command's result (JSON for inspect, metrics, simulate --json -): every log

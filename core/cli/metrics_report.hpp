@@ -5,7 +5,7 @@
 
 #include "dha/model/spec.hpp"
 #include "dha/sdk/engine_types.hpp"
-#include "operator/plugin_set.hpp"
+#include "host/plugin_set.hpp"
 #include "pipeline/observe.hpp"
 
 // What `db-autoscaler metrics` prints: the observe stage's signals of one target as one JSON

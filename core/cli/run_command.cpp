@@ -11,7 +11,7 @@
 #include "commands.hpp"
 #include "exit.hpp"
 #include "install_paths.hpp"
-#include "operator/logging.hpp"
+#include "host/logging.hpp"
 #include "operator/operator.hpp"
 
 namespace dha::cli {

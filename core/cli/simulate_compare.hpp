@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "dha/decide/simulation.hpp"
+#include "dha/simulate/simulation.hpp"
 
 // The table `simulate --compare` prints: one row per behaviour, after the clairvoyant bound.
 namespace dha::cli {

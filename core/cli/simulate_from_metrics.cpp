@@ -9,7 +9,7 @@
 
 #include "exit.hpp"
 #include "given_objects.hpp"
-#include "history/metric_history.hpp"
+#include "pipeline/metric_history.hpp"
 #include "pipeline/observe.hpp"
 
 namespace dha::cli {

@@ -12,7 +12,7 @@
 #include "dha/model/yaml_to_json.hpp"
 #include "dha/sdk/engine_types.hpp"
 #include "exit.hpp"
-#include "operator/plugin_set.hpp"
+#include "host/plugin_set.hpp"
 
 namespace dha::cli {
 namespace {

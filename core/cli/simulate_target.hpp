@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "dha/sdk/engine_types.hpp"
-#include "operator/plugin_set.hpp"
+#include "host/plugin_set.hpp"
 #include "tool_plugins.hpp"
 
 // What the engine adapter says about a target object, for `simulate --target`: the simulated

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "operator/plugin_set.hpp"
+#include "host/plugin_set.hpp"
 
 // How the commands that explain the operator (`metrics`, `simulate --from-metrics` and
 // `--target`, `kubectl dha backtest`) load plugins: with the operator's own flags and file

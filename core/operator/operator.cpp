@@ -26,13 +26,13 @@
 #include "dha/abi.h"
 #include "dha/telemetry/process_metrics.hpp"
 #include "dha/telemetry/registry.hpp"
-#include "operator/cached_reader.hpp"
+#include "host/cached_reader.hpp"
 #include "operator/heap_trim.hpp"
-#include "operator/metrics_auth.hpp"
+#include "dha/server/metrics_auth.hpp"
 #include "operator/pipeline_wiring.hpp"
-#include "operator/plugin_set.hpp"
+#include "host/plugin_set.hpp"
 #include "plugin_host/calls_in_flight.hpp"
-#include "operator/self_metrics.hpp"
+#include "host/self_metrics.hpp"
 #include "operator/sharded_work.hpp"
 
 namespace dha::op {

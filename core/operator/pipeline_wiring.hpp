@@ -11,9 +11,9 @@
 #include "dha/kube/controller.hpp"
 #include "dha/kube/event_recorder.hpp"
 #include "dha/telemetry/registry.hpp"
-#include "operator/cached_reader.hpp"
-#include "operator/plugin_set.hpp"
-#include "operator/self_metrics.hpp"
+#include "host/cached_reader.hpp"
+#include "host/plugin_set.hpp"
+#include "host/self_metrics.hpp"
 #include "pipeline/reconciler.hpp"
 
 // The reconcile pipeline and the host services it runs on, composed in one place: `db-autoscaler

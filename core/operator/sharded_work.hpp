@@ -22,7 +22,7 @@
 #include "dha/kube/shard_assignment.hpp"
 #include "dha/kube/shard_leases.hpp"
 #include "dha/kube/work_queue.hpp"
-#include "operator/self_metrics.hpp"
+#include "host/self_metrics.hpp"
 
 namespace dha::op {
 

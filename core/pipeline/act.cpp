@@ -4,7 +4,7 @@
 
 #include "dha/kube/errors.hpp"
 #include "dha/kube/json.hpp"
-#include "operator/api_calls.hpp"
+#include "host/api_calls.hpp"
 #include "pipeline/own_write.hpp"
 
 namespace dha::pipeline {

@@ -7,9 +7,9 @@
 #include "dha/kube/client.hpp"
 #include "dha/model/decision_state.hpp"
 #include "dha/sdk/actuator_types.hpp"
-#include "operator/cached_reader.hpp"
-#include "operator/plugin_set.hpp"
-#include "operator/self_metrics.hpp"
+#include "host/cached_reader.hpp"
+#include "host/plugin_set.hpp"
+#include "host/self_metrics.hpp"
 #include "pipeline/target.hpp"
 
 // ACT: a replica count reaches the target through the engine's actuator. The actuator plans

@@ -6,7 +6,7 @@
 
 #include "dha/kube/json.hpp"
 #include "dha/model/spec.hpp"
-#include "operator/api_calls.hpp"
+#include "host/api_calls.hpp"
 #include "pipeline/target.hpp"
 
 namespace dha::pipeline {

@@ -3,8 +3,8 @@
 #include <rapidjson/document.h>
 
 #include "dha/kube/client.hpp"
-#include "operator/plugin_set.hpp"
-#include "operator/self_metrics.hpp"
+#include "host/plugin_set.hpp"
+#include "host/self_metrics.hpp"
 #include "pipeline/act.hpp"
 
 // FINALIZE: a DHA is being deleted, so its target is handed back — the actuator's release

@@ -3,7 +3,7 @@
 #include <string_view>
 
 #include "dha/kube/json.hpp"
-#include "operator/api_calls.hpp"
+#include "host/api_calls.hpp"
 
 namespace dha::pipeline {
 

@@ -4,7 +4,7 @@
 
 #include "dha/kube/client.hpp"
 #include "dha/kube/resource.hpp"
-#include "operator/self_metrics.hpp"
+#include "host/self_metrics.hpp"
 
 // Our finalizer on a DHA: it holds the DHA's deletion until the target has been released.
 namespace dha::pipeline {

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "dha/decide/seasonal_forecast.hpp"
-#include "history/metric_history.hpp"
+#include "pipeline/metric_history.hpp"
 
 namespace dha::pipeline {
 

@@ -8,7 +8,7 @@
 #include "dha/kube/resource.hpp"
 #include "dha/model/spec.hpp"
 #include "dha/sdk/engine_types.hpp"
-#include "operator/plugin_set.hpp"
+#include "host/plugin_set.hpp"
 #include "pipeline/stop.hpp"
 
 // Target resolution, the same for a reconcile and for a finalizer: the engine adapter for the

@@ -11,7 +11,7 @@
 
 #include "checks.hpp"
 #include "print_samples.hpp"
-#include "operator/logging.hpp"
+#include "host/logging.hpp"
 
 namespace {
 

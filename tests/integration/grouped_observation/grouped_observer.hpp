@@ -22,9 +22,9 @@
 #include "dha/kube/json.hpp"
 #include "dha/model/spec.hpp"
 #include "dha/telemetry/registry.hpp"
-#include "operator/cached_reader.hpp"
-#include "operator/plugin_set.hpp"
-#include "operator/self_metrics.hpp"
+#include "host/cached_reader.hpp"
+#include "host/plugin_set.hpp"
+#include "host/self_metrics.hpp"
 #include "pipeline/observe.hpp"
 #include "pipeline/target.hpp"
 

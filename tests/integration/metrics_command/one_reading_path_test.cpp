@@ -29,9 +29,9 @@
 #include "dha/telemetry/registry.hpp"
 #include "dha/testing/api_server.hpp"
 #include "dha/testing/victoria_metrics.hpp"
-#include "operator/cached_reader.hpp"
-#include "operator/plugin_set.hpp"
-#include "operator/self_metrics.hpp"
+#include "host/cached_reader.hpp"
+#include "host/plugin_set.hpp"
+#include "host/self_metrics.hpp"
 #include "pipeline/observe.hpp"
 
 namespace {

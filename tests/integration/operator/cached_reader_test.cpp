@@ -13,7 +13,7 @@
 #include "dha/telemetry/registry.hpp"
 #include "dha/testing/api_server.hpp"
 #include "dha/testing/child_process.hpp"
-#include "operator/cached_reader.hpp"
+#include "host/cached_reader.hpp"
 
 namespace dha::op {
 namespace {

@@ -15,7 +15,7 @@
 
 #include <chrono>
 
-#include "operator/metrics_auth.hpp"
+#include "dha/server/metrics_auth.hpp"
 #include "sanitized_build.hpp"
 
 namespace dha {

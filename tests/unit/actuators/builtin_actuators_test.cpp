@@ -4,7 +4,7 @@
 #include <rapidjson/document.h>
 
 #include "dha/sdk/actuator_types.hpp"
-#include "operator/builtin_components.hpp"
+#include "dha/components/builtin_components.hpp"
 #include "plugin_host/plugin_registry.hpp"
 
 namespace dha::actuators {

@@ -8,7 +8,7 @@
 
 #include "decide_test_support.hpp"
 #include "dha/decide/seasonal_forecast.hpp"
-#include "dha/decide/simulation.hpp"
+#include "dha/simulate/simulation.hpp"
 
 namespace dha::testing {
 namespace {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "decide_test_support.hpp"
-#include "dha/decide/simulation.hpp"
+#include "dha/simulate/simulation.hpp"
 #include "dha/model/input_error.hpp"
 
 namespace dha::testing {

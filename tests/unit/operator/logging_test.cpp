@@ -1,4 +1,4 @@
-#include "operator/logging.hpp"
+#include "host/logging.hpp"
 
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>

@@ -1,4 +1,4 @@
-#include "operator/plugin_set.hpp"
+#include "host/plugin_set.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 #include "dha/status_writer/status_update.hpp"
 
 #include "dha/kube/json.hpp"
-#include "operator/api_calls.hpp"
+#include "host/api_calls.hpp"
 
 namespace dha::status {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "dha/kube/client.hpp"
 #include "dha/model/status.hpp"
-#include "operator/self_metrics.hpp"
+#include "host/self_metrics.hpp"
 
 // Puts a DHA's status through the /status subresource, only when something changed, and
 // re-reads on a 409 Conflict: when only the spec or metadata changed the fresh object gets the

@@ -13,7 +13,7 @@
 #include "dha/model/spec.hpp"
 #include "dha/model/status.hpp"
 #include "dha/status_writer/unpersisted_state.hpp"
-#include "operator/self_metrics.hpp"
+#include "host/self_metrics.hpp"
 
 // The built-in status writer: everything a reconcile reports about a DHA goes through here —
 // status (conditions, lastDecision with its gate trace, observedGeneration, the decision state),

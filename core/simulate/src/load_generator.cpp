@@ -1,4 +1,4 @@
-#include "dha/decide/load_generator.hpp"
+#include "dha/simulate/load_generator.hpp"
 
 #include <fmt/format.h>
 

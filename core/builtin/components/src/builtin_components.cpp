@@ -1,4 +1,4 @@
-#include "operator/builtin_components.hpp"
+#include "dha/components/builtin_components.hpp"
 
 #include <cstring>
 #include <new>

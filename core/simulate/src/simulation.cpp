@@ -1,4 +1,4 @@
-#include "dha/decide/simulation.hpp"
+#include "dha/simulate/simulation.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
-#include "operator/cached_reader.hpp"
+#include "host/cached_reader.hpp"
 
-#include "operator/api_calls.hpp"
+#include "host/api_calls.hpp"
 
 namespace dha::op {
 

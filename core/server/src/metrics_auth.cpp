@@ -1,4 +1,4 @@
-#include "operator/metrics_auth.hpp"
+#include "dha/server/metrics_auth.hpp"
 
 #include <rapidjson/document.h>
 

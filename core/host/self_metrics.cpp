@@ -1,4 +1,4 @@
-#include "operator/self_metrics.hpp"
+#include "host/self_metrics.hpp"
 
 namespace dha::op {
 

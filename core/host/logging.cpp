@@ -1,4 +1,4 @@
-#include "operator/logging.hpp"
+#include "host/logging.hpp"
 
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>

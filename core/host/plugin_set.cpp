@@ -1,4 +1,4 @@
-#include "operator/plugin_set.hpp"
+#include "host/plugin_set.hpp"
 
 #include <rapidjson/document.h>
 #include <rapidjson/error/en.h>
@@ -12,7 +12,7 @@
 
 #include "dha/gates/external_gate.hpp"
 #include "dha/actuators/builtin_actuators.hpp"
-#include "operator/builtin_components.hpp"
+#include "dha/components/builtin_components.hpp"
 
 namespace dha::op {
 namespace {

@@ -1,4 +1,4 @@
-#include "dha/decide/simulation_profiles.hpp"
+#include "dha/simulate/simulation_profiles.hpp"
 
 #include <algorithm>
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <map>
 
-#include "dha/decide/simulation.hpp"
+#include "dha/simulate/simulation.hpp"
 #include "dha/gates/reasons.hpp"
 
 namespace dha::decide {

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "dha/kube/errors.hpp"
-#include "operator/self_metrics.hpp"
+#include "host/self_metrics.hpp"
 
 namespace dha::op {
 

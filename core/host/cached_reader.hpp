@@ -10,7 +10,7 @@
 #include "dha/kube/informer.hpp"
 #include "dha/kube/json.hpp"
 #include "dha/kube/object_reader.hpp"
-#include "operator/self_metrics.hpp"
+#include "host/self_metrics.hpp"
 
 // The reads a reconcile makes besides the DHA itself — the target, the health object, the
 // namespace, the namespace's ResourceQuotas — answered from the operator's watch-fed informer

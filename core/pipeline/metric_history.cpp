@@ -1,4 +1,4 @@
-#include "history/metric_history.hpp"
+#include "pipeline/metric_history.hpp"
 
 #include <fmt/format.h>
 
