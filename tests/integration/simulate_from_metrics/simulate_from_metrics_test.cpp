@@ -92,7 +92,7 @@ std::string series(const std::string& labels, const std::vector<Row>& rows,
 
 // A tenant's Postgres "db": replicas db-2 and db-3 share the read load (halves add up exactly),
 // db-2 carries the lag; the primary db-1 has `primary_load` connections nobody reads from.
-// With `bad_points`, db-3 reports what is no reading at two steps: -40 connections at trace time
+// With `bad_points`, db-3 reports what is no reading at two steps: -10^6 connections at trace time
 // kNegativeAt, 5e12 at kImplausibleAt.
 constexpr std::int64_t kNegativeAt = 6000;
 constexpr std::int64_t kImplausibleAt = 12000;
@@ -110,7 +110,7 @@ std::string tenant(const std::string& ns, const std::vector<Row>& rows, double s
                   rows, [](const Row&) { return 1.0; });
     out += series(R"("__name__":"cnpg_backends_total","datname":"app","state":"active",)" + id, rows,
                   [&](const Row& r) {
-                    if (bad_points && pod == "postgres-db-3" && r.time == kNegativeAt) return -40.0;
+                    if (bad_points && pod == "postgres-db-3" && r.time == kNegativeAt) return -1e6;
                     if (bad_points && pod == "postgres-db-3" && r.time == kImplausibleAt) return 5e12;
                     return primary ? primary_load : r.connections * scale / 2;
                   });
@@ -200,8 +200,9 @@ TEST_F(SimulateFromMetrics, TheBacktestEqualsTheSameWeekReplayedFromCsv) {
   EXPECT_EQ(a.str(), b.str());
 }
 
-// One rule for a reading: a step where one series is no reading (negative, implausible) is a hole
-// in the trace, and the rest of the week is the same week as tenant-a's.
+// One rule for a reading: a step whose reading is none (the adapter's sum over the read replicas
+// negative, or implausibly large, because one replica's exporter went wrong) is a hole in the
+// trace, and the rest of the week is the same week as tenant-a's.
 TEST_F(SimulateFromMetrics, ABadPointIsAHoleNotARefusedWeek) {
   const CliRun r = run_cli(from_metrics("tenant-d") + dha() + " --summary-only --save-load " + file("holes.csv"));
   ASSERT_EQ(r.exit_code, 0) << r.out;
