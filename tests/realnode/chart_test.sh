@@ -48,7 +48,10 @@ start=$(now_ms)
   "${values[@]}" >"$WORK/helm-install.log" 2>&1 || { cat "$WORK/helm-install.log"; fail "helm install refused"; }
 ready_replicas() { kubectl -n "$NAMESPACE" get deployment "$RELEASE" -o jsonpath='{.status.readyReplicas}'; }
 two_ready() { [[ "$(ready_replicas)" == 2 ]]; }
-until_ok 180 "2 operator replicas Ready" two_ready
+if ! until_ok_quiet 180 two_ready; then
+  kubectl -n "$NAMESPACE" logs -l app.kubernetes.io/instance="$RELEASE" --tail=5 --prefix >&2 || true
+  fail "not within 180s: 2 operator replicas Ready (their logs above)"
+fi
 note "helm install -> 2 replicas Ready in $(( $(now_ms) - start )) ms"
 
 # --- both webhooks through the Service -------------------------------------------------------

@@ -45,6 +45,9 @@ logs=$(kubectl logs in-cluster-client) || fail "kubectl logs failed"
 grep -q "\"gitVersion\": \"$pin\"" <<<"$logs" || fail "kubectl logs: no version answer from the API server: $logs"
 [[ "$(kubectl exec in-cluster-client -- sh -c 'echo $KUBERNETES_SERVICE_HOST')" == 10.96.0.1 ]] ||
   fail "kubectl exec: the Pod does not see the kubernetes Service address"
+# No resolver of the host's: a lookup in a Pod stays in the Pod.
+resolv=$(kubectl exec in-cluster-client -- cat /etc/resolv.conf)
+[[ "$(grep '^nameserver' <<<"$resolv")" == "nameserver 127.0.0.1" ]] || fail "the Pod's resolv.conf names another resolver: $resolv"
 pod_ip=$(kubectl get pod in-cluster-client -o jsonpath='{.status.podIP}')
 [[ "$pod_ip" == 10.213.0.* ]] || fail "Pod IP $pod_ip is not from the node's Pod range"
 

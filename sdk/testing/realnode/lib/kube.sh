@@ -26,9 +26,10 @@ start_control_plane() {
 
 start_kubelet() {
   mkdir -p "$STATE/kubelet"
-  # Pods get no host resolver: with no DNS server in the cluster, a lookup fails inside the Pod
-  # instead of leaving the machine.
-  echo "# dha-real-node: no upstream resolver" >"$STATE/resolv.conf"
+  # Pods get no host resolver: with no DNS server in the cluster, a lookup goes to the Pod's own
+  # loopback and fails there instead of leaving the machine. (A file without a nameserver would
+  # not do: containerd then copies the host's /etc/resolv.conf into the Pod.)
+  printf '# dha-real-node: no upstream resolver\nnameserver 127.0.0.1\n' >"$STATE/resolv.conf"
   cat >"$STATE/kubelet/config.yaml" <<YAML
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
