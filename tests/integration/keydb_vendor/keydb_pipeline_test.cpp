@@ -42,14 +42,6 @@ class KeyDbPipeline : public ::testing::Test {
         "keydb_connected_clients{namespace=\"tenant-a\",cluster=\"orders\",role=\"replica\",pod=\"orders-2\"} " +
         std::to_string(clients / 2) + " " + t + "\n");
   }
-  // `per_second` writes on the primary over the last 30 s (a counter, as the exporter has it).
-  void set_writes(double per_second) {
-    const auto now = dha::testing::unix_millis_now();
-    const std::string series =
-        "keydb_commands_processed_total{namespace=\"tenant-a\",cluster=\"orders\",role=\"primary\",pod=\"orders-0\"} ";
-    world_->vm().import_prometheus(series + "0 " + std::to_string(now - 30000) + "\n" + series +
-                                   std::to_string(per_second * 30) + " " + std::to_string(now) + "\n");
-  }
   void create_dha() {
     world_->create_dha("orders", R"({"targetRef": {"apiGroup": "db.example.com", "kind": "KeyDB", "name": "orders"},
         "minReplicas": 2, "maxReplicas": 6, "metrics": [{"type": "ReadConnections", "target": {"averageValue": "100"}}],
@@ -83,19 +75,6 @@ TEST_F(KeyDbPipeline, ScalesTheNodesThreeToFourThroughItsOwnMetricSource) {
   EXPECT_DOUBLE_EQ(scaled[0].metrics[0].value, 125);
   EXPECT_EQ(scaled[0].metrics[0].target, 100);
   EXPECT_FALSE(scaled[0].message.empty()) << "the prose is still there, for people";
-}
-
-TEST_F(KeyDbPipeline, AWriteBurstAboveTheConfiguredRateHoldsTheScaleDown) {
-  start(4);
-  set_clients(100);  // one read node suffices: 2 in all
-  set_writes(1000);  // above the gate's configured 500 (its default, 1000, would not hold)
-  create_dha();
-  reconcile();
-  EXPECT_EQ(nodes(), 4) << "the gate holds the scale-down";
-  bool named = false;
-  for (const auto& c : world_->pipeline().conditions("tenant-a", "orders")) named = named || c.reason == "WriteBurst";
-  EXPECT_TRUE(named) << "a condition names the gate's reason";
-  EXPECT_TRUE(world_->pipeline().event_records("tenant-a", "Scaled").empty());
 }
 
 TEST_F(KeyDbPipeline, AQuietScaleDownNamesTheNodeToDrainInTheConfiguredField) {
