@@ -213,7 +213,7 @@ with open(info["auditLog"]) as audit:
         if e.get("responseStatus", {}).get("code") == 403:
             denied.append(f"{e.get('verb')} {e.get('requestURI')}")
 print(f"the operator's requests in the audit log: {sorted(seen)}")
-for needed in ("update databasehorizontalautoscalers", "create leases", "create tokenreviews"):
+for needed in ("patch databasehorizontalautoscalers", "create leases", "create tokenreviews"):
     if needed not in seen:
         fail(f"the audit log does not show the operator's '{needed}': the check would prove nothing")
 if denied:
