@@ -165,8 +165,9 @@ func TestLeaderElectionIsNamespaced(t *testing.T) {
 		t.Errorf("sharded leader-election rules got %v want %v", got, wantSharded)
 	}
 	expectEqual(t, "sharded Lease names", strings.Join(strs(at(sharded, "rules[0].resourceNames")), ","),
-		"db-autoscaler.autoscaling.cozystack.io-shard-0,db-autoscaler.autoscaling.cozystack.io-shard-1,"+
-			"db-autoscaler.autoscaling.cozystack.io-shard-2")
+		"db-autoscaler.autoscaling.cozystack.io-shard-0,db-autoscaler.autoscaling.cozystack.io-member-0,"+
+			"db-autoscaler.autoscaling.cozystack.io-shard-1,db-autoscaler.autoscaling.cozystack.io-member-1,"+
+			"db-autoscaler.autoscaling.cozystack.io-shard-2,db-autoscaler.autoscaling.cozystack.io-member-2")
 
 	off := renderChart(t, nil, "replicas=1", "leaderElection.enabled=false")
 	if len(ofKind(off, "Role")) != 0 {
