@@ -8,7 +8,9 @@ set(CPACK_PACKAGE_NAME db-autoscaler)
 set(CPACK_PACKAGE_VENDOR "Cozystack")
 set(CPACK_PACKAGE_CONTACT "Cozystack maintainers <maintainers@cozystack.io>")
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
-set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Read-replica autoscaler for managed databases (Kubernetes operator)")
+# No package-wide CPACK_PACKAGE_DESCRIPTION_SUMMARY: the DEB generator puts it in front of every
+# component's description, so the SDK package would open with the operator's summary. Each
+# description below starts with its own summary line instead.
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)
 
