@@ -45,7 +45,7 @@ class KeyDbPipeline : public ::testing::Test {
   void create_dha() {
     world_->create_dha("orders", R"({"targetRef": {"apiGroup": "db.example.com", "kind": "KeyDB", "name": "orders"},
         "minReplicas": 2, "maxReplicas": 6, "metrics": [{"type": "ReadConnections", "target": {"averageValue": "100"}}],
-        "behavior": {"scaleUp": {"stabilizationWindowSeconds": 0, "step": 1},
+        "behavior": {"policy": "Windowed", "scaleUp": {"stabilizationWindowSeconds": 0, "step": 1},
                      "scaleDown": {"stabilizationWindowSeconds": 0, "step": 1}}})");
   }
   void reconcile() {

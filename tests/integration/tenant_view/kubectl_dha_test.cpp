@@ -161,14 +161,19 @@ TEST_F(KubectlDha, BacktestPrintsWhatSimulateFromMetricsPrintsForTheClustersSpec
   std::ofstream(dir_ + "/plugins.json") << R"({"metrics-vm":{"url":")" + vm_->url() + R"("}})";
   const auto configured =
       plugin.kubectl("dha backtest db-dha -n tenant-a --plugin-config " + dir_ + "/plugins.json" + range + plugin_dirs);
-  EXPECT_EQ(configured.output, expected.output);
-  // No URL is metrics-vm's default template, as in the operator: it needs the namespace's
-  // monitoring label, which tenant-a has none of.
-  std::ofstream(dir_ + "/no-url.json") << R"({"metrics-vm":{}})";
-  const auto unconfigured =
-      plugin.kubectl("dha backtest db-dha -n tenant-a --plugin-config " + dir_ + "/no-url.json" + range + plugin_dirs);
-  EXPECT_EQ(unconfigured.exit_code, 1) << unconfigured.output;
-  EXPECT_TRUE(has(unconfigured.output, "has no monitoring namespace label")) << unconfigured.output;
+  ASSERT_EQ(configured.exit_code, 0) << configured.output;
+  // The same simulation; only the history line says where it read from, as the operator would.
+  const auto summary_of = [](const std::string& out) { return out.substr(std::min(out.find("\nsummary:"), out.size())); };
+  EXPECT_EQ(summary_of(configured.output), summary_of(expected.output));
+  EXPECT_TRUE(has(configured.output, "from the configured metric source")) << configured.output;
+  EXPECT_TRUE(has(configured.output, "monitoring namespace: tenant-root")) << configured.output;
+  // A URL template is filled with the namespace's monitoring label, as in the operator. It
+  // points at a closed loopback port, so the error names the URL the tool built.
+  std::ofstream(dir_ + "/template.json") << R"({"metrics-vm":{"urlTemplate":"http://127.0.0.1:1/${monitoringNamespace}"}})";
+  const auto templated =
+      plugin.kubectl("dha backtest db-dha -n tenant-a --plugin-config " + dir_ + "/template.json" + range + plugin_dirs);
+  EXPECT_EQ(templated.exit_code, 1) << templated.output;
+  EXPECT_TRUE(has(templated.output, "http://127.0.0.1:1/tenant-root")) << templated.output;
 }
 
 }  // namespace
