@@ -80,7 +80,7 @@ class FailedStatusWrite : public ::testing::Test {
                                     R"("metadata":{"name":"db-dha"},"spec":{"targetRef":{"apiGroup":"apps.cozystack.io",)"
                                     R"("kind":"Postgres","name":"db"},"minReplicas":2,"maxReplicas":5,)"
                                     R"("metrics":[{"type":"ReadConnections","target":{"averageValue":"100"}}],)"
-                                    R"("behavior":{"scaleUp":{"stabilizationWindowSeconds":0},)"
+                                    R"("behavior":{"policy":"Windowed","scaleUp":{"stabilizationWindowSeconds":0},)"
                                     R"("scaleDown":{"stabilizationWindowSeconds":600}}}})"));
     std::ofstream(dir_ + "/plugin-config.json") << R"({"metrics-vm": {"url": ")" << vm_->url()
                                                  << R"(", "timeoutSeconds": 2}})";

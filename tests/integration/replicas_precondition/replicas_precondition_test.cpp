@@ -34,7 +34,7 @@ class ReplicasPrecondition : public ::testing::Test {
         dha::integration::replica_connections("500", dha::testing::unix_millis_now()));
     world_->create_dha("db-dha", R"({"targetRef": {"apiGroup": "apps.cozystack.io", "kind": "Postgres", "name": "db"},
                                    "minReplicas": 2, "maxReplicas": 6,
-                                   "behavior": {"scaleUp": {"stabilizationWindowSeconds": 0}},
+                                   "behavior": {"policy": "Windowed", "scaleUp": {"stabilizationWindowSeconds": 0}},
                                    "metrics": [{"type": "ReadConnections", "target": {"averageValue": "100"}}]})");
   }
 

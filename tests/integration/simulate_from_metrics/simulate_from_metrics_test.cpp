@@ -247,14 +247,15 @@ TEST_F(SimulateFromMetrics, EachNamespaceReadsOnlyItsOwnSeries) {
 }
 
 // The target file is read as the operator reads the cluster's object: four synchronous standbys
-// make a quorum floor of five instances, below which the default spec never scales down.
+// make a quorum floor of five instances, below which the spec never scales down. The windowed
+// profile keeps the ranges about the floor, not about how Adaptive sizes the steps.
 TEST_F(SimulateFromMetrics, TheTargetFileGivesTheQuorumFloor) {
   {
     std::ofstream target(file("db.yaml"));
     target << "apiVersion: apps.cozystack.io/v1alpha1\nkind: Postgres\nmetadata:\n  name: db\n  namespace: tenant-a\n"
               "spec:\n  replicas: 5\n  quorum:\n    maxSyncReplicas: 4\n";
   }
-  const std::string args = dha() + " --summary-only --initial-replicas 5";
+  const std::string args = dha() + " --profile windowed --summary-only --initial-replicas 5";
   const CliRun bare = run_cli(from_metrics() + args);
   ASSERT_EQ(bare.exit_code, 0) << bare.out;
   EXPECT_NE(bare.out.find("replicas range:         3..7"), std::string::npos) << bare.out;

@@ -269,7 +269,7 @@ TEST_F(Cli, SimulateAcceptsABareJsonSpec) {
   EXPECT_NE(r.out.find("replicas range:         3..4"), std::string::npos) << r.out;
   // behavior.immediateFirstDecision opts out, as it does in the operator: the first decision removes one.
   const auto immediate = write("immediate.json", R"({"minReplicas":2,"maxReplicas":4,
-      "behavior":{"immediateFirstDecision":true},
+      "behavior":{"policy":"Windowed","immediateFirstDecision":true},
       "metrics":[{"type":"ReadConnections","target":{"averageValue":100}}]})");
   const auto now = run("simulate --summary-only --interval 30 --initial-replicas 3 --dha " + immediate.string() +
                        " --load " + load.string());
