@@ -4,7 +4,9 @@
 check_installed_doc_links.py ROOT REQUIRED...
 
 ROOT is an unpacked package (or a `cmake --install --prefix`); REQUIRED are documents (paths
-under ROOT) that must be there, so an installation that lost its documentation does not pass
+under ROOT) that must be there, and the documents checked are those in the folder that holds them
+all (the operator's pages, installed beside them, link to the repository's developer documents,
+which no package carries), so an installation that lost its documentation does not pass
 by having no links to check. Links to web pages and to anchors within the same page are not
 files and are skipped; a link to a directory is fine when the directory exists. A symbolic
 link is followed, but it must land inside ROOT as well.
@@ -36,7 +38,10 @@ def main():
             problems.append(f"{required}: not installed")
     checked = 0
     documents = 0
-    for folder, _, files in os.walk(root, followlinks=True):
+    scope = os.path.join(root, os.path.commonpath(sys.argv[2:])) if len(sys.argv) > 2 else root
+    if not os.path.isdir(scope):
+        scope = os.path.dirname(scope)
+    for folder, _, files in os.walk(scope, followlinks=True):
         for name in files:
             if not name.endswith(".md"):
                 continue
