@@ -55,16 +55,6 @@ fi
 note "helm install -> 2 replicas Ready in $(( $(now_ms) - start )) ms"
 
 # --- both webhooks through the Service -------------------------------------------------------
-# WORKAROUND, off by default: a chart whose second webhook has no caBundle without cert-manager
-# fails the check below. DHA_REALNODE_WORKAROUND_SECOND_CABUNDLE=1 copies the first webhook's
-# bundle onto it, only to exercise the rest of this test until the chart writes both.
-if [[ "${DHA_REALNODE_WORKAROUND_SECOND_CABUNDLE:-}" == 1 ]]; then
-  note "WORKAROUND: copying the first webhook's caBundle onto the second"
-  vwc=$RELEASE-replicas-ownership
-  bundle=$(kubectl get validatingwebhookconfiguration "$vwc" -o jsonpath='{.webhooks[0].clientConfig.caBundle}')
-  kubectl patch validatingwebhookconfiguration "$vwc" --type json \
-    -p "[{\"op\": \"add\", \"path\": \"/webhooks/1/clientConfig/caBundle\", \"value\": \"$bundle\"}]" >/dev/null
-fi
 managed_release() {
   kubectl apply -f - <<YAML
 apiVersion: helm.toolkit.fluxcd.io/v2
