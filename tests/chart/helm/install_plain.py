@@ -19,63 +19,20 @@ import base64
 import json
 import os
 import random
-import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
 
 import yaml
 
+from real_cluster import children, fail, free_port, go_tool, init, start_control_plane, stop_children, wait_for
+
 SOURCE, HOST_BIN, PLUGIN_DIRS = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3:]
 CHART = os.path.join(SOURCE, "charts/db-autoscaler")
 NAMESPACE, RELEASE, SERVICE_ACCOUNT = "cozy-db-autoscaler", "db-autoscaler", "db-autoscaler"
-WORK = tempfile.mkdtemp(prefix="dha-helm-plain-")
-children = []
-
-
-def stop_children():
-    for p in reversed(children):
-        if p.poll() is None:
-            p.send_signal(signal.SIGTERM)
-            try:
-                p.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
-
-
-def fail(msg):
-    print("FAIL:", msg)
-    stop_children()
-    print(f"(logs in {WORK})")
-    sys.exit(1)
-
-
-def go_tool(folder, package, name):
-    r = subprocess.run([os.path.join(SOURCE, "scripts/build-go-tool"), folder, package, name],
-                       capture_output=True, text=True)
-    sys.stderr.write(r.stderr)
-    if r.returncode != 0:
-        fail(f"cannot build {name}")
-    return r.stdout.strip()
-
-
-def wait_for(what, check, seconds):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if check():
-            return
-        time.sleep(0.5)
-    fail(f"{what} within {seconds} s")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+WORK = init(SOURCE, "dha-helm-plain-", show_work_on_failure=True)
 
 
 def free_loopback_address(port):
@@ -91,24 +48,9 @@ def free_loopback_address(port):
     fail(f"no free loopback address for port {port}")
 
 
-control_plane = os.environ.get("DHA_KUBE_CONTROL_PLANE", "")
-if not control_plane:
-    if not os.path.isfile(os.path.join(SOURCE, "sdk/testing/controlplane/go.mod")):
-        print("SKIP: this tree has no real control plane (sdk/testing/controlplane); set DHA_KUBE_CONTROL_PLANE")
-        sys.exit(77)
-    control_plane = go_tool("sdk/testing/controlplane", ".", "dha-kube-control-plane")
+info, cp_log_path = start_control_plane(NAMESPACE, SERVICE_ACCOUNT)
 helm = go_tool("tests/chart/helm", "helm.sh/helm/v3/cmd/helm", "helm")
 kubectl_bin = go_tool("sdk/testing/kubectl", ".", "kubectl")
-
-ready_file = os.path.join(WORK, "ready.json")
-cp_log = open(os.path.join(WORK, "control-plane.log"), "w")
-children.append(subprocess.Popen(
-    [control_plane, "--ready-file", ready_file, "--data-dir", os.path.join(WORK, "kube"),
-     f"--service-account=operator={NAMESPACE}:{SERVICE_ACCOUNT}"], stdout=cp_log, stderr=subprocess.STDOUT))
-wait_for("the control plane is ready", lambda: os.path.exists(ready_file) or children[0].poll() is not None, 180)
-if children[0].poll() is not None:
-    fail("the control plane exited:\n" + open(cp_log.name).read()[-3000:])
-info = json.load(open(ready_file))
 admin = info["identities"]["admin"]["kubeconfig"]
 
 
@@ -220,7 +162,7 @@ deadline = time.monotonic() + 60
 while time.monotonic() < deadline and not second_refused():
     time.sleep(0.5)
 if not attempts or attempts[-1] == 0:
-    calls = [l for l in open(cp_log.name) if "target.autoscaling.cozystack.io" in l][-5:]
+    calls = [l for l in open(cp_log_path) if "target.autoscaling.cozystack.io" in l][-5:]
     fail(f"a second DHA on demo/db was admitted {len(attempts)} times in 60 s; kube-apiserver said:\n" + "".join(calls))
 r = kubectl("create", "-f", second_file, check=False)
 if r.returncode == 0 or denial not in r.stderr:
