@@ -103,26 +103,33 @@ AdaptiveProposal adaptive_proposal(const model::DhaSpec& spec, const model::Obse
     if (!obs.forecast_missing.empty()) a.message += "; no forecast: " + obs.forecast_missing;
     return a;
   }
-  // The forecast only ever raises: it provisions ahead of a need, or holds replicas a need is
-  // coming back for; it never scales down by itself.
+  // The forecast only ever raises or holds; it never scales down by itself. It holds, with the
+  // headroom, the replicas a need is coming back for, but it raises only for a load the current
+  // size cannot serve: the same two thresholds the load itself has (an overload to go up, the
+  // headroom to go down), so a forecast that wavers within the headroom moves nothing.
   const auto& f = *obs.forecast;
+  const std::int32_t current = obs.current_replicas;
   const double headroom = 1 - spec.behavior.adaptive.down_hysteresis;
   const std::int32_t ahead = total_for(f.read_replicas / headroom, obs.primary_count);
+  const bool overload_expected = f.read_replicas > read_replicas(current, obs.primary_count);
+  const std::int32_t wanted = overload_expected ? ahead : std::min(ahead, current);
   const std::string seen = fmt::format("forecast {:.2f} read replicas within {}s", f.read_replicas, f.horizon_seconds);
   // Watching the forecast before trusting it: say what it would do, do what the load asks.
   if (spec.behavior.adaptive.forecast_only) {
-    a.message += ahead > a.replicas
-                     ? fmt::format("; {}: would pre-provision {} replicas (forecast only)", seen, ahead)
+    a.message += wanted > a.replicas
+                     ? fmt::format("; {}: would pre-provision {} replicas (forecast only)", seen, wanted)
                      : fmt::format("; {}: nothing to pre-provision (forecast only)", seen);
     return a;
   }
   a.recorded = std::max(a.recorded, ahead);
-  if (ahead <= a.replicas) {
+  if (wanted <= a.replicas) {
     a.message += "; " + seen;
+    if (ahead > current && !overload_expected)
+      a.message += fmt::format(" (within what {} replicas serve: nothing to pre-provision)", current);
     return a;
   }
-  return {ahead, a.recorded, "Forecast",
-          fmt::format("{}: {} replicas ahead of it (now: {})", seen, ahead, a.message)};
+  return {wanted, a.recorded, "Forecast",
+          fmt::format("{}: {} replicas ahead of it (now: {})", seen, wanted, a.message)};
 }
 
 void remember_adaptive(model::DecisionState& next, const model::DecisionState& before,

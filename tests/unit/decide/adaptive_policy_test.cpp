@@ -245,6 +245,16 @@ INSTANTIATE_TEST_SUITE_P(
                     DecisionKind::NoChange, 5, "Forecast", "Ready"},
         ForecastRow{"the_load_seen_now_still_wins", 1.0, [](DecideCase&) {}, DecisionKind::Scale, 5, "Overload",
                     "Ready"},
+        // 4 readers serve 3.9: within the headroom of a larger size (3.9 x 1.25 -> 5 readers), but
+        // no overload is expected, so nothing is raised for it.
+        ForecastRow{"a_forecast_the_current_size_serves_raises_nothing", 3.9,
+                    [](DecideCase& c) { c.current(5).load(450); }, DecisionKind::NoChange, 5, "Pass", "Ready"},
+        // 4.1 is more than 4 readers serve: provisioned ahead, with the headroom (5.125 -> 6 readers).
+        ForecastRow{"a_forecast_beyond_the_current_size_raises", 4.1, [](DecideCase& c) { c.current(5).load(450); },
+                    DecisionKind::Scale, 7, "Forecast", "Ready"},
+        // The load alone would fall to 3; the forecast holds what it needs, but not more than there is.
+        ForecastRow{"a_fall_is_held_at_the_current_size_not_raised", 3.9,
+                    [](DecideCase& c) { c.current(5).load(225); }, DecisionKind::NoChange, 5, "Forecast", "Ready"},
         ForecastRow{"the_lag_brake_holds_a_forecast_too", 3.5,
                     [](DecideCase& c) {
                       c.load(300);
@@ -273,6 +283,21 @@ INSTANTIATE_TEST_SUITE_P(
                     },
                     DecisionKind::NoChange, 3, "Pass", "Ready"}),
     [](const auto& info) { return std::string(info.param.name); });
+
+// A forecast that raises nothing still holds: what it needs with the headroom is recorded, so the
+// down-window keeps that size until the forecast has let go of it for the whole window.
+TEST(PredictiveHold, RecordsWhatTheForecastNeedsWhenItRaisesNothing) {
+  DecideCase c = predictive_case(3.9);
+  c.current(5).load(450);
+  const auto d = c.run();
+  EXPECT_EQ(d.desired_replicas, 5);
+  ASSERT_FALSE(d.next_state.recommendations.empty());
+  EXPECT_EQ(d.next_state.recommendations.back().replicas, 6);  // 3.9 x 1.25 -> 5 readers
+  ASSERT_FALSE(d.trace.empty());
+  EXPECT_NE(d.trace.front().message.find("within what 5 replicas serve: nothing to pre-provision"),
+            std::string::npos)
+      << d.trace.front().message;
+}
 
 // Forecast-only: the trace says what the forecast would have pre-provisioned.
 TEST(PredictiveForecastOnly, SaysWhatItWouldPreProvision) {
