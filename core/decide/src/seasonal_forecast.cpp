@@ -56,18 +56,35 @@ struct References {
   std::vector<double> levels;  // the scale of each
 };
 
+// Today's level against the reference's at `then`: the medians of the kLevelSeconds before each,
+// read at the same instants and only where both are known (today's last one may not be yet), so
+// that the two compare like for like. 1 when nothing compares.
+double level_ratio(const model::DhaSpec& spec, const LoadTrace& load, std::int64_t now, std::int64_t then) {
+  std::vector<double> today, before;
+  for (std::int64_t s = now - kLevelSeconds;; s += kSampleSeconds) {
+    const std::int64_t at = std::min(s, now - 1);
+    const auto d = demand_at(spec, load, at, now);
+    const auto r = demand_at(spec, load, at - (now - then), now);
+    if (d && r) {
+      today.push_back(*d);
+      before.push_back(*r);
+    }
+    if (at == now - 1) break;
+  }
+  const auto t = median_of(today), b = median_of(before);
+  if (!t || !b || !(*b > 0)) return 1;
+  return std::clamp(*t / *b, kMinLevelRatio, kMaxLevelRatio);
+}
+
 References references(const model::DhaSpec& spec, const LoadTrace& load, std::int64_t now, std::int64_t horizon,
                       std::int64_t period, int count) {
   References r;
-  const auto today = median_of(samples(spec, load, now - kLevelSeconds, now - 1, now));
   for (int k = 1; k <= count; ++k) {
     const std::int64_t then = now - k * period;
     if (then < load.start()) break;  // the history does not reach back that far
     const auto window = samples(spec, load, then, then + horizon, now);
     if (window.empty()) continue;
-    double ratio = 1;
-    const auto before = median_of(samples(spec, load, then - kLevelSeconds, then - 1, now));
-    if (today && before && *before > 0) ratio = std::clamp(*today / *before, kMinLevelRatio, kMaxLevelRatio);
+    const double ratio = level_ratio(spec, load, now, then);
     r.peaks.push_back(*std::max_element(window.begin(), window.end()) * ratio);
     r.levels.push_back(ratio);
   }

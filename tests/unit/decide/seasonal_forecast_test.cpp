@@ -141,6 +141,37 @@ TEST(SeasonalForecast, TodaysLevelScalesTheReferences) {
   EXPECT_DOUBLE_EQ(f->forecast.read_replicas, 3.0);
 }
 
+// Today's level is the last two hours: a day still quiet at 11:55, whose references were busy
+// from 10:30 on, is forecast at its own level. (Over three hours, night in both would have made
+// the two look alike: a weekday's noon expected on a holiday.)
+TEST(SeasonalForecast, TodaysLevelIsTheLastTwoHours) {
+  std::string csv = "time,ReadConnections\n";
+  for (std::int64_t t = 0; t <= 3 * kSecondsPerDay; t += 60) {
+    const std::int64_t in_day = t % kSecondsPerDay;
+    const bool reference = t < 2 * kSecondsPerDay;
+    const int value = !reference || in_day < 37800 ? 150 : in_day < 43200 ? 300 : in_day < 46800 ? 600 : 150;
+    csv += std::to_string(t) + "," + std::to_string(value) + "\n";
+  }
+  const auto load = LoadTrace::parse_csv(csv);
+  const auto f = decide::seasonal_forecast_detail(spec_target_100(), load, 2 * kSecondsPerDay + 42900, 300);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->references, 2);
+  EXPECT_DOUBLE_EQ(f->level, 0.5);                  // 150 against the references' 300
+  EXPECT_DOUBLE_EQ(f->forecast.read_replicas, 3.0);  // their noon's 6, halved
+}
+
+// Today and a reference are compared at the same instants: an hour of peak and an hour after it,
+// on every day alike, is the same level, though today's last minute is not known yet and the
+// reference's is (read apart, today's median fell between the peak and the rest: over twice the
+// reference's).
+TEST(SeasonalForecast, TodayAndItsReferencesAreComparedAtTheSameInstants) {
+  const auto load = LoadTrace::parse_csv(daily_peaks({500, 500, 500}));
+  const auto f = decide::seasonal_forecast_detail(spec_target_100(), load, 2 * kSecondsPerDay + 50460, 300);
+  ASSERT_TRUE(f);
+  EXPECT_DOUBLE_EQ(f->level, 1.0);
+  EXPECT_DOUBLE_EQ(f->forecast.read_replicas, 1.5);
+}
+
 TEST(SeasonalForecast, TheHorizonIsBounded) {
   const auto spec = spec_target_100(R"({"scaleDown":{"stabilizationWindowSeconds":172800}})");
   EXPECT_EQ(decide::forecast_horizon(spec, 120, 60), decide::kMaxForecastHorizonSeconds);

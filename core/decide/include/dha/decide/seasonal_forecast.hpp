@@ -17,8 +17,9 @@ inline constexpr std::int64_t kSecondsPerWeek = 7 * kSecondsPerDay;
 inline constexpr int kForecastDays = 7;   // reference days with a daily period
 inline constexpr int kForecastWeeks = 4;  // reference weeks with a weekly period, at most
 // How much of today the forecast compares with the same hours of each reference day: a quiet
-// holiday or a busier week scales the references to today's level.
-inline constexpr std::int64_t kLevelSeconds = 3 * 3600;
+// holiday or a busier week scales the references to today's level. Two hours: a day's level shows
+// in its morning by then, where three hours still half of night hid a quiet day until late morning.
+inline constexpr std::int64_t kLevelSeconds = 2 * 3600;
 inline constexpr double kMinLevelRatio = 0.25;
 inline constexpr double kMaxLevelRatio = 1.5;
 // Two weekly references further apart than this (relative to the smaller) disagree: one of them
@@ -40,8 +41,8 @@ struct ForecastDetail {
 
 // For each reference (the same time a period ago, two periods ago, ...): the largest demand (read
 // replicas at target) in [then, then + horizon], times today's level against that day's (the
-// median demand of the kLevelSeconds before now and before then, within [kMinLevelRatio,
-// kMaxLevelRatio]). The estimate is the references' median; the margin their median absolute
+// median demand of the kLevelSeconds before now and before then, at the instants known in both,
+// within [kMinLevelRatio, kMaxLevelRatio]). The estimate is the references' median; the margin their median absolute
 // deviation x 1.4826 (with two references: half their difference); the forecast their sum. The
 // period is a week once two weekly references hold readings, else a day; two weeks that disagree
 // by more than kWeeksDisagree keep only the one closer to the last seven days' median. nullopt
