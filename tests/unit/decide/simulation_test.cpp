@@ -264,6 +264,28 @@ TEST(SimulationPredictive, TheForecastDoesNotSeeTheFuture) {
   }
 }
 
+// The predictive policy's figures on three weeks of office load (weekdays and weekends, a one-off
+// crowd on day 8, a holiday on day 17; two weeks of history, the third decided; docs/decide.md):
+// no more actions than the reactive default, at most a tenth of its overloaded seconds, at most
+// 1.3x the bound.
+TEST(SimulationPredictive, ThreeWeeksTakeNoMoreActionsThanTheDefault) {
+  const auto load = LoadTrace::parse_csv(decide::generate_load_csv(decide::LoadFamily::WeeklyHoliday, 2));
+  auto spec_for = [](const std::string& behavior) {
+    return spec_from_json(R"({"minReplicas":2,"maxReplicas":8,
+        "metrics":[{"type":"ReadConnections","target":{"averageValue":"150"}}],"behavior":)" + behavior + "}");
+  };
+  SimulationParams params;
+  params.start_at = 14 * decide::kSecondsPerDay;
+  params.initial_replicas = 4;
+  const auto adaptive = decide::simulate(spec_for(R"({"policy":"Adaptive"})"), load, params).summary;
+  const auto predictive =
+      decide::simulate(spec_for(R"({"policy":"Adaptive","adaptive":{"predictive":true}})"), load, params).summary;
+  EXPECT_LE(predictive.scale_actions, adaptive.scale_actions);
+  EXPECT_LE(predictive.seconds_above_target * 10, adaptive.seconds_above_target);
+  EXPECT_LE(static_cast<double>(predictive.replica_seconds_bound_known),
+            1.3 * static_cast<double>(predictive.bound_replica_seconds));
+}
+
 // The lag brake holds every move while the lag is above its limit and writes run, whatever the
 // policy asks for: on the generated ramp with a bulk write, under the default a new DHA gets.
 TEST(SimulationAdaptive, TheLagBrakeHoldsEveryMoveDuringALagEpisode) {
