@@ -17,8 +17,8 @@ inline constexpr std::int64_t kSecondsPerWeek = 7 * kSecondsPerDay;
 inline constexpr int kForecastDays = 7;   // reference days with a daily period
 inline constexpr int kForecastWeeks = 4;  // reference weeks with a weekly period, at most
 // How much of today the forecast compares with the same hours of each reference day: a quiet
-// holiday or a busier week scales the references to today's level. Two hours: a day's level shows
-// in its morning by then, where three hours still half of night hid a quiet day until late morning.
+// holiday or a busier week scales the references to today's level. Two hours: by 09:00 they are
+// the morning's own, where three hours were still half night and hid a quiet day until late morning.
 inline constexpr std::int64_t kLevelSeconds = 2 * 3600;
 inline constexpr double kMinLevelRatio = 0.25;
 inline constexpr double kMaxLevelRatio = 1.5;
@@ -42,11 +42,11 @@ struct ForecastDetail {
 // For each reference (the same time a period ago, two periods ago, ...): the largest demand (read
 // replicas at target) in [then, then + horizon], times today's level against that day's (the
 // median demand of the kLevelSeconds before now and before then, at the instants known in both,
-// within [kMinLevelRatio, kMaxLevelRatio]). The estimate is the references' median; the margin their median absolute
-// deviation x 1.4826 (with two references: half their difference); the forecast their sum. The
-// period is a week once two weekly references hold readings, else a day; two weeks that disagree
-// by more than kWeeksDisagree keep only the one closer to the last seven days' median. nullopt
-// before there is a whole period of history.
+// within [kMinLevelRatio, kMaxLevelRatio]). The estimate is the references' median; the margin
+// their median absolute deviation x 1.4826 (with two references: half their difference); the
+// forecast their sum. The period is a week once two weekly references hold readings, else a day;
+// two weeks that disagree by more than kWeeksDisagree keep only the one closer to the last seven
+// days' median. nullopt before there is a whole period of history.
 std::optional<ForecastDetail> seasonal_forecast_detail(const model::DhaSpec& spec, const LoadTrace& load,
                                                        std::int64_t now, std::int64_t horizon);
 
