@@ -235,7 +235,7 @@ void Client::watch(const ResourceRef& collection, const WatchOptions& opts, cons
   // The server ends the stream at timeoutSeconds; the client-side bound only catches a
   // server that never does.
   const auto bound = std::chrono::milliseconds((opts.timeout_seconds > 0 ? opts.timeout_seconds : 1800) * 1000LL + 30000);
-  HttpResponse resp = transport_.stream(req, on_data, stop, bound);
+  HttpResponse resp = transport_.stream(req, on_data, stop, bound, opts.idle_timeout);
   if (callback_error) std::rethrow_exception(callback_error);
   if (stop != nullptr && stop->load()) return;  // cut by us: not an error, whatever the status
   if (stream_error) throw *stream_error;

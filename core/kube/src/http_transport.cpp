@@ -42,6 +42,10 @@ struct HttpTransport::Handle {
   const std::function<bool(std::string_view)>* on_data = nullptr;
   const std::atomic<bool>* stop = nullptr;
   bool stopped_by_us = false;
+  // A stream that receives nothing at all for `idle_limit` (0 = no limit) is cut: see stream().
+  std::chrono::milliseconds idle_limit{0};
+  std::chrono::steady_clock::time_point last_received;
+  bool cut_idle = false;
 
   Handle() : curl(curl_easy_init()) {
     if (curl == nullptr) throw ApiError(Reason::Transport, 0, "curl_easy_init failed");
@@ -51,6 +55,7 @@ struct HttpTransport::Handle {
   static size_t on_write(char* data, size_t size, size_t count, void* self_ptr) {
     auto& self = *static_cast<Handle*>(self_ptr);
     const size_t n = size * count;
+    self.last_received = std::chrono::steady_clock::now();
     if (self.on_data != nullptr) {
       long code = 0;
       curl_easy_getinfo(self.curl, CURLINFO_RESPONSE_CODE, &code);
@@ -71,6 +76,7 @@ struct HttpTransport::Handle {
   static size_t on_header(char* data, size_t size, size_t count, void* self_ptr) {
     auto& self = *static_cast<Handle*>(self_ptr);
     const size_t n = size * count;
+    self.last_received = std::chrono::steady_clock::now();
     constexpr std::string_view kRetryAfter = "retry-after:";
     std::string_view line(data, n);
     if (line.size() > kRetryAfter.size() && strncasecmp(line.data(), kRetryAfter.data(), kRetryAfter.size()) == 0) {
@@ -86,6 +92,10 @@ struct HttpTransport::Handle {
     auto& self = *static_cast<Handle*>(self_ptr);
     if (self.stop != nullptr && self.stop->load()) {
       self.stopped_by_us = true;
+      return 1;
+    }
+    if (self.idle_limit.count() > 0 && std::chrono::steady_clock::now() - self.last_received > self.idle_limit) {
+      self.cut_idle = true;
       return 1;
     }
     return 0;
@@ -166,7 +176,8 @@ void HttpTransport::give_back(std::unique_ptr<Handle> handle) {
 }
 
 HttpResponse HttpTransport::run(Handle& h, const HttpRequest& request, std::chrono::milliseconds timeout,
-                                const std::function<bool(std::string_view)>* on_data, const std::atomic<bool>* stop) {
+                                const std::function<bool(std::string_view)>* on_data, const std::atomic<bool>* stop,
+                                std::chrono::milliseconds idle_limit) {
   limiter_.acquire();
   const auto now = std::chrono::steady_clock::now();
   if (request.deadline <= now)
@@ -182,6 +193,9 @@ HttpResponse HttpTransport::run(Handle& h, const HttpRequest& request, std::chro
   h.on_data = on_data;
   h.stop = stop;
   h.stopped_by_us = false;
+  h.idle_limit = idle_limit;
+  h.last_received = std::chrono::steady_clock::now();
+  h.cut_idle = false;
   h.error[0] = '\0';
 
   CURL* c = h.curl;
@@ -217,6 +231,10 @@ HttpResponse HttpTransport::run(Handle& h, const HttpRequest& request, std::chro
   h.on_data = nullptr;
   h.stop = nullptr;
 
+  if (rc != CURLE_OK && h.cut_idle)
+    throw ApiError(Reason::Timeout, 0,
+                   fmt::format("{} {}: nothing received for {} s, so the stream is taken for lost", request.method, url,
+                               std::chrono::duration_cast<std::chrono::seconds>(idle_limit).count()));
   if (rc != CURLE_OK && !h.stopped_by_us) {
     const std::string detail = h.error[0] != '\0' ? std::string(h.error) : std::string(curl_easy_strerror(rc));
     const Reason reason = rc == CURLE_OPERATION_TIMEDOUT ? Reason::Timeout : Reason::Transport;
@@ -236,7 +254,7 @@ HttpResponse HttpTransport::perform(const HttpRequest& request) {
   auto h = borrow();
   HttpResponse response;
   try {
-    response = run(*h, request, config_.request_timeout, nullptr, nullptr);
+    response = run(*h, request, config_.request_timeout, nullptr, nullptr, std::chrono::milliseconds(0));
   } catch (...) {
     count(0);
     throw;
@@ -247,11 +265,12 @@ HttpResponse HttpTransport::perform(const HttpRequest& request) {
 }
 
 HttpResponse HttpTransport::stream(const HttpRequest& request, const std::function<bool(std::string_view)>& on_data,
-                                   const std::atomic<bool>* stop, std::chrono::milliseconds timeout) {
+                                   const std::atomic<bool>* stop, std::chrono::milliseconds timeout,
+                                   std::chrono::milliseconds idle_limit) {
   auto h = borrow();
   HttpResponse response;
   try {
-    response = run(*h, request, timeout, &on_data, stop);
+    response = run(*h, request, timeout, &on_data, stop, idle_limit);
   } catch (...) {
     if (metrics_) metrics_->stream(request.method, host_, 0);
     throw;

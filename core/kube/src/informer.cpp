@@ -211,6 +211,7 @@ void Informer::watch_once() {
   w.resource_version = last_resource_version();
   w.allow_bookmarks = true;
   w.timeout_seconds = options_.watch_timeout_seconds;
+  w.idle_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(options_.watch_idle_timeout);
   ++watches_;
   client_.watch(collection_, w, [this](WatchEvent&& ev) {
     apply(std::move(ev));

@@ -289,5 +289,31 @@ TEST_F(KubeInformers, ResumesFromItsResourceVersionAfterTheServerComesBack) {
   inf.stop();
 }
 
+// A watch that goes silent without ending — a relay that stopped forwarding, with neither end
+// told — is taken for lost after its idle bound and re-opened from its resourceVersion, so the
+// cache catches up with what happened meanwhile. Without the bound it stayed stale until the
+// watch's own timeout (here 300 s), which is how a quota the operator had not seen let it scale
+// above the quota.
+TEST_F(KubeInformers, ASilentWatchIsReopenedAfterItsIdleBound) {
+  DHA_EMBEDDED_ONLY("silences an open watch");
+  InformerOptions o = fast();
+  o.watch_timeout_seconds = 300;  // the stream does not end by itself during the test
+  o.watch_idle_timeout = std::chrono::seconds(1);  // bookmarks come every 100 ms: a live watch is never idle that long
+  Informer inf(*client_, configmaps("w"), o);
+  Recorder rec;
+  inf.add_handler(rec.handler());
+  inf.start();
+  ASSERT_TRUE(inf.wait_for_sync(std::chrono::seconds(10)));
+  // The informer's one watch, once the server has it open (synced means listed, not watching).
+  ASSERT_TRUE(eventually([&] { return server_->silence_watches("configmaps") == 1; }));
+  const int watches = inf.watch_count();
+  client_->create(configmaps("w"), configmap("while-silent", "w"));
+  ASSERT_TRUE(eventually([&] { return rec.saw("add while-silent"); }))
+      << "the silent watch was not replaced: " << ::testing::PrintToString(rec.events());
+  EXPECT_GT(inf.watch_count(), watches);
+  EXPECT_EQ(inf.relist_count(), 1) << "resumed from the last resourceVersion, no relist needed";
+  inf.stop();
+}
+
 }  // namespace
 }  // namespace dha::kube::test

@@ -213,6 +213,24 @@ void ApiServer::clear_faults() {
   impl_->state.faults.clear();
 }
 
+int ApiServer::silence_watches(const std::string& resource, bool later_too) {
+  std::lock_guard lock(impl_->state.mu);
+  int silenced = 0;
+  for (const auto& [watched, flag] : impl_->state.watch_silence) {
+    if (auto open = flag.lock(); open && watched == resource) {
+      *open = true;
+      ++silenced;
+    }
+  }
+  if (later_too) impl_->state.silenced_resources.insert(resource);
+  return silenced;
+}
+
+void ApiServer::resume_watches(const std::string& resource) {
+  std::lock_guard lock(impl_->state.mu);
+  impl_->state.silenced_resources.erase(resource);
+}
+
 void ApiServer::register_crd(const std::string& yaml_or_json) {
   if (!impl_->started) {
     std::lock_guard lock(impl_->state.mu);

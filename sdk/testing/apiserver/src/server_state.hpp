@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,11 @@ struct ServerState {
   uint64_t types_generation = 1;  // bumped on every CRD change (discovery/OpenAPI hashes)
   std::vector<AuditEntry> audit;
   std::vector<Fault> faults;
+  // Silenced watches (ApiServer::silence_watches): each open watch's flag with its resource
+  // ("configmaps", "postgreses.apps.cozystack.io"), and the resources whose new watches start
+  // silenced.
+  std::vector<std::pair<std::string, std::weak_ptr<bool>>> watch_silence;
+  std::set<std::string> silenced_resources;
   bool stopping = false;
 };
 

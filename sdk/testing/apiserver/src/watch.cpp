@@ -60,11 +60,14 @@ class WatchStream : public ResponseStream {
       }
     }
     if (initial_end_bookmark_) pending_.push_back(bookmark(true));
+    *silenced_ = state_.silenced_resources.count(rr_.type->resource_with_group()) != 0;
   }
+
+  std::weak_ptr<bool> silence_flag() const { return silenced_; }
 
   bool next(std::string& chunk) override {
     std::unique_lock lock(state_.mu);
-    while (pending_.empty()) {
+    while (pending_.empty() && !*silenced_) {
       if (finished_after_pending_ || state_.stopping || Clock::now() >= deadline_) return false;
       std::vector<WatchEvent> events;
       if (!state_.store.events_since(last_rv_, rr_.type->key(), events)) {
@@ -91,6 +94,14 @@ class WatchStream : public ResponseStream {
         pending_.push_back(bookmark(false));
         last_bookmark_ = Clock::now();
       }
+    }
+    if (*silenced_) {
+      // Nothing more reaches the client, not even the end at its deadline; the server still
+      // looks at the connection once a second, and ends the stream when the client has gone.
+      state_.store.changes_of(rr_.type->key()).wait_for(lock, std::chrono::seconds(1));
+      if (state_.stopping) return false;
+      chunk.clear();
+      return true;
     }
     chunk = std::move(pending_.front());
     pending_.pop_front();
@@ -152,12 +163,16 @@ class WatchStream : public ResponseStream {
   Clock::time_point last_bookmark_ = Clock::now();
   std::chrono::milliseconds bookmark_interval_{5000};
   std::deque<std::string> pending_;
+  std::shared_ptr<bool> silenced_ = std::make_shared<bool>(false);  // guarded by state_.mu
 };
 
 }  // namespace
 
 std::shared_ptr<ResponseStream> open_watch(ServerState& state, const ResourceRequest& rr, const HttpRequest& request) {
-  return std::make_shared<WatchStream>(state, rr, request);
+  auto stream = std::make_shared<WatchStream>(state, rr, request);
+  std::erase_if(state.watch_silence, [](const auto& entry) { return entry.second.expired(); });
+  state.watch_silence.emplace_back(rr.type->resource_with_group(), stream->silence_flag());
+  return stream;
 }
 
 }  // namespace dha::testing::apiserver

@@ -53,6 +53,8 @@ struct WatchOptions {
   std::string resource_version;  // "" = start from "now" (server sends ADDED for existing objects)
   bool allow_bookmarks = true;
   int timeout_seconds = 300;     // server closes the stream after this; the informer reconnects
+  // Cut the stream when not one byte arrives for this long (0 = never): see HttpTransport::stream.
+  std::chrono::milliseconds idle_timeout{0};
 };
 
 class Client {

@@ -60,8 +60,13 @@ class HttpTransport {
   // (0 = none). Returns normally when stopped by `stop` or by `on_data`. Counted in
   // rest_client_requests_total when it ends (not in the latency histogram: a stream's length
   // is its timeout, not latency).
+  // `idle_limit` (0 = none): a stream that receives not one byte (headers included) for that
+  // long is cut with ApiError(Reason::Timeout). A path that silently lost the connection (a
+  // relay that stopped forwarding, a dropped NAT entry) otherwise looks like a quiet stream
+  // until `timeout`, and a cache fed by it stays stale that long.
   HttpResponse stream(const HttpRequest& request, const std::function<bool(std::string_view)>& on_data,
-                      const std::atomic<bool>* stop, std::chrono::milliseconds timeout);
+                      const std::atomic<bool>* stop, std::chrono::milliseconds timeout,
+                      std::chrono::milliseconds idle_limit = std::chrono::milliseconds(0));
 
   const Config& config() const { return config_; }
 
@@ -70,7 +75,8 @@ class HttpTransport {
   std::unique_ptr<Handle> borrow();
   void give_back(std::unique_ptr<Handle> handle);
   HttpResponse run(Handle& h, const HttpRequest& request, std::chrono::milliseconds timeout,
-                   const std::function<bool(std::string_view)>* on_data, const std::atomic<bool>* stop);
+                   const std::function<bool(std::string_view)>* on_data, const std::atomic<bool>* stop,
+                   std::chrono::milliseconds idle_limit);
 
   Config config_;
   TokenBucket limiter_;

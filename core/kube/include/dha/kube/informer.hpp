@@ -39,6 +39,12 @@ struct InformerOptions {
   std::string label_selector;
   std::string field_selector;
   int watch_timeout_seconds = 300;  // each watch request; the informer reconnects after it
+  // A watch that receives nothing at all for this long is taken for lost and re-opened from the
+  // last resourceVersion (0 = never). The informer asks for bookmarks, which kube-apiserver sends
+  // about once a minute on a quiet watch, so a live watch is never silent that long; a dead path
+  // (a relay that stopped forwarding) otherwise left the cache stale until watch_timeout_seconds
+  // plus the client's margin, 5.5 minutes.
+  Duration watch_idle_timeout = std::chrono::seconds(150);
   std::int64_t page_size = 500;
   Duration retry_base = std::chrono::milliseconds(200);
   Duration retry_cap = std::chrono::seconds(30);

@@ -88,6 +88,15 @@ class ApiServer {
   void inject_delay(const std::string& method, const std::string& path_regex, std::chrono::milliseconds delay,
                     int count = 1);
   void clear_faults();
+  // Watch fault, a connection lost on its way with neither end told (a relay that stopped
+  // forwarding, a dropped NAT entry): every watch of `resource` open now ("configmaps",
+  // "postgreses.apps.cozystack.io") stays open but sends nothing more — no event, no bookmark,
+  // not even its end at timeoutSeconds. With `later_too`, so does every watch of it opened until
+  // resume_watches(). Lists and gets are served as usual. Returns how many open watches it
+  // silenced, so a test can wait until the one it means was open.
+  int silence_watches(const std::string& resource, bool later_too = false);
+  // Watches of `resource` opened from now on are served again (silenced ones stay silent).
+  void resume_watches(const std::string& resource);
 
   // Registers a CRD from YAML or JSON text, as if created with kubectl (throws on invalid CRDs).
   void register_crd(const std::string& yaml_or_json);
