@@ -6,6 +6,14 @@ namespace dha::op {
 
 std::string resource_id(const kube::ResourceRef& ref) { return ref.plural + "." + ref.group + "/" + ref.version; }
 
+kube::ObjectPtr ServerReader::get(const kube::ResourceRef& ref) const {
+  return counted_api_call(metrics_, "get", [&] { return uncounted_.get(ref); });
+}
+
+std::vector<kube::ObjectPtr> ServerReader::list(const kube::ResourceRef& collection) const {
+  return counted_api_call(metrics_, "list", [&] { return uncounted_.list(collection); });
+}
+
 namespace {
 std::string cache_key(const kube::ResourceRef& ref) {
   return ref.namespace_.empty() ? ref.name : ref.namespace_ + "/" + ref.name;
@@ -56,19 +64,12 @@ kube::ObjectPtr CachedReader::get(const kube::ResourceRef& ref) const {
     }
     // Not yet (or another write came after ours and the cache is behind it too): the server's.
   }
-  auto object = counted_api_call(metrics_, "get", [&] { return client_.get_if_exists(ref); });
-  if (!object) return nullptr;
-  return std::make_shared<const rapidjson::Document>(std::move(*object));
+  return server_.get(ref);
 }
 
 std::vector<kube::ObjectPtr> CachedReader::list(const kube::ResourceRef& collection) const {
   if (const auto* informer = synced_informer(collection)) return informer->list(collection.namespace_);
-  auto page = counted_api_call(metrics_, "list", [&] { return client_.list_all(collection); });
-  std::vector<kube::ObjectPtr> out;
-  if (const auto* items = kube::find_path(page.list, {"items"}); items != nullptr && items->IsArray()) {
-    for (const auto& item : items->GetArray()) out.push_back(std::make_shared<const rapidjson::Document>(kube::copy_json(item)));
-  }
-  return out;
+  return server_.list(collection);
 }
 
 }  // namespace dha::op

@@ -25,6 +25,19 @@
 // from the latest one.
 namespace dha::op {
 
+// Every read a GET or LIST of the API server, counted in db_autoscaler_api_requests_total: the
+// cache's fallback, and the reads a reconcile makes when only the server's answer will do.
+class ServerReader final : public kube::ObjectReader {
+ public:
+  ServerReader(kube::Client& client, SelfMetrics& metrics) : uncounted_(client), metrics_(metrics) {}
+  kube::ObjectPtr get(const kube::ResourceRef& ref) const override;
+  std::vector<kube::ObjectPtr> list(const kube::ResourceRef& collection) const override;
+
+ private:
+  kube::ClientReader uncounted_;
+  SelfMetrics& metrics_;
+};
+
 class CachedReader final : public kube::ObjectReader {
  public:
   static constexpr std::chrono::milliseconds kSyncWait{10000};
@@ -33,7 +46,7 @@ class CachedReader final : public kube::ObjectReader {
 
   CachedReader(kube::Client& client, SelfMetrics& metrics, std::chrono::milliseconds sync_wait = kSyncWait,
                std::chrono::milliseconds own_write_wait = kOwnWriteWait)
-      : client_(client), metrics_(metrics), sync_wait_(sync_wait), own_write_wait_(own_write_wait) {}
+      : server_(client, metrics), sync_wait_(sync_wait), own_write_wait_(own_write_wait) {}
 
   // `informer` watches its resource in all namespaces and outlives this reader. Thread-safe.
   void add(const kube::Informer& informer);
@@ -50,11 +63,15 @@ class CachedReader final : public kube::ObjectReader {
   // from before the patch, took its own write for a competing writer's and told the tenant so.
   void wrote(const kube::ResourceRef& ref, const rapidjson::Value& response) const;
 
+  // The API server itself, for a read whose answer must be current rather than as fresh as the
+  // watch: a cache fed by a watch that lags, or silently lost its connection, can be minutes
+  // behind, and some answers (the quota left for a scale-up) must not be.
+  const kube::ObjectReader& server() const { return server_; }
+
  private:
   const kube::Informer* synced_informer(const kube::ResourceRef& ref) const;
 
-  kube::Client& client_;
-  SelfMetrics& metrics_;
+  ServerReader server_;
   const std::chrono::milliseconds sync_wait_;
   const std::chrono::milliseconds own_write_wait_;
   mutable std::mutex mu_;

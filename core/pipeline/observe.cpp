@@ -44,7 +44,11 @@ std::variant<Observed, Stop> Observe::target(const std::string& ns, const model:
   if (auto* stop = std::get_if<Stop>(&located)) return std::move(*stop);
   Observed o{std::get<Target>(std::move(located)), {}, {}};
   if (notice) notice(o.target.ref);
-  if (auto stop = read_target(o.target, [this](const kube::ResourceRef& ref) { return reader_.get(ref); }))
+  const auto read = [this](const kube::ResourceRef& ref) {
+    auto object = reader_.get(ref);
+    return object || options_.server == nullptr ? object : options_.server->get(ref);
+  };
+  if (auto stop = read_target(o.target, read))
     return std::move(*stop);
   auto topology = read_topology(o.target);
   if (auto* stop = std::get_if<Stop>(&topology)) return std::move(*stop);
@@ -129,26 +133,33 @@ void Observe::observe_health(const ObserveRequest& r, const ReadNotice& notice, 
   }
 }
 
-// A list error or no quota means no ceiling.
-void Observe::observe_quota(const ObserveRequest& r, Signals& out) const {
+std::optional<std::int32_t> quota_ceiling(const kube::ObjectReader& reader, const std::string& ns,
+                                          const sdk::Topology& topology, std::int32_t current, std::string& problem) {
   std::optional<std::string> cpu, memory;
-  if (r.topology.resources) {
-    cpu = r.topology.resources->cpu;
-    memory = r.topology.resources->memory;
+  if (topology.resources) {
+    cpu = topology.resources->cpu;
+    memory = topology.resources->memory;
   }
-  const auto per_pod = per_pod_resources(cpu, memory, r.topology.resources_preset);
-  if (!per_pod) return;
+  const auto per_pod = per_pod_resources(cpu, memory, topology.resources_preset);
+  if (!per_pod) return std::nullopt;
   std::vector<kube::ObjectPtr> items;
   try {
-    items = reader_.list(kube::resources::resource_quotas(r.namespace_name));
+    items = reader.list(kube::resources::resource_quotas(ns));
   } catch (const std::exception& e) {
-    out.problems.push_back(std::string("resource quotas unreadable (no ceiling applied): ") + e.what());
-    return;
+    problem = std::string("resource quotas unreadable (no ceiling applied): ") + e.what();
+    return std::nullopt;
   }
   std::vector<const rapidjson::Value*> quotas;
   for (const auto& item : items) quotas.push_back(item.get());
+  return max_replicas_within_quota(quotas, current, *per_pod);
+}
+
+// A list error or no quota means no ceiling.
+void Observe::observe_quota(const ObserveRequest& r, Signals& out) const {
+  std::string problem;
   out.observation.quota_max_replicas =
-      max_replicas_within_quota(quotas, out.observation.current_replicas, *per_pod);
+      quota_ceiling(reader_, r.namespace_name, r.topology, out.observation.current_replicas, problem);
+  if (!problem.empty()) out.problems.push_back(std::move(problem));
 }
 
 std::optional<std::string> Observe::monitoring_namespace(const std::string& ns,

@@ -45,6 +45,11 @@ struct ObserveOptions {
   bool grouped_queries = true;
   // Whose wall time the cycles are counted in; nullptr: the system clock. Outlives the Observe.
   const kube::Clock* clock = nullptr;
+  // Where a target the reader does not have is looked for before it is reported missing: the
+  // operator's watch cache has not seen a target created moments ago (a database and its DHA
+  // applied together), and "not found" would stop the DHA with a false Warning. nullptr: the
+  // reader's answer stands (a tool's reader is the server already). Outlives the Observe.
+  const kube::ObjectReader* server = nullptr;
 };
 
 // What the signals are read for: the target as read, and its topology.
@@ -154,6 +159,13 @@ class Observe {
   mutable HistoryCache history_;  // predictive DHAs' metric history, refreshed hourly
   mutable GroupedAnswers grouped_;  // this cycle's grouped metric answers
 };
+
+// What the namespace's ResourceQuotas, as `reader` has them, leave room for: the most instances
+// of `topology`'s target that fit, or nullopt when no ceiling applies — its pods' request is
+// unknown (then nothing is read), no quota names cpu or memory, or the quotas cannot be read
+// (then `problem` says why).
+std::optional<std::int32_t> quota_ceiling(const kube::ObjectReader& reader, const std::string& ns,
+                                          const sdk::Topology& topology, std::int32_t current, std::string& problem);
 
 // The metric types of the spec, each once, in the spec's order.
 std::vector<std::string> metric_types_of(const model::DhaSpec& spec);

@@ -21,10 +21,12 @@
 namespace dha::pipeline {
 namespace {
 
-// The observe stage counts its metric cycles on the pipeline's one clock.
-ObserveOptions observe_options(const ReconcilerOptions& o) {
+// The observe stage counts its metric cycles on the pipeline's one clock, and looks for a target
+// its cache does not have on the server.
+ObserveOptions observe_options(const ReconcilerOptions& o, const kube::ObjectReader& server) {
   ObserveOptions out = o.observe;
   if (out.clock == nullptr) out.clock = o.clock;
+  out.server = &server;
   return out;
 }
 
@@ -40,12 +42,13 @@ Reconciler::Reconciler(kube::Client& client, const op::CachedReader& reader, con
                        kube::EventRecorder& events, op::SelfMetrics& metrics, kube::OwnerIndex& owners,
                        ReconcilerOptions options, WatchRequest watch)
     : client_(client),
+      server_(reader.server()),
       plugins_(plugins),
       metrics_(metrics),
       owners_(owners),
       options_(std::move(options)),
       watch_(std::move(watch)),
-      observe_(reader, plugins, observe_options(options_),
+      observe_(reader, plugins, observe_options(options_, reader.server()),
                [&metrics](const std::string& scope, const std::string& outcome) {
                  metrics.count_metric_query(scope, outcome);
                }),
@@ -166,8 +169,27 @@ kube::ReconcileResult Reconciler::reconcile_dha(const std::string& ns, const std
   options.chain = &plugins_.chain();
   options.dha_namespace = ns;
   options.dha_name = name;
-  const decide::Decision d = decide::decide(
-      spec, obs, state_for_decide(report.previous, spec, obs.current_replicas, report.now), report.now, options);
+  const auto decide_on = [&](const model::Observation& seen) {
+    return decide::decide(spec, seen, state_for_decide(report.previous, spec, seen.current_replicas, report.now),
+                          report.now, options);
+  };
+  decide::Decision d = decide_on(obs);
+  // The quota ceiling above is the cache's, as fresh as its watch, and a watch can lag or lose
+  // its connection without a word. A scale-up is where a stale ceiling does harm (a quota created
+  // or tightened since), so the quotas are read from the server before one, and it is decided
+  // again on what they leave. A failed read keeps the cache's answer, as observe does.
+  if (d.apply && d.desired_replicas > d.current_replicas) {
+    std::string problem;
+    const auto ceiling = quota_ceiling(server_, ns, topology, obs.current_replicas, problem);
+    if (problem.empty() && ceiling != obs.quota_max_replicas) {
+      spdlog::info("tenant quota ceiling {} on the server, {} in the cache: deciding on the server's",
+                   ceiling ? std::to_string(*ceiling) : "none",
+                   obs.quota_max_replicas ? std::to_string(*obs.quota_max_replicas) : "none");
+      model::Observation current = obs;
+      current.quota_max_replicas = ceiling;
+      d = decide_on(current);
+    }
+  }
   spdlog::debug("decision {} {} -> {} (raw {}): {}: {}", model::to_string(d.kind), d.current_replicas,
                 d.desired_replicas, d.raw_desired_replicas, d.reason, d.message);
   status_.ownership_conflict(report, d, actuators::managed_by(*target.object));

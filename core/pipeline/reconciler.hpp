@@ -65,6 +65,7 @@ class Reconciler {
   std::int64_t now() const;
 
   kube::Client& client_;
+  const kube::ObjectReader& server_;  // the reads that must be the API server's, not the cache's
   const op::PluginSet& plugins_;
   op::SelfMetrics& metrics_;
   kube::OwnerIndex& owners_;

@@ -198,5 +198,31 @@ TEST_F(LifecycleTest, LeaderFailoverBetweenTwoProcessesWithoutADoublePatch) {
   EXPECT_TRUE(b.running());
 }
 
+// A target the operator's watch cache has not seen yet (created a moment ago, or behind a watch
+// that lags) is looked for on the server before the DHA is stopped as NotScalable "not found".
+// Here the Postgres watch goes silent before the database is created, so the cache never sees it.
+TEST_F(LifecycleTest, ATargetTheCacheHasNotSeenIsReadFromTheServer) {
+  auto* server = cluster_->embedded_server();
+  if (server == nullptr) GTEST_SKIP() << "needs the embedded API server: silences a watch";
+  set_load(0);
+  create_dha({});
+  start_operator();
+  // The database does not exist yet: NotScalable, and from then on its kind is watched.
+  const auto missing = wait_for_dha(
+      [](const rapidjson::Value& d) { return condition_of(d, "AbleToScale") == "NotScalable"; }, 20s);
+  ASSERT_TRUE(missing.reached) << missing.describe();
+  ASSERT_TRUE(eventually([&] { return server->silence_watches("postgreses.apps.cozystack.io", true) >= 1; }, 30s))
+      << "the operator never opened a Postgres watch";
+  create_postgres(2);
+  create_workload_monitor(2);
+  const auto found = wait_for_dha(
+      [](const rapidjson::Value& d) {
+        return condition_of(d, "AbleToScale") != "NotScalable" && status_int_of(d, "currentReplicas") == 2;
+      },
+      20s);
+  EXPECT_TRUE(found.reached) << "the DHA still stops on a database its cache has not seen\n" << found.describe();
+  server->resume_watches("postgreses.apps.cozystack.io");
+}
+
 }  // namespace
 }  // namespace dha::optest

@@ -148,5 +148,41 @@ TEST_F(ScalingTest, QuotaCeilingFromARealResourceQuotaClampsTheScaleUp) {
   EXPECT_EQ(target_patches().size(), 1u);
 }
 
+// The operator's quota cache is only as fresh as its watch, and a watch can lose its connection
+// without either end being told. Here every ResourceQuota watch goes silent before the quota is
+// created: the scale-up must still stop at what the quota leaves, read from the server before the
+// patch. (Before, the operator scaled to its maximum on the stale cache.)
+TEST_F(ScalingTest, AScaleUpStopsAtAQuotaItsCacheHasNotSeen) {
+  auto* server = cluster_->embedded_server();
+  if (server == nullptr) GTEST_SKIP() << "needs the embedded API server: silences a watch";
+  create_postgres(2);  // t1.micro: 500m per pod
+  create_workload_monitor(2);
+  set_load(0);  // raw 2: nothing to do yet
+  DhaOptions o;
+  o.max = 10;
+  o.up_step = 10;
+  create_dha(o);
+  start_operator();
+  // The operator's ResourceQuota watch, once open, and every one it opens later.
+  ASSERT_TRUE(eventually([&] { return server->silence_watches("resourcequotas", true) >= 1; }, 30s))
+      << "the operator never opened a ResourceQuota watch";
+  create_quota("2", "1");  // 1 core of headroom = 2 more pods -> ceiling 4
+  set_load(1000);          // raw 11
+  ASSERT_TRUE(eventually([&] { return replicas() != 2; }, 30s)) << "no scale-up";
+  EXPECT_EQ(replicas(), 4) << "scaled past a quota it had not seen through its watch";
+  // Single-flight holds it there (the new replicas never become available here).
+  EXPECT_TRUE(holds_for([&] { return replicas() == 4; }, 3s));
+  EXPECT_EQ(target_patches().size(), 1u);
+  // What the tenant sees names the quota (the freeze that follows keeps the limit it was held by).
+  const auto clamped = wait_for_dha(
+      [](const rapidjson::Value& d) {
+        return condition_of(d, "ScalingLimited") == "QuotaExceeded" &&
+               condition_of(d, "ScalingLimited", "message") == "clamped to tenant quota ceiling 4";
+      },
+      20s);
+  EXPECT_TRUE(clamped.reached) << "the status does not name the quota that held the scale-up\n" << clamped.describe();
+  server->resume_watches("resourcequotas");
+}
+
 }  // namespace
 }  // namespace dha::optest
