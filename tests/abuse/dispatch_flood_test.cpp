@@ -9,10 +9,7 @@
 
 #include <curl/curl.h>
 #include <fmt/format.h>
-#include <openssl/evp.h>
 #include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -26,6 +23,7 @@
 #include <thread>
 
 #include "abuse_clients.hpp"
+#include "chart_webhooks.hpp"
 #include "dha/kube/json.hpp"
 #include "dha/testing/test_certificates.hpp"
 #include "chart_rbac.hpp"
@@ -88,37 +86,6 @@ std::string review(const std::string& uid) {
          R"("userInfo":{"username":"tenant-user"},"object":)" + new_hr + R"(,"oldObject":)" + old_hr + "}}";
 }
 
-std::string base64(const std::string& in) {
-  std::string out(4 * ((in.size() + 2) / 3) + 1, '\0');
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(in.data()), static_cast<int>(in.size()));
-  out.resize(static_cast<std::size_t>(n));
-  return out;
-}
-
-// The chart's webhook configuration, its Service replaced by the operator's loopback URL and
-// the CA cert-manager would inject.
-std::string chart_webhooks(const std::string& chart, std::uint16_t port, const std::string& ca_pem) {
-  for (const auto& text : testing::yaml_documents_as_json(chart)) {
-    rapidjson::Document doc;
-    doc.Parse(text.c_str());
-    if (kube::string_at(doc, {"kind"}) != "ValidatingWebhookConfiguration") continue;
-    auto& a = doc.GetAllocator();
-    for (auto& webhook : doc["webhooks"].GetArray()) {
-      const std::string path = kube::string_at(webhook, {"clientConfig", "service", "path"});
-      rapidjson::Value config(rapidjson::kObjectType);
-      config.AddMember("url", rapidjson::Value(fmt::format("https://127.0.0.1:{}{}", port, path).c_str(), a), a);
-      config.AddMember("caBundle", rapidjson::Value(base64(ca_pem).c_str(), a), a);
-      webhook["clientConfig"] = config;
-    }
-    rapidjson::StringBuffer buffer;
-    rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
-    doc.Accept(writer);
-    return buffer.GetString();
-  }
-  throw std::runtime_error("the chart renders no ValidatingWebhookConfiguration");
-}
-
 // One attack: started by `start`, kept up by `tick` every 50 ms on a thread of its own.
 struct Attack {
   std::string name;
@@ -174,7 +141,7 @@ TEST_F(DispatchFlood, EveryTenantPatchOfAManagedReleaseIsDeniedDuringEachFlood) 
   ASSERT_EQ(created.status, 201) << created.body;
   const auto configured =
       cluster_->request("admin", "POST", "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
-                        chart_webhooks(render_chart(), webhook_port, cert.ca_pem));
+                        chart_webhooks_on_loopback(render_chart(), webhook_port, cert.ca_pem));
   ASSERT_EQ(configured.status, 201) << configured.body;
 
   const std::string release = std::string(kReleases) + "/postgres-db";

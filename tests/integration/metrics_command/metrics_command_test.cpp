@@ -1,4 +1,3 @@
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -24,6 +23,7 @@
 #include "host/self_metrics.hpp"
 #include "pipeline/observe.hpp"
 #include "pipeline/target.hpp"
+#include "shell_run.hpp"
 
 #include <filesystem>
 #include <cstdlib>
@@ -33,22 +33,8 @@ namespace {
 
 namespace json = dha::sdk::json;
 
-struct CliRun {
-  int exit_code = -1;
-  std::string out;
-};
-
-CliRun run_shell(const std::string& cmd) {
-  CliRun r;
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  if (pipe == nullptr) return r;
-  std::array<char, 4096> buf{};
-  size_t n = 0;
-  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
-  const int status = ::pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using CliRun = dha::testsupport::ShellRun;
+using dha::testsupport::run_shell;
 
 // Runs the CLI with stdout captured and stderr dropped (its warnings are not under test here).
 CliRun run_cli(const std::string& args, const std::string& cli = DHA_CLI) {

@@ -5,7 +5,6 @@
 // process against the same API server and VictoriaMetrics, is the reference; `db-autoscaler
 // metrics`, `simulate --from-metrics` and `kubectl dha backtest` must read the same values, from
 // the same endpoint, in the same unit.
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -33,6 +32,7 @@
 #include "host/plugin_set.hpp"
 #include "host/self_metrics.hpp"
 #include "pipeline/observe.hpp"
+#include "shell_run.hpp"
 
 namespace {
 
@@ -46,23 +46,7 @@ constexpr double kConnections = 42;
 // 2 × 100 millicores, in percent of a t1.micro replica's 500m request (the adapter's default preset).
 constexpr double kCpuPercent = 40;
 
-struct CliRun {
-  int exit_code = -1;
-  std::string out;
-};
-
-// `cmd` with its stdout (and, when it says so, stderr) captured.
-CliRun shell(const std::string& cmd) {
-  CliRun r;
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  if (pipe == nullptr) return r;
-  std::array<char, 4096> buf{};
-  size_t n = 0;
-  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
-  const int status = ::pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using CliRun = dha::testsupport::ShellRun;
 
 std::int64_t now_seconds() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -193,7 +177,7 @@ TEST_F(OneReadingPath, MetricsReadsWhatTheOperatorReads) {
   EXPECT_DOUBLE_EQ(reference.observation.metrics[0].value.value_or(-1), kConnections);
   EXPECT_NEAR(reference.observation.metrics[1].value.value_or(-1), kCpuPercent, 0.01);
 
-  const CliRun r = shell(std::string(DHA_CLI) + " metrics -n tenant-a db-dha --kubeconfig " + kubeconfig_ +
+  const CliRun r = dha::testsupport::run_shell(std::string(DHA_CLI) + " metrics -n tenant-a db-dha --kubeconfig " + kubeconfig_ +
                       plugin_flags() + " --timeout 3 2>/dev/null");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const json::Document doc = json::parse(r.out, "metrics output");
@@ -218,7 +202,7 @@ TEST_F(OneReadingPath, SimulateAndBacktestReadTheSameHistory) {
   const auto reference = operator_signals();
   ASSERT_EQ(reference.observation.metrics.size(), 2u);
   const std::string csv = (dir_ / "history.csv").string();
-  const CliRun simulate = shell(std::string(DHA_CLI) + " simulate --from-metrics --kind Postgres -n tenant-a db --dha " +
+  const CliRun simulate = dha::testsupport::run_shell(std::string(DHA_CLI) + " simulate --from-metrics --kind Postgres -n tenant-a db --dha " +
                              dha_file_ + " --kubeconfig " + kubeconfig_ + plugin_flags() + range() +
                              " --summary-only --save-load " + csv + " 2>&1");
   ASSERT_EQ(simulate.exit_code, 0) << simulate.out;
@@ -241,7 +225,7 @@ TEST_F(OneReadingPath, SimulateAndBacktestReadTheSameHistory) {
 
   // `kubectl dha backtest` reads the DHA from the cluster and runs the same: the same summary.
   const std::string kubectl_dha = (fs::path(DHA_CLI).parent_path() / "kubectl-dha").string();
-  const CliRun backtest = shell(kubectl_dha + " backtest db-dha -n tenant-a --kubeconfig " + kubeconfig_ +
+  const CliRun backtest = dha::testsupport::run_shell(kubectl_dha + " backtest db-dha -n tenant-a --kubeconfig " + kubeconfig_ +
                              plugin_flags() + range() + " 2>&1");
   ASSERT_EQ(backtest.exit_code, 0) << backtest.out;
   const auto summary = [](const std::string& out) { return out.substr(std::min(out.find("summary:"), out.size())); };

@@ -3,10 +3,7 @@
 // of a managed HelmRelease and refuses the change; the apps API's passes, the operator's own
 // identity's does not.
 #include <fmt/format.h>
-#include <openssl/evp.h>
 #include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -20,6 +17,7 @@
 
 #include "dha/kube/json.hpp"
 #include "dha/testing/test_certificates.hpp"
+#include "chart_webhooks.hpp"
 #include "operator_world.hpp"
 
 namespace dha::optest {
@@ -28,37 +26,6 @@ namespace {
 using WebhookDenialTest = OperatorWorld;
 
 constexpr const char* kReleases = "/apis/helm.toolkit.fluxcd.io/v2/namespaces/tenant-a/helmreleases";
-
-std::string base64(const std::string& in) {
-  std::string out(4 * ((in.size() + 2) / 3) + 1, '\0');
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(in.data()), static_cast<int>(in.size()));
-  out.resize(static_cast<std::size_t>(n));
-  return out;
-}
-
-// The rendered chart's webhook configuration, its service reference replaced by a URL on
-// loopback and the CA that cert-manager would inject.
-std::string chart_webhook_configuration(std::uint16_t port, const std::string& ca_pem) {
-  for (const auto& text : testing::yaml_documents_as_json(render_chart())) {
-    rapidjson::Document doc;
-    doc.Parse(text.c_str());
-    if (kube::string_at(doc, {"kind"}) != "ValidatingWebhookConfiguration") continue;
-    auto& a = doc.GetAllocator();
-    for (auto& webhook : doc["webhooks"].GetArray()) {
-      const std::string path = kube::string_at(webhook, {"clientConfig", "service", "path"});
-      rapidjson::Value config(rapidjson::kObjectType);
-      config.AddMember("url", rapidjson::Value(fmt::format("https://127.0.0.1:{}{}", port, path).c_str(), a), a);
-      config.AddMember("caBundle", rapidjson::Value(base64(ca_pem).c_str(), a), a);
-      webhook["clientConfig"] = config;
-    }
-    rapidjson::StringBuffer buffer;
-    rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
-    doc.Accept(writer);
-    return buffer.GetString();
-  }
-  throw std::runtime_error("the chart renders no ValidatingWebhookConfiguration");
-}
 
 struct CommandResult {
   int exit_code = -1;
@@ -134,7 +101,7 @@ TEST_F(WebhookDenialTest, ATenantsKubectlPatchOfManagedReplicasIsDeniedByKubeApi
   ASSERT_EQ(created.status, 201) << created.body;
   const auto configured = cluster_->request("admin", "POST",
                                             "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
-                                            chart_webhook_configuration(webhook_port, cert.ca_pem));
+                                            chart_webhooks_on_loopback(render_chart(), webhook_port, cert.ca_pem));
   ASSERT_EQ(configured.status, 201) << configured.body;
 
   // kube-apiserver picks the configuration up asynchronously: wait with server-side dry runs
