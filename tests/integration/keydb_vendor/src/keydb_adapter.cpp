@@ -54,6 +54,11 @@ class KeyDbAdapter final : public dha::sdk::EngineAdapter {
     for (const auto& type : request.metric_types)
       if (type == "ReadConnections")
         q.driver[type] = R"(sum(keydb_connected_clients{namespace="${namespace}", cluster="${name}", role="replica"}))";
+    // The host reads the write activity only beside a lag in seconds (it is the lag brake's
+    // second signal), so without this query the write-burst gate would see writeRate null and
+    // never hold.
+    q.lag_query = R"(max(keydb_replication_lag_seconds{namespace="${namespace}", cluster="${name}", role="replica"}))";
+    q.lag_unit = "seconds";
     q.write_activity = R"(sum(rate(keydb_commands_processed_total{namespace="${namespace}", cluster="${name}", role="primary"}[1m])))";
     return q;
   }
