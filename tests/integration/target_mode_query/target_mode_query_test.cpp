@@ -1,43 +1,22 @@
 // The tutorial's mode-dependent driver query ("A query that depends on the target object"), read
-// from the page itself so the page and the test cannot drift apart: scoped by the host's tenancy
-// check for each target, then asked of a real VictoriaMetrics that holds a standby and a
-// multi-primary cluster side by side, another namespace's cluster of the same name, and a cluster
-// whose exporter publishes no mode.
+// from the page itself (tutorial_query.hpp): scoped by the host's tenancy check for each target,
+// then asked of a real VictoriaMetrics that holds a standby and a multi-primary cluster side by
+// side, another namespace's cluster of the same name, and a cluster whose exporter publishes no
+// mode.
 #include <dha/testing/victoria_metrics.hpp>
 
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <memory>
-#include <sstream>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "tenancy/query_template.hpp"
+#include "tutorial_query.hpp"
 
 namespace {
 
 using dha::testing::VictoriaMetrics;
-
-// The raw string of `q.driver["ReadConnections"] = R"(...)";` in the code block under the
-// section's heading.
-std::string tutorial_query() {
-  std::ifstream in(DHA_TUTORIAL);
-  std::stringstream text;
-  text << in.rdbuf();
-  const std::string page = text.str();
-  const auto section = page.find("### A query that depends on the target object");
-  if (section == std::string::npos) throw std::runtime_error("the tutorial has no section on target-dependent queries");
-  const auto block = page.find("```cpp", section);
-  const std::string open = R"(q.driver["ReadConnections"] = R"()";
-  const auto start = page.find(open, block);
-  const auto end = page.find(")\";\n", start);
-  if (block == std::string::npos || start == std::string::npos || end == std::string::npos ||
-      page.find("```\n", block + 6) < start)
-    throw std::runtime_error("the section's code block has no ReadConnections template");
-  return page.substr(start + open.size(), end - start - open.size());
-}
 
 class TargetModeQuery : public ::testing::Test {
  protected:
@@ -55,11 +34,13 @@ class TargetModeQuery : public ::testing::Test {
     vm_->import_prometheus(
         // tenant-a/orders, standby: the replicas serve the reads, the primary's clients write.
         info("tenant-a", "orders", "standby") + conns("tenant-a", "orders", "orders-1", "primary", 50) +
-        conns("tenant-a", "orders", "orders-2", "replica", 30) + conns("tenant-a", "orders", "orders-3", "replica", 20) +
+        conns("tenant-a", "orders", "orders-2", "replica", 30) +
+        conns("tenant-a", "orders", "orders-3", "replica", 20) +
         // tenant-a/ledger, multi-primary: every instance serves reads, whatever replication role its
         // exporter reports (a query that ignored the mode would sum the two "replica" ones only).
         info("tenant-a", "ledger", "multi-primary") + conns("tenant-a", "ledger", "ledger-1", "primary", 10) +
-        conns("tenant-a", "ledger", "ledger-2", "replica", 20) + conns("tenant-a", "ledger", "ledger-3", "replica", 30) +
+        conns("tenant-a", "ledger", "ledger-2", "replica", 20) +
+        conns("tenant-a", "ledger", "ledger-3", "replica", 30) +
         // tenant-a/cache: its exporter publishes no mode.
         conns("tenant-a", "cache", "cache-1", "primary", 5) + conns("tenant-a", "cache", "cache-2", "replica", 7) +
         // tenant-b/orders: same cluster name, the other mode, other numbers.
@@ -68,7 +49,7 @@ class TargetModeQuery : public ::testing::Test {
   }
   static void TearDownTestSuite() { vm_.reset(); }
 
-  // The host's rendering of the tutorial's template for this target, or a test failure with its refusal.
+  // The host's rendering of the tutorial's template for this target; a refusal fails the test.
   static std::string scoped(const std::string& ns, const std::string& name) {
     const auto q = dha::tenancy::render_scoped_query(tutorial_query(), {ns, name, "acmedb-" + name});
     EXPECT_TRUE(q.ok()) << q.refusal;
