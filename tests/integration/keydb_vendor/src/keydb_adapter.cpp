@@ -1,7 +1,9 @@
 // A KeyDB-like engine as an outside vendor ships it: the count lives at spec.topology.nodes
 // (the CRD's /scale path), one node is the primary, the rest serve reads. Built twice: as the
 // correct adapter (keydb.so) and, with KEYDB_READS_WRONG_PATH, as one that declares
-// spec.topology.nodes but reads spec.replicas (keydb-wrong-path.so), which the checker must fail.
+// spec.topology.nodes but reads spec.replicas (keydb-wrong-path.so), which the checker must fail,
+// and with KEYDB_NO_LAG_QUERY as one without the lag query (keydb-no-lag.so), whose write query
+// the host never reads: the checker must say so.
 #include <algorithm>
 #include <string>
 
@@ -12,6 +14,9 @@ namespace keydb {
 #ifdef KEYDB_READS_WRONG_PATH
 constexpr const char* kId = "keydb-wrong-path";
 constexpr const char* kReadPath = "spec.replicas";
+#elif defined(KEYDB_NO_LAG_QUERY)
+constexpr const char* kId = "keydb-no-lag";
+constexpr const char* kReadPath = "spec.topology.nodes";
 #else
 constexpr const char* kId = "keydb";
 constexpr const char* kReadPath = "spec.topology.nodes";
@@ -57,8 +62,10 @@ class KeyDbAdapter final : public dha::sdk::EngineAdapter {
     // The host reads the write activity only beside a lag in seconds (it is the lag brake's
     // second signal), so without this query the write-burst gate would see writeRate null and
     // never hold.
+#ifndef KEYDB_NO_LAG_QUERY
     q.lag_query = R"(max(keydb_replication_lag_seconds{namespace="${namespace}", cluster="${name}", role="replica"}))";
     q.lag_unit = "seconds";
+#endif
     q.write_activity = R"(sum(rate(keydb_commands_processed_total{namespace="${namespace}", cluster="${name}", role="primary"}[1m])))";
     return q;
   }
