@@ -7,7 +7,8 @@
 #     CA bundle the chart wrote: a managed HelmRelease's creation is refused, and so is a second
 #     DHA on a database another DHA already scales — and no write was let through because a call
 #     failed (the API server's audit log records each fail-open);
-#   - the leader's Pod deleted: the other replica takes the Lease;
+#   - the leader's Pod deleted: a live replica (the follower, or the deleted Pod's replacement
+#     if it asks first) takes the Lease;
 #   - helm uninstall: nothing of the release is left.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -147,9 +148,26 @@ pods=$(kubectl -n "$NAMESPACE" get pods -l app.kubernetes.io/instance="$RELEASE"
 [[ " $pods " == *" $leader "* ]] || fail "the Lease holder $leader is not one of the Pods ($pods)"
 start=$(now_ms)
 kubectl -n "$NAMESPACE" delete pod "$leader" --wait=false >/dev/null
-new_leader() { local h; h=$(holder); [[ -n "$h" && "$h" != "$leader" && " $pods " == *" $h "* ]]; }
-until_ok 90 "the other replica takes the Lease from $leader" new_leader
-note "leader $leader deleted -> $(holder) leads after $(( $(now_ms) - start )) ms"
+# The Lease goes to a live replica: the follower, or the Deployment's replacement for the
+# deleted Pod if it asks first. The deleted leader releases the Lease once its reconciles have
+# drained; one still in a plugin call keeps it until it runs out (the lease duration), and by
+# then the replacement is a candidate as well. Either way, never the deleted Pod.
+live_pods() {
+  kubectl -n "$NAMESPACE" get pods -l app.kubernetes.io/instance="$RELEASE" \
+    -o go-template='{{range .items}}{{if not .metadata.deletionTimestamp}}{{.metadata.name}} {{end}}{{end}}'
+}
+new_leader() { local h; h=$(holder); [[ -n "$h" && "$h" != "$leader" && " $(live_pods) " == *" $h "* ]]; }
+if ! until_ok_quiet 90 new_leader; then
+  kubectl -n "$NAMESPACE" get lease -o yaml >&2 || true
+  kubectl -n "$NAMESPACE" get pods -o wide >&2 || true
+  for pod in $(live_pods) $leader; do
+    kubectl -n "$NAMESPACE" logs "$pod" 2>/dev/null | grep -Ei 'lease|lead|stopping|drain' | tail -n 8 | sed "s/^/$pod: /" >&2 || true
+  done
+  fail "not within 90s: a live replica takes the Lease from the deleted $leader (now: '$(holder)'; above)"
+fi
+new=$(holder)
+[[ " $pods " == *" $new "* ]] && who="the follower" || who="the deleted Pod's replacement"
+note "leader $leader deleted -> $new ($who) leads after $(( $(now_ms) - start )) ms"
 until_ok 180 "2 replicas Ready again" two_ready
 
 # --- helm uninstall leaves nothing -----------------------------------------------------------
