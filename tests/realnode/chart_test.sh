@@ -7,54 +7,31 @@
 #     CA bundle the chart wrote: a managed HelmRelease's creation is refused, and so is a second
 #     DHA on a database another DHA already scales — and no write was let through because a call
 #     failed (the API server's audit log records each fail-open);
-#   - the leader's Pod deleted: the other replica takes the Lease;
+#   - the leader's Pod deleted: a live replica (the follower, or the deleted Pod's replacement
+#     if it asks first) takes the Lease;
 #   - helm uninstall: nothing of the release is left.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
-
-NAMESPACE=cozy-db-autoscaler RELEASE=db-autoscaler IMAGE=localhost/db-autoscaler:realnode
+source "$(dirname "$0")/chart_lib.sh"
 
 node_up
-helm=$("$REPO_ROOT/scripts/build-go-tool" tests/chart/helm helm.sh/helm/v3/cmd/helm helm) || fail "could not build Helm"
-export HELM_CONFIG_HOME=$WORK/helm/config HELM_CACHE_HOME=$WORK/helm/cache HELM_DATA_HOME=$WORK/helm/data
+chart_setup
+build_image "$IMAGE"
 
 start=$(now_ms)
-"$FIXTURE" image "$WORK/state" "$IMAGE" || fail "the Dockerfile did not build into an image (above)"
-note "image built from the Dockerfile in $(( $(now_ms) - start )) ms"
-
-# A real VictoriaMetrics for the metrics URL, on the node's address (where Pods reach the host).
-vm_port=$(( 20000 + RANDOM % 10000 ))
-victoria-metrics -httpListenAddr="$DHA_REALNODE_NODE_IP:$vm_port" -storageDataPath="$WORK/vm" \
-  -retentionPeriod=1d >"$WORK/vm.log" 2>&1 &
-vm_pid=$!
-CLEANUP+=("kill $vm_pid 2>/dev/null; wait $vm_pid 2>/dev/null")
-until_ok 30 "VictoriaMetrics on $DHA_REALNODE_NODE_IP:$vm_port" \
-  wget -q -O /dev/null "http://$DHA_REALNODE_NODE_IP:$vm_port/health"
-
-kubectl apply -f "$REPO_ROOT/sdk/testing/crds" >/dev/null
-
-# As a user installs it: the defaults (chart-made certificates; no Prometheus or VictoriaMetrics
-# operator kinds on a cluster without their APIs) plus the image and the metrics URL.
-values=(--set image.repository="${IMAGE%:*}" --set image.tag="${IMAGE##*:}"
-        --set-string "plugins.config.metrics-vm.urlTemplate=http://$DHA_REALNODE_NODE_IP:$vm_port/prometheus")
-# DHA_REALNODE_CHART_VALUES adds settings for a local experiment.
-# shellcheck disable=SC2206
-values+=(${DHA_REALNODE_CHART_VALUES:-})
-
-start=$(now_ms)
-"$helm" install "$RELEASE" "$REPO_ROOT/charts/db-autoscaler" --namespace "$NAMESPACE" --create-namespace \
-  "${values[@]}" >"$WORK/helm-install.log" 2>&1 || { cat "$WORK/helm-install.log"; fail "helm install refused"; }
-ready_replicas() { kubectl -n "$NAMESPACE" get deployment "$RELEASE" -o jsonpath='{.status.readyReplicas}'; }
-two_ready() { [[ "$(ready_replicas)" == 2 ]]; }
+chart_install "$IMAGE"
 if ! until_ok_quiet 180 two_ready; then
   kubectl -n "$NAMESPACE" logs -l app.kubernetes.io/instance="$RELEASE" --tail=5 --prefix >&2 || true
   fail "not within 180s: 2 operator replicas Ready (their logs above)"
 fi
-note "helm install -> 2 replicas Ready in $(( $(now_ms) - start )) ms"
+ready_ms=$(now_ms)
+note "helm install -> 2 replicas Ready in $(( ready_ms - start )) ms"
 
 # --- both webhooks through the Service -------------------------------------------------------
+# managed_release KUBECTL-ARGS...: a HelmRelease created with the managed-by marker, which the
+# replicas-ownership webhook must refuse.
 managed_release() {
-  kubectl apply -f - <<YAML
+  kubectl "$@" -f - <<YAML
 apiVersion: helm.toolkit.fluxcd.io/v2
 kind: HelmRelease
 metadata:
@@ -68,18 +45,88 @@ spec:
 YAML
 }
 kubectl apply -f "$REPO_ROOT/examples/demo/postgres.yaml" >/dev/null
-if out=$(managed_release 2>&1); then
+
+# Ready replicas are not yet a reachable webhook: the API server calls the Service's cluster IP,
+# which leads to a Pod only once the EndpointSlice controller has listed the Pod ready and
+# kube-proxy has programmed that. Before then a call fails, and under the chart's
+# failurePolicy Ignore the write goes through. So first both Pods' addresses ready in the
+# Service's EndpointSlice, then a server-side dry run the webhook must refuse, refused: a review
+# answered through the Service. The dry runs before that are the API server's to let through
+# (and its audit log records them as failed open); every request after it is held to the
+# assertions below, the audit log's included.
+pod_ips() {
+  kubectl -n "$NAMESPACE" get pods -l app.kubernetes.io/instance="$RELEASE" \
+    -o go-template='{{range .items}}{{.status.podIP}}{{"\n"}}{{end}}' | sort
+}
+ready_endpoint_ips() {
+  kubectl -n "$NAMESPACE" get endpointslices -l kubernetes.io/service-name="$RELEASE" \
+    -o go-template='{{range .items}}{{range .endpoints}}{{if .conditions.ready}}{{range .addresses}}{{.}}{{"\n"}}{{end}}{{end}}{{end}}{{end}}' | sort
+}
+ips=$(pod_ips)
+[[ $(wc -w <<<"$ips") == 2 ]] || fail "expected 2 operator Pod addresses, got: $ips"
+both_endpoints_ready() { [[ "$(ready_endpoint_ips)" == "$ips" ]]; }
+until_ok_quiet 60 both_endpoints_ready ||
+  fail "not within 60s: the Service's EndpointSlice lists both Pods ($(echo $ips)) ready; it lists: $(echo $(ready_endpoint_ips))"
+endpoints_ms=$(now_ms)
+probes=0
+dry_run_refused() {
+  probes=$((probes + 1))
+  local out
+  out=$(managed_release create --dry-run=server 2>&1) && return 1
+  grep -q 'denied the request' <<<"$out"
+}
+# Not until_ok: it would run the probe in a subshell, and the count is wanted.
+deadline=$(( $(date +%s) + 60 ))
+until dry_run_refused; do
+  (( $(date +%s) < deadline )) || fail "not within 60s: a dry-run HelmRelease refused through the Service"
+  sleep 0.2
+done
+audit=$(sed -n 's/.*"auditLog":"\([^"]*\)".*/\1/p' "$WORK/state/cp/ready.json")
+audit_from=$(stat -c %s "$audit")
+let_through=$(head -c "$audit_from" "$audit" | grep -c 'failed-open.validating.webhook.admission.k8s.io' || true)
+note "Service answering reviews $(( $(now_ms) - ready_ms )) ms after 2 replicas Ready (EndpointSlice both ready after $(( endpoints_ms - ready_ms )) ms; $probes dry run(s), $let_through let through before)"
+
+if out=$(managed_release apply 2>&1); then
   fail "a HelmRelease created with the managed-by marker was admitted: $out"
 fi
 grep -q 'denied the request' <<<"$out" || fail "the HelmRelease was refused, but not by the webhook: $out"
+
+# The one-DHA-per-target webhook answers from each replica's own cache of the DHAs: the second
+# DHA is refused by whichever replica the Service picks only once both have seen the first. So
+# each Pod is asked directly (its webhook port, the chart's CA) until it refuses the second DHA,
+# then the API server is.
 kubectl apply -f "$REPO_ROOT/examples/demo/dha.yaml" >/dev/null
-if out=$(sed 's/^  name: db$/  name: db-second/' "$REPO_ROOT/examples/demo/dha.yaml" | kubectl apply -f - 2>&1); then
+second_dha() { sed 's/^  name: db$/  name: db-second/' "$REPO_ROOT/examples/demo/dha.yaml"; }
+kubectl -n "$NAMESPACE" get secret "$RELEASE-cert" -o go-template='{{index .data "ca.crt" | base64decode}}' >"$WORK/ca.crt"
+second=$(second_dha | kubectl create --dry-run=client -o json -f -)
+cat >"$WORK/review.json" <<JSON
+{"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+ "request": {"uid": "realnode-chart-probe", "operation": "CREATE", "namespace": "demo", "name": "db-second",
+             "kind": {"group": "autoscaling.cozystack.io", "version": "v1alpha1", "kind": "DatabaseHorizontalAutoscaler"},
+             "resource": {"group": "autoscaling.cozystack.io", "version": "v1alpha1", "resource": "databasehorizontalautoscalers"},
+             "userInfo": {"username": "realnode-chart-test"}, "object": $second}}
+JSON
+webhook_port=$(kubectl -n "$NAMESPACE" get deployment "$RELEASE" \
+  -o jsonpath='{.spec.template.spec.containers[0].ports[?(@.name=="webhook")].containerPort}')
+service_dns=$RELEASE.$NAMESPACE.svc
+pod_refuses_second() {
+  local out
+  out=$(curl -sS --max-time 5 --cacert "$WORK/ca.crt" --resolve "$service_dns:$webhook_port:$1" \
+    -H 'Content-Type: application/json' --data-binary @"$WORK/review.json" \
+    "https://$service_dns:$webhook_port/validate-dha-target") || return 1
+  grep -q '"allowed":false,"status":{"code":403' <<<"$out"
+}
+for ip in $ips; do
+  until_ok 30 "the replica at $ip refuses a second DHA on demo/db (its cache holds demo/db)" pod_refuses_second "$ip"
+done
+if out=$(second_dha | kubectl apply -f - 2>&1); then
   fail "a second DHA on demo/db was admitted (the one-DHA-per-target webhook was not reached): $out"
 fi
 grep -q 'denied the request' <<<"$out" || fail "the second DHA was refused, but not by the webhook: $out"
-audit=$(sed -n 's/.*"auditLog":"\([^"]*\)".*/\1/p' "$WORK/state/cp/ready.json")
-if grep -q 'failed-open.validating.webhook.admission.k8s.io' "$audit"; then
-  grep -o '"failed-open[^}]*' "$audit" | head -3 >&2
+# Captured first: grep -q stopping early would fail the pipeline under pipefail.
+audited=$(tail -c +"$((audit_from + 1))" "$audit")
+if grep -q 'failed-open.validating.webhook.admission.k8s.io' <<<"$audited"; then
+  grep -o '"failed-open[^}]*' <<<"$audited" | head -3 >&2
   fail "the API server let a write through because a webhook call failed (above)"
 fi
 note "both webhooks answered the API server through the Service"
@@ -101,27 +148,29 @@ pods=$(kubectl -n "$NAMESPACE" get pods -l app.kubernetes.io/instance="$RELEASE"
 [[ " $pods " == *" $leader "* ]] || fail "the Lease holder $leader is not one of the Pods ($pods)"
 start=$(now_ms)
 kubectl -n "$NAMESPACE" delete pod "$leader" --wait=false >/dev/null
-new_leader() { local h; h=$(holder); [[ -n "$h" && "$h" != "$leader" && " $pods " == *" $h "* ]]; }
-until_ok 90 "the other replica takes the Lease from $leader" new_leader
-note "leader $leader deleted -> $(holder) leads after $(( $(now_ms) - start )) ms"
+# The Lease goes to a live replica: the follower, or the Deployment's replacement for the
+# deleted Pod if it asks first. The deleted leader releases the Lease once its reconciles have
+# drained; one still in a plugin call keeps it until it runs out (the lease duration), and by
+# then the replacement is a candidate as well. Either way, never the deleted Pod.
+live_pods() {
+  kubectl -n "$NAMESPACE" get pods -l app.kubernetes.io/instance="$RELEASE" \
+    -o go-template='{{range .items}}{{if not .metadata.deletionTimestamp}}{{.metadata.name}} {{end}}{{end}}'
+}
+new_leader() { local h; h=$(holder); [[ -n "$h" && "$h" != "$leader" && " $(live_pods) " == *" $h "* ]]; }
+if ! until_ok_quiet 90 new_leader; then
+  kubectl -n "$NAMESPACE" get lease -o yaml >&2 || true
+  kubectl -n "$NAMESPACE" get pods -o wide >&2 || true
+  for pod in $(live_pods) $leader; do
+    kubectl -n "$NAMESPACE" logs "$pod" 2>/dev/null | grep -Ei 'lease|lead|stopping|drain' | tail -n 8 | sed "s/^/$pod: /" >&2 || true
+  done
+  fail "not within 90s: a live replica takes the Lease from the deleted $leader (now: '$(holder)'; above)"
+fi
+new=$(holder)
+[[ " $pods " == *" $new "* ]] && who="the follower" || who="the deleted Pod's replacement"
+note "leader $leader deleted -> $new ($who) leads after $(( $(now_ms) - start )) ms"
 until_ok 180 "2 replicas Ready again" two_ready
 
 # --- helm uninstall leaves nothing -----------------------------------------------------------
 kubectl delete -f "$REPO_ROOT/examples/demo/dha.yaml" --wait=false >/dev/null 2>&1 || true
-"$helm" uninstall "$RELEASE" --namespace "$NAMESPACE" --wait --timeout 120s >/dev/null
-# What the release made, namespaced and cluster-wide (the garbage collector removes the Pods and
-# ReplicaSets after the Deployment, so this polls).
-release_objects() {
-  kubectl get all,configmaps,secrets,serviceaccounts,roles,rolebindings,leases,poddisruptionbudgets,networkpolicies \
-    -n "$NAMESPACE" -l app.kubernetes.io/instance="$RELEASE" -o name 2>/dev/null
-  kubectl get clusterroles,clusterrolebindings,validatingwebhookconfigurations \
-    -l app.kubernetes.io/instance="$RELEASE" -o name 2>/dev/null
-  kubectl -n "$NAMESPACE" get pods -o name 2>/dev/null
-}
-nothing_left() { [[ -z "$(release_objects)" ]]; }
-start=$(now_ms)
-if ! until_ok_quiet 90 nothing_left; then
-  fail "helm uninstall left: $(release_objects | tr '\n' ' ')"
-fi
-note "helm uninstall -> nothing of the release left after $(( $(now_ms) - start )) ms"
+chart_uninstall
 echo "realnode.chart: 1 passed, 0 failed"

@@ -19,7 +19,6 @@ skip_or_fail() {
 node_down() {
   ((NODE_UP)) || return 0
   NODE_UP=0
-CLEANUP=()   # commands run at exit, before the node goes down
   if ! "$FIXTURE" down "$WORK/state"; then
     echo "FAIL: the teardown did not leave the host as it found it (above)" >&2
     return 1

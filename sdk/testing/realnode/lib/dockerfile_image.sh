@@ -12,15 +12,33 @@
 #                      holding usr/bin/db-autoscaler and usr/lib/db-autoscaler/plugins/).
 #   full               the Dockerfile unchanged, both stages: the project compiled inside the
 #                      image again (tens of minutes on 2 cores; not for every test run).
+# DHA_REALNODE_IMAGE_WITHOUT_PLUGINS="NAME..." (runtime mode): the build stage's output without
+# those bundled plugins (<name>.so), for tests of an image that lacks a plugin the chart asks for.
 
 realnode_cache() { echo "${DHA_REALNODE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/db-autoscaler/realnode}"; }
 
 buildah_() {
   # A private mount namespace: buildah's overlay mounts never reach the host's table, even if
   # it is killed. chroot isolation: no runc, no cgroups, no network of its own (RUN uses the
-  # host's, to reach the package archive as apt on the host does).
-  unshare --mount --propagation private -- buildah --root "$(realnode_cache)/buildah" \
-    --runroot "$STATE/buildah-run" --storage-driver overlay "$@"
+  # host's, to reach the package archive as apt on the host does). Its network setup still
+  # creates a CNI configuration directory with a lock file in it, /etc/cni/net.d by default: the
+  # fixture's own containers.conf points it into the state directory.
+  CONTAINERS_CONF=$(buildah_containers_conf) unshare --mount --propagation private -- \
+    buildah --root "$(realnode_cache)/buildah" --runroot "$STATE/buildah-run" --storage-driver overlay "$@"
+}
+
+# The system's containers.conf with network_config_dir in $STATE (CONTAINERS_CONF replaces
+# every other containers.conf, so the rest is the system's own).
+buildah_containers_conf() {
+  local conf=$STATE/buildah-containers.conf system=/usr/share/containers/containers.conf
+  if [[ ! -f "$conf" ]]; then
+    [[ -f /etc/containers/containers.conf ]] && system=/etc/containers/containers.conf
+    grep -q '^#\{0,1\}network_config_dir = ' "$system" ||
+      die "$system has no network_config_dir line to point buildah's CNI directory elsewhere"
+    mkdir -p "$STATE/buildah-cni"
+    sed "s|^#\{0,1\}network_config_dir = .*|network_config_dir = \"$STATE/buildah-cni\"|" "$system" >"$conf"
+  fi
+  echo "$conf"
 }
 
 # The minbase root filesystem as a tarball, keyed by what decides its contents: the suite, the
@@ -50,7 +68,12 @@ import_debian_base() {
   local tarball; tarball=$(debian_base_tarball)
   local id; id=$(basename "$tarball" .tar)
   if ! buildah_ images --quiet "localhost/$id" >/dev/null 2>&1; then
-    local work=$STATE/images/base
+    # buildah names an image pulled from an OCI layout after the layout's resolved path, which
+    # must therefore read as an image name: lowercase, no component starting with a dot (a
+    # state directory from mktemp, or ~/.cache, is neither). A fixed path (one node at a time),
+    # removed however this ends.
+    local work=/tmp/dha-realnode-base-import
+    trap 'rm -rf /tmp/dha-realnode-base-import' EXIT
     rm -rf "$work" && mkdir -p "$work/rootfs"
     tar --numeric-owner -C "$work/rootfs" -xf "$tarball"
     umoci init --layout "$work/oci" && umoci new --image "$work/oci:base"
@@ -61,6 +84,7 @@ import_debian_base() {
     local image; image=$(buildah_ pull --quiet "oci:$work/oci:base" | tail -n 1)
     buildah_ tag "$image" "localhost/$id"
     rm -rf "$work"
+    trap - EXIT
   fi
   buildah_ tag "localhost/$id" docker.io/library/debian:12 docker.io/library/debian:12-slim
 }
@@ -77,6 +101,11 @@ prebuilt_build_stage() {
     DESTDIR="$out/out" cmake --install "$build_dir" --prefix /usr --component operator --strip >/dev/null
   fi
   [[ -x "$out/out/usr/bin/db-autoscaler" ]] || die "no usr/bin/db-autoscaler in the build stage's output (build the operator first)"
+  local plugin
+  for plugin in ${DHA_REALNODE_IMAGE_WITHOUT_PLUGINS:-}; do
+    rm "$out/out/usr/lib/db-autoscaler/plugins/$plugin.so" ||
+      die "DHA_REALNODE_IMAGE_WITHOUT_PLUGINS: no bundled plugin $plugin.so to leave out"
+  done
   local c; c=$(buildah_ from scratch)
   buildah_ copy "$c" "$out/out" /out >/dev/null
   buildah_ commit --quiet --rm "$c" localhost/dha-operator-build-output:latest >/dev/null
@@ -99,6 +128,8 @@ build_operator_image() {
     grep -q '^FROM localhost/dha-operator-build-output:latest AS build$' "$dockerfile" ||
       die "the Dockerfile has no 'FROM ... AS build' stage to stand in for"
     context=$STATE/images/empty-context && mkdir -p "$context"
+  elif [[ -n "${DHA_REALNODE_IMAGE_WITHOUT_PLUGINS:-}" ]]; then
+    die "DHA_REALNODE_IMAGE_WITHOUT_PLUGINS needs DHA_REALNODE_IMAGE_BUILD=runtime"
   elif [[ "$mode" != full ]]; then
     die "DHA_REALNODE_IMAGE_BUILD=$mode: want runtime or full"
   fi
