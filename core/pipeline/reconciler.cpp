@@ -189,7 +189,7 @@ kube::ReconcileResult Reconciler::reconcile_dha(const std::string& ns, const std
     }
     status_.scaled(report, d, target.engine->target.kind, target.ref.name);
   }
-  status_.decided(report, spec, d, status::Causes{signals.health_causes, signals.metric_causes});
+  status_.decided(report, spec, d, status::Causes{signals.health_causes, signals.metric_causes}, &obs);
   return again;
 }
 
