@@ -5,6 +5,7 @@
 // backtest: what the DHA's spec would have done over its target's own history.
 #include <chrono>
 #include <iostream>
+#include <string>
 
 #include "commands.hpp"
 #include "dha_cluster.hpp"
@@ -21,6 +22,7 @@ namespace {
 struct Fetched {
   rapidjson::Document dha;
   rapidjson::Document events;
+  std::string events_unread;  // why the events could not be listed; empty when they were
 };
 
 Fetched fetch(const DhaOptions& o, bool with_events) {
@@ -36,8 +38,9 @@ Fetched fetch(const DhaOptions& o, bool with_events) {
     try {
       f.events = client.list_all(kube::resources::events(ns), lo).list;
     } catch (const kube::ApiError& e) {
-      // Events are a courtesy: a tenant may read DHAs without being allowed to list Events.
-      std::cerr << "kubectl-dha: events not shown: " << e.what() << "\n";
+      // A tenant may read DHAs without being allowed to list Events: the screen says so (and
+      // why) where the events would be, rather than "none".
+      f.events_unread = why_events_unread(e);
     }
   }
   return f;
@@ -89,7 +92,7 @@ void add_status(CLI::App& parent, std::shared_ptr<DhaOptions> options) {
       throw Exit(kExitOk, "");
     }
     const Fetched f = fetch(*options, true);
-    std::cout << render_status(f.dha, f.events, now_seconds());
+    std::cout << render_status(f.dha, f.events, now_seconds(), f.events_unread);
     throw Exit(kExitOk, "");
   });
 }
@@ -109,7 +112,7 @@ void add_dha_command(CLI::App& app) {
   add_screen(*dha, "why", "The last decision's gate trace, in words", options, false,
              [](const Fetched& f, std::int64_t) { return render_why(f.dha); });
   add_screen(*dha, "history", "Recent scale actions and their reasons", options, true,
-             [](const Fetched& f, std::int64_t now) { return render_history(f.dha, f.events, now); });
+             [](const Fetched& f, std::int64_t now) { return render_history(f.dha, f.events, now, f.events_unread); });
   add_dha_backtest_command(*dha, options);
 }
 

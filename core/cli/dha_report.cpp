@@ -136,7 +136,18 @@ std::string decided_by(const model::LastDecision& d) {
 
 }  // namespace
 
-std::string render_status(const Value& dha, const Value& events, std::int64_t now) {
+std::string why_events_unread(const kube::ApiError& error) {
+  std::string message = error.message();
+  if (error.reason() == kube::Reason::Forbidden) {
+    // "events is forbidden: User ..." says "forbidden" once.
+    if (const auto at = message.find(" is forbidden: "); at != std::string::npos)
+      message = message.substr(at + std::string(" is forbidden: ").size());
+    return "forbidden: " + message;
+  }
+  return "not read: " + std::string(kube::to_string(error.reason())) + (message.empty() ? "" : ": " + message);
+}
+
+std::string render_status(const Value& dha, const Value& events, std::int64_t now, const std::string& events_unread) {
   const DhaView v = view_of(dha);
   std::ostringstream out;
   out << "Name:        " << v.ns << "/" << v.name << "\n";
@@ -166,7 +177,8 @@ std::string render_status(const Value& dha, const Value& events, std::int64_t no
     }
   }
   const auto list = events_newest_first(events);
-  if (list.empty()) out << "Events:      none\n";
+  if (!events_unread.empty()) out << "Events:      <" << events_unread << ">\n";
+  else if (list.empty()) out << "Events:      none\n";
   else out << "Events (newest first):\n" << events_table(list, kStatusEvents, now);
   return out.str();
 }
@@ -191,7 +203,7 @@ std::string render_why(const Value& dha) {
   return out.str();
 }
 
-std::string render_history(const Value& dha, const Value& events, std::int64_t now) {
+std::string render_history(const Value& dha, const Value& events, std::int64_t now, const std::string& events_unread) {
   const DhaView v = view_of(dha);
   std::ostringstream out;
   if (v.status) {
@@ -209,7 +221,8 @@ std::string render_history(const Value& dha, const Value& events, std::int64_t n
     if (e.reason == "Scaled" || e.reason == "Rollback" || e.reason == "RolledBack" || e.reason == "DryRunScale" ||
         e.reason == "PatchFailed")
       actions.push_back(std::move(e));
-  if (actions.empty()) out << "Scale actions: none recorded (Events expire after an hour by default)\n";
+  if (!events_unread.empty()) out << "Scale actions: <" << events_unread << ">\n";
+  else if (actions.empty()) out << "Scale actions: none recorded (Events expire after an hour by default)\n";
   else out << "Scale actions (newest first):\n" << events_table(actions, kHistoryEntries, now);
   return out.str();
 }

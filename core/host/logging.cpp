@@ -4,8 +4,10 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <ctime>
+#include <random>
 #include <stdexcept>
 #include <string>
 
@@ -14,6 +16,10 @@ namespace {
 
 thread_local std::string tl_namespace;
 thread_local std::string tl_name;
+thread_local std::string tl_reconcile_id;
+
+constexpr std::string_view kControllerGroup = "autoscaling.cozystack.io";
+constexpr std::string_view kControllerKind = "DatabaseHorizontalAutoscaler";
 
 void append(spdlog::memory_buf_t& dest, std::string_view text) { dest.append(text.data(), text.data() + text.size()); }
 
@@ -43,12 +49,29 @@ std::string_view level_name(spdlog::level::level_enum level) {
   }
 }
 
+std::string random_uuid() {
+  thread_local std::mt19937_64 random{std::random_device{}()};
+  std::uint64_t high = random();
+  std::uint64_t low = random();
+  high = (high & ~0xf000ULL) | 0x4000ULL;                           // version 4
+  low = (low & ~(0xc000ULL << 48)) | (0x8000ULL << 48);              // variant 10
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%08llx-%04llx-%04llx-%04llx-%012llx", static_cast<unsigned long long>(high >> 32),
+                static_cast<unsigned long long>((high >> 16) & 0xffff), static_cast<unsigned long long>(high & 0xffff),
+                static_cast<unsigned long long>(low >> 48), static_cast<unsigned long long>(low & 0xffffffffffffULL));
+  return buf;
+}
+
 DhaLogScope::DhaLogScope(std::string ns, std::string name)
-    : saved_ns_(std::exchange(tl_namespace, std::move(ns))), saved_name_(std::exchange(tl_name, std::move(name))) {}
+    : reconcile_id_(random_uuid()),
+      saved_ns_(std::exchange(tl_namespace, std::move(ns))),
+      saved_name_(std::exchange(tl_name, std::move(name))),
+      saved_reconcile_id_(std::exchange(tl_reconcile_id, reconcile_id_)) {}
 
 DhaLogScope::~DhaLogScope() {
   tl_namespace = std::move(saved_ns_);
   tl_name = std::move(saved_name_);
+  tl_reconcile_id = std::move(saved_reconcile_id_);
 }
 
 void append_json_escaped(std::string_view text, spdlog::memory_buf_t& dest) {
@@ -79,14 +102,24 @@ void StructuredFormatter::format(const spdlog::details::log_msg& msg, spdlog::me
     append_time(dest, msg.time);
     append(dest, "\",\"level\":\"");
     append(dest, level);
+    append(dest, "\",\"logger\":\"");
+    append_json_escaped(std::string_view(msg.logger_name.data(), msg.logger_name.size()), dest);
     append(dest, "\",\"msg\":\"");
     append_json_escaped(payload, dest);
     append(dest, "\"");
     if (!tl_name.empty()) {
-      append(dest, ",\"namespace\":\"");
+      append(dest, ",\"controller\":\"");
+      append(dest, kControllerName);
+      append(dest, "\",\"controllerGroup\":\"");
+      append(dest, kControllerGroup);
+      append(dest, "\",\"controllerKind\":\"");
+      append(dest, kControllerKind);
+      append(dest, "\",\"namespace\":\"");
       append_json_escaped(tl_namespace, dest);
       append(dest, "\",\"name\":\"");
       append_json_escaped(tl_name, dest);
+      append(dest, "\",\"reconcileID\":\"");
+      append(dest, tl_reconcile_id);
       append(dest, "\"");
     }
     append(dest, "}\n");

@@ -6,15 +6,23 @@
 
 #include <spdlog/formatter.h>
 
-// Structured logs: one line per record, JSON ({"ts","level","msg","namespace","name"}) or text
-// ("<ts> <level> [ns/name] msg"). The DHA a line is about comes from a thread-local scope that
-// the reconciler opens for each reconcile, so every line written while reconciling a DHA — the
-// host's, the plugin host's, a plugin's own log — carries its namespace and name.
+// Structured logs: one line per record, JSON or text ("<ts> <level> [ns/name] msg"). A JSON line
+// has the fields controller-runtime's zap logger writes, so log queries written for those
+// operators work here: {"ts","level","logger","msg"} on every line, and on a line written during
+// a reconcile "controller" (dha, the controller_runtime_* series' label), "controllerGroup",
+// "controllerKind", the DHA as "namespace" and "name", and "reconcileID" (one per reconcile, so
+// the lines of one reconcile can be told from the next one's). That scope is thread-local and
+// opened by the reconciler for each reconcile, so every line written while reconciling a DHA —
+// the host's, the plugin host's, a plugin's own log — carries them.
 namespace dha::op {
 
 enum class LogFormat { Json, Text };
 
-// RAII: lines logged on this thread while the scope lives carry ns/name. Scopes nest.
+// The controller name lines of a reconcile carry (the work queue's and the metrics' too).
+inline constexpr std::string_view kControllerName = "dha";
+
+// RAII: one reconcile of a DHA. Lines logged on this thread while the scope lives carry ns/name
+// and a reconcile ID of their own, a random UUID as controller-runtime makes it. Scopes nest.
 class DhaLogScope {
  public:
   DhaLogScope(std::string ns, std::string name);
@@ -22,10 +30,17 @@ class DhaLogScope {
   DhaLogScope(const DhaLogScope&) = delete;
   DhaLogScope& operator=(const DhaLogScope&) = delete;
 
+  const std::string& reconcile_id() const { return reconcile_id_; }
+
  private:
+  std::string reconcile_id_;
   std::string saved_ns_;
   std::string saved_name_;
+  std::string saved_reconcile_id_;
 };
+
+// A random (version 4) UUID: "0f8fad5b-d9cb-469f-a165-70867728950e".
+std::string random_uuid();
 
 class StructuredFormatter final : public spdlog::formatter {
  public:

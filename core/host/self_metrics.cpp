@@ -23,6 +23,12 @@ SelfMetrics::SelfMetrics(telemetry::Registry& r)
       shard_held_(r.gauge("db_autoscaler_shard_held",
                           "Sharded mode: 1 for each shard whose Lease this replica holds, 0 once it gave it up.",
                           {"shard"})),
+      // client-go's name and help text, so dashboards written for controller-runtime read it.
+      lease_held_(r.gauge("leader_election_master_status",
+                          "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 "
+                          "indicates master. 'name' is the string used to identify the lease. Please make sure to "
+                          "group by name.",
+                          {"name"})),
       fenced_writes_(r.counter("db_autoscaler_fenced_writes_total",
                                "Writes refused unsent because this replica no longer held the leader Lease.")),
       metric_queries_(r.counter("db_autoscaler_metric_queries_total",
@@ -87,6 +93,8 @@ void SelfMetrics::reconcile_finished(const std::string& result, double seconds) 
 }
 
 void SelfMetrics::set_leader(bool leader) { leader_.with({})->set(leader ? 1 : 0); }
+
+void SelfMetrics::set_lease_held(const std::string& lease, bool held) { lease_held_.with({lease})->set(held ? 1 : 0); }
 
 void SelfMetrics::set_shard_held(int shard, bool held) { shard_held_.with({std::to_string(shard)})->set(held ? 1 : 0); }
 

@@ -39,6 +39,11 @@ class SelfMetrics {
   void set_leader(bool leader);
   // Sharded mode: whether this replica holds shard `shard`'s Lease (1) or gave it up (0).
   void set_shard_held(int shard, bool held);
+  // leader_election_master_status{name=<Lease>}, as client-go's leader election exports it for
+  // controller-runtime operators: 1 while this replica holds the Lease, 0 while it waits for it
+  // or after it lost it. Only with leader election on (one series per Lease; a shard's Lease is
+  // <id>-shard-<i>).
+  void set_lease_held(const std::string& lease, bool held);
   // A write the leader fence refused (this replica no longer held the Lease): never sent.
   void count_fenced_write();
   // One query sent to the metric source. shape: "grouped" (one for every target of a namespace
@@ -60,6 +65,7 @@ class SelfMetrics {
   telemetry::HistogramFamily& reconcile_duration_;
   telemetry::GaugeFamily& leader_;
   telemetry::GaugeFamily& shard_held_;
+  telemetry::GaugeFamily& lease_held_;
   telemetry::CounterFamily& fenced_writes_;
   telemetry::CounterFamily& metric_queries_;
   telemetry::CounterFamily& api_requests_;

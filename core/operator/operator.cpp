@@ -332,13 +332,15 @@ void Operator::start() {
   le.renew_deadline = options_.renew_deadline;
   le.retry_period = options_.retry_period;
   le.identity = make_identity();
-  le.on_started_leading = [this, &p, id = le.identity] {
+  le.on_started_leading = [this, &p, id = le.identity, lease = le.lease_name] {
     spdlog::info("became leader ({}); reconciling", id);
     p.wiring->metrics->set_leader(true);
+    p.wiring->metrics->set_lease_held(lease, true);
     p.controller->start();
   };
-  le.on_stopped_leading = [this, &p] {
+  le.on_stopped_leading = [this, &p, lease = le.lease_name] {
     p.wiring->metrics->set_leader(false);
+    p.wiring->metrics->set_lease_held(lease, false);
     if (stopping_) return;
     // Nothing queued starts any more; the reconciles in flight can no longer write (the fence)
     // and get drain_limit() to finish. A controller cannot be resumed safely once another
@@ -351,6 +353,7 @@ void Operator::start() {
     fail("leader election lost");
   };
   le.on_new_leader = [](const std::string& holder) { spdlog::info("leader is now {}", holder); };
+  p.wiring->metrics->set_lease_held(le.lease_name, false);  // a candidate, until it leads
   p.elector = std::make_unique<kube::LeaderElector>(p.wiring->config, le);
   spdlog::info("waiting for the Lease {}/{} as {}", le.lease_namespace, le.lease_name, le.identity);
   p.elector->start();
@@ -381,6 +384,7 @@ void Operator::stop() {
   for (auto* s : {p.webhook.get(), p.metrics_server.get(), p.probes.get()})
     if (s != nullptr) s->stop(std::chrono::seconds(2));
   if (p.wiring) p.wiring->metrics->set_leader(false);
+  if (p.wiring && p.elector) p.wiring->metrics->set_lease_held(options_.leader_election_id, false);
   p.heap_trim.reset();
 }
 

@@ -79,9 +79,12 @@ std::unique_ptr<kube::ShardLeases> start_shard_leases(const kube::Config& config
       if (std::string key = kube::key_of(*dha); work.shard_of(key) == shard) keys.push_back(std::move(key));
     return keys;
   };
-  c.on_gained = [keys_of, forget, &work, &queue, &metrics](int shard) {
+  for (int shard = 0; shard < c.shards; ++shard)
+    metrics.set_lease_held(kube::shard_lease_name(c.lease_name, shard), false);  // a candidate for each
+  c.on_gained = [keys_of, forget, &work, &queue, &metrics, prefix = c.lease_name](int shard) {
     metrics.set_leader(true);
     metrics.set_shard_held(shard, true);
+    metrics.set_lease_held(kube::shard_lease_name(prefix, shard), true);
     int queued = 0;
     for (const auto& key : keys_of(shard)) {
       forget(key);
@@ -92,13 +95,14 @@ std::unique_ptr<kube::ShardLeases> start_shard_leases(const kube::Config& config
   };
   // One retry period: the Lease loop waits for this before it renews the other shards.
   const auto limit = std::chrono::duration_cast<std::chrono::milliseconds>(c.retry_period);
-  c.on_lost = [keys_of, forget, &work, &metrics, leases_box, limit](int shard) {
+  c.on_lost = [keys_of, forget, &work, &metrics, leases_box, limit, prefix = c.lease_name](int shard) {
     const bool drained = work.drain(shard, limit);
     for (const auto& key : keys_of(shard)) forget(key);
     if (!drained)
       spdlog::warn("shard {}: reconciles still running {} ms after the shard was lost; their writes are refused", shard,
                    limit.count());
     metrics.set_shard_held(shard, false);
+    metrics.set_lease_held(kube::shard_lease_name(prefix, shard), false);
     metrics.set_leader(*leases_box != nullptr && !(*leases_box)->held().empty());
     spdlog::info("stopped reconciling shard {} of {}", shard, work.shards());
     return drained;

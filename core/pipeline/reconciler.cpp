@@ -74,7 +74,8 @@ kube::ReconcileResult Reconciler::reconcile(const std::string& key) {
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const bool failed = std::holds_alternative<kube::Error>(result);
-  metrics_.reconcile_finished(failed ? "error" : "success", seconds);
+  const auto* requeue = std::get_if<kube::RequeueAfter>(&result);
+  metrics_.reconcile_finished(failed ? "error" : requeue != nullptr && requeue->retry ? "requeue" : "success", seconds);
   if (failed) spdlog::warn("reconcile failed: {}", std::get<kube::Error>(result).message);
   return result;
 }
@@ -204,14 +205,14 @@ kube::ReconcileResult Reconciler::reconcile_dha(const std::string& ns, const std
       // soon (the cache follows within moments); a count someone else wrote then shows as an
       // ownership conflict.
       spdlog::info("{}/{}: {}; deciding again", ns, name, e.what());
-      return kube::RequeueAfter{std::chrono::seconds(1)};
+      return kube::RequeueAfter{std::chrono::seconds(1), /*retry=*/true};
     } catch (const std::exception& e) {
       status_.patch_failed(report, d, e.what());
       return again;
     }
     status_.scaled(report, d, target.engine->target.kind, target.ref.name);
   }
-  status_.decided(report, spec, d, status::Causes{signals.health_causes, signals.metric_causes});
+  status_.decided(report, spec, d, status::Causes{signals.health_causes, signals.metric_causes}, &obs);
   return again;
 }
 

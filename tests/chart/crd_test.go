@@ -3,6 +3,7 @@ package charttest
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -86,7 +87,8 @@ func TestCRDPrinterColumns(t *testing.T) {
 }
 
 // The column lists the chart's README and the install notes give are the CRD's: the default
-// columns in order, then the -o wide ones.
+// columns in order, then the -o wide ones; and the header of every `kubectl get dha` output the
+// docs show is the CRD's columns.
 func TestDocumentedPrinterColumnsAreTheCRDs(t *testing.T) {
 	crd := theCRD(t)
 	var normal, wide []string
@@ -108,6 +110,66 @@ func TestDocumentedPrinterColumnsAreTheCRDs(t *testing.T) {
 			t.Errorf("%s does not list the printer columns as the CRD has them: %q", doc, want)
 		}
 	}
+	// Every `kubectl get dha` the docs show prints the CRD's columns, in its order.
+	for _, doc := range []string{"README.md", "docs/status.md"} {
+		body, err := os.ReadFile(filepath.Join(sourceDir(t), doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		shown := documentedGetHeaders(string(body))
+		if len(shown) == 0 {
+			t.Errorf("%s shows no `$ kubectl get dha` output: is the check still looking at the right lines?", doc)
+		}
+		for _, got := range shown {
+			cols := append([]string{}, normal...)
+			if got.wide {
+				cols = append(cols, wide...)
+			}
+			want := []string{"NAME"}
+			if got.allNamespaces {
+				want = []string{"NAMESPACE", "NAME"}
+			}
+			for _, c := range cols {
+				want = append(want, strings.ToUpper(c))
+			}
+			// kubectl pads columns with three spaces or more; a name ("LAST SCALE") has one.
+			header := columnGap.Split(strings.TrimSpace(got.header), -1)
+			if strings.Join(header, "|") != strings.Join(want, "|") {
+				t.Errorf("%s:%d: `%s` prints the columns %q, the CRD's are %q", doc, got.line, got.command, header, want)
+			}
+		}
+	}
+}
+
+var columnGap = regexp.MustCompile(`\s{2,}`)
+
+type getHeader struct {
+	command, header     string
+	line                int
+	wide, allNamespaces bool
+}
+
+// The header line printed under each `$ kubectl get dha` of a document's console blocks.
+func documentedGetHeaders(body string) []getHeader {
+	lines := strings.Split(body, "\n")
+	var out []getHeader
+	for i := 0; i+1 < len(lines); i++ {
+		command := strings.TrimSpace(lines[i])
+		if !strings.HasPrefix(command, "$ kubectl get dha") {
+			continue
+		}
+		if strings.Contains(command, " -o ") && !strings.Contains(command, " -o wide") {
+			continue // json, yaml, jsonpath: no columns
+		}
+		fields := strings.Fields(command)
+		h := getHeader{command: command, header: lines[i+1], line: i + 2}
+		for _, f := range fields {
+			h.wide = h.wide || f == "wide"
+			h.allNamespaces = h.allNamespaces || f == "-A" || f == "--all-namespaces"
+		}
+		out = append(out, h)
+	}
+	return out
 }
 
 // kubectl explain has something to say about every field.

@@ -164,6 +164,10 @@ TEST_F(LifecycleTest, LeaderFailoverBetweenTwoProcessesWithoutADoublePatch) {
   auto& b = start_operator('b', {{"--leader-election-namespace", kReleaseNamespace}}, {"--leader-elect"});
   // B runs and watches but does not reconcile while A holds the Lease.
   EXPECT_TRUE(eventually([&] { return metrics_text('b').find("db_autoscaler_leader 0") != std::string::npos; }, 20s));
+  // client-go's gauge, named by the Lease, as dashboards for controller-runtime operators read it.
+  const std::string lease = "leader_election_master_status{name=\"db-autoscaler.autoscaling.cozystack.io\"} ";
+  EXPECT_NE(metrics_text('b').find(lease + "0"), std::string::npos) << metrics_text('b');
+  EXPECT_NE(metrics_text('a').find(lease + "1"), std::string::npos) << metrics_text('a');
   EXPECT_TRUE(holds_for([&] { return replicas() == 3; }, 2s));
 
   ASSERT_EQ(a.stop(), 0);  // releases the Lease
@@ -172,6 +176,7 @@ TEST_F(LifecycleTest, LeaderFailoverBetweenTwoProcessesWithoutADoublePatch) {
   ASSERT_TRUE(eventually([&] { return replicas() == 4; }, 30s)) << "B did not take over";
   set_health(4);
   EXPECT_TRUE(eventually([&] { return metrics_text('b').find("db_autoscaler_leader 1") != std::string::npos; }, 10s));
+  EXPECT_NE(metrics_text('b').find(lease + "1"), std::string::npos) << metrics_text('b');
   EXPECT_TRUE(holds_for([&] { return replicas() == 4; }, 3s));
 
   const auto patches = target_patches();

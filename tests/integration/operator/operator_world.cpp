@@ -49,6 +49,10 @@ void OperatorWorld::SetUp() {
   o.identities["tenant"] = {"tenant-user", {"system:authenticated"}, "uid-t"};
   o.identities["scraper"] = {"vmagent-scraper", {"system:authenticated"}, "uid-s"};
   o.identities["apps"] = testing::service_account("cozy-system", "cozystack-api");  // the apps API
+  // A tenant who may read DHAs but not list Events: the embedded server refuses that list as
+  // RBAC does; on the real server it is the only grant the user has (apply_real_rbac).
+  o.identities["reader"] = {"dha-reader", {"system:authenticated"}, "uid-r"};
+  o.embedded.denied = {{"dha-reader", "list", "events", ""}, {"dha-reader", "watch", "events", ""}};
   o.embedded.sar_allowed_users = {"vmagent-scraper"};
   o.crd_paths = {std::string(DHA_SOURCE_DIR) + "/sdk/testing/crds",
                  std::string(DHA_SOURCE_DIR) + "/charts/db-autoscaler/crds"};
@@ -403,8 +407,9 @@ void OperatorWorld::apply_real_rbac() {
                                    {{kReleaseNamespace, service_account_name(kOperatorA)},
                                     {kReleaseNamespace, service_account_name(kOperatorB)},
                                     {kReleaseNamespace, service_account_name(kOperatorC)}});
-  // Not the chart's business: the tenant owns its databases, and a scraper is bound to the
-  // chart's metrics-reader role as its values.metrics.readers would bind vmagent.
+  // Not the chart's business: the tenant owns its databases, a reader may read DHAs only, and a
+  // scraper is bound to the chart's metrics-reader role as its values.metrics.readers would bind
+  // vmagent.
   const std::string rbac = "/apis/rbac.authorization.k8s.io/v1/";
   const std::vector<std::pair<std::string, std::string>> objects{
       {rbac + "clusterroles",
@@ -417,6 +422,16 @@ void OperatorWorld::apply_real_rbac() {
        R"("metadata":{"name":"test:tenant-databases"},)"
        R"("roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"test:tenant-databases"},)"
        R"("subjects":[{"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":"tenant-user"}]})"},
+      {rbac + "clusterroles",
+       R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole",)"
+       R"("metadata":{"name":"test:dha-reader"},)"
+       R"("rules":[{"apiGroups":["autoscaling.cozystack.io"],"resources":["databasehorizontalautoscalers"],)"
+       R"("verbs":["get","list"]}]})"},
+      {rbac + "clusterrolebindings",
+       R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding",)"
+       R"("metadata":{"name":"test:dha-reader"},)"
+       R"("roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"test:dha-reader"},)"
+       R"("subjects":[{"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":"dha-reader"}]})"},
       {rbac + "clusterrolebindings",
        R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding","metadata":{"name":"test:scraper"},)"
        R"("roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole",)"

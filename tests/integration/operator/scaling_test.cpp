@@ -74,6 +74,54 @@ TEST_F(ScalingTest, ScalesUpTwoToThreeToFourOneStepAtATimeWaitingForConvergence)
   EXPECT_NE(text.find("db_autoscaler_leader 1"), std::string::npos);
 }
 
+// The JSON log line of `log` whose message contains `part` ("" when none).
+std::string json_line_with(const std::string& log, const std::string& part) {
+  std::size_t start = 0;
+  for (std::size_t end; (end = log.find('\n', start)) != std::string::npos; start = end + 1) {
+    const std::string line = log.substr(start, end - start);
+    if (line.rfind("{", 0) == 0 && line.find(part) != std::string::npos) return line;
+  }
+  return {};
+}
+
+// A write refused because the target changed since it was read ends the reconcile early, to
+// decide again on a fresh read: that reconcile is counted as result="requeue", the others
+// (requeued at their periodic turn) as "success". Its log lines, and the next reconcile's, carry
+// the controller and a reconcile ID each, as controller-runtime's do.
+TEST_F(ScalingTest, AReconcileThatMustDecideAgainIsCountedAsARequeue) {
+  if (cluster_->embedded_server() == nullptr) GTEST_SKIP() << "injects a 409 on the embedded server";
+  create_postgres(2);
+  create_workload_monitor(2);
+  set_load(250);
+  create_dha({});
+  cluster_->embedded_server()->inject_fault("PATCH", "/postgreses/db$", 409, 1);
+  auto& op = start_operator('a', {{"--log-format", "json"}});
+  ASSERT_TRUE(eventually([&] { return replicas() == 3; }, 30s)) << "not decided again after the refused write";
+  const std::string text = metrics_text();
+  EXPECT_NE(text.find("db_autoscaler_reconcile_total{result=\"requeue\"} 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("db_autoscaler_reconcile_total{result=\"success\"} "), std::string::npos) << text;
+  EXPECT_EQ(text.find("db_autoscaler_reconcile_total{result=\"error\"}"), std::string::npos) << text;
+
+  const std::string log = op.log();
+  const std::string again = json_line_with(log, "deciding again");
+  const std::string scaled = json_line_with(log, "event Normal Scaled");
+  ASSERT_FALSE(again.empty() || scaled.empty()) << log;
+  rapidjson::Document a, b;
+  a.Parse(again.c_str());
+  b.Parse(scaled.c_str());
+  ASSERT_FALSE(a.HasParseError() || b.HasParseError()) << again << "\n" << scaled;
+  for (const auto* d : {&a, &b}) {
+    EXPECT_EQ(kube::string_at(*d, {"logger"}), "db-autoscaler") << again << "\n" << scaled;
+    EXPECT_EQ(kube::string_at(*d, {"controller"}), "dha");
+    EXPECT_EQ(kube::string_at(*d, {"controllerKind"}), "DatabaseHorizontalAutoscaler");
+    EXPECT_EQ(kube::string_at(*d, {"namespace"}), "tenant-a");
+    EXPECT_EQ(kube::string_at(*d, {"name"}), "db-dha");
+    EXPECT_EQ(kube::string_at(*d, {"reconcileID"}).size(), 36u);
+  }
+  EXPECT_NE(kube::string_at(a, {"reconcileID"}), kube::string_at(b, {"reconcileID"}))
+      << "the reconcile that scaled is not the one that was refused";
+}
+
 TEST_F(ScalingTest, HoldsInTheScaleDownWindowThenStepsDownToTheQuorumFloorAndNoFurther) {
   create_postgres(4, /*max_sync_replicas=*/2);  // CNPG quorum floor: maxSyncReplicas + 1 = 3
   create_workload_monitor(4);

@@ -164,6 +164,13 @@ TEST_F(ShardingTest, ThreeReplicasSpreadShardsAndTakeOverAKilledOneWithoutOverla
       EXPECT_TRUE(eventually([&] { return metrics_text(which).find(held) != std::string::npos; }, 10s))
           << "replica " << which << " holds shard " << s << " by its Lease but its metrics do not say so:\n"
           << metrics_text(which);
+      // client-go's gauge, one series per shard Lease: 1 on its holder, 0 on the other two.
+      const std::string lease =
+          fmt::format("leader_election_master_status{{name=\"db-autoscaler.autoscaling.cozystack.io-shard-{}\"}} ", s);
+      for (const char other : {'a', 'b', 'c'})
+        EXPECT_TRUE(eventually(
+            [&] { return metrics_text(other).find(lease + (other == which ? "1" : "0")) != std::string::npos; }, 10s))
+            << "replica " << other << ", shard " << s << " held by " << which << ":\n" << metrics_text(other);
     }
   }
   // Every DHA reconciled (its status written) since the spread.

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <rapidjson/stringbuffer.h>
@@ -26,7 +27,8 @@ struct CommandResult {
 
 class Plugin {
  public:
-  explicit Plugin(const testing::TestCluster& cluster) : kubeconfig_(cluster.kubeconfig("admin")) {}
+  explicit Plugin(const testing::TestCluster& cluster, const std::string& identity = "admin")
+      : kubeconfig_(cluster.kubeconfig(identity)) {}
   CommandResult kubectl(const std::string& args) const {
     const std::string bin_dir = std::filesystem::path(DHA_BINARY).parent_path().string();
     return run("PATH=" + bin_dir + ":$PATH KUBECONFIG=" + kubeconfig_ + " kubectl " + args);
@@ -91,6 +93,38 @@ TEST_F(KubectlDha, StatusWhyAndHistoryTellTheScaleUpInWordsAndNumbers) {
   const auto missing = plugin.kubectl("dha status nothing-here -n tenant-a");
   EXPECT_EQ(missing.exit_code, 1) << missing.output;
   EXPECT_TRUE(has(missing.output, "DatabaseHorizontalAutoscaler tenant-a/nothing-here not found")) << missing.output;
+}
+
+// A tenant who may read the DHA but not list Events is told that, with the server's reason, where
+// the events would be: "none" would say nothing went wrong, and a Warning event is there.
+TEST_F(KubectlDha, StatusSaysTheEventsCouldNotBeReadAndWhy) {
+  create_postgres(3);
+  set_load(150);
+  create_dha({});  // no WorkloadMonitor: a HealthUnknown Warning event
+  start_operator();
+  ASSERT_TRUE(eventually([&] { return !events("HealthUnknown").empty(); }, 30s));
+
+  const auto admin = Plugin(*cluster_).kubectl("dha status db-dha -n tenant-a");
+  ASSERT_EQ(admin.exit_code, 0) << admin.output;
+  EXPECT_TRUE(has(admin.output, "Events (newest first):\n")) << admin.output;
+
+  const Plugin reader(*cluster_, "reader");
+  const auto status = reader.kubectl("dha status db-dha -n tenant-a");
+  ASSERT_EQ(status.exit_code, 0) << status.output;
+  EXPECT_TRUE(has(status.output, "Name:        tenant-a/db-dha\n")) << status.output;
+  EXPECT_TRUE(has(status.output, "HealthUnknown")) << status.output;  // the conditions are readable
+  const std::string unread =
+      "<forbidden: User \"dha-reader\" cannot list resource \"events\" in API group \"\" in the namespace "
+      "\"tenant-a\">";
+  EXPECT_TRUE(has(status.output, "Events:      " + unread + "\n")) << status.output;
+  EXPECT_FALSE(has(status.output, "Events:      none")) << status.output;
+  if (const char* record = std::getenv("DHA_TENANT_VIEW_RECORD"); record != nullptr)
+    std::ofstream(std::string(record) + "/dha-status-events-forbidden.txt")
+        << "$ kubectl dha status db-dha -n tenant-a\n" << status.output;
+
+  const auto history = reader.kubectl("dha history db-dha -n tenant-a");
+  ASSERT_EQ(history.exit_code, 0) << history.output;
+  EXPECT_TRUE(has(history.output, "Scale actions: " + unread + "\n")) << history.output;
 }
 
 std::string to_json(const rapidjson::Value& v) {

@@ -232,6 +232,34 @@ TEST_F(WhatATenantSees, AverageUtilizationIsAPercentageOfTheCpuRequest) {
   kubectl(*cluster_, "get dha -n tenant-a", "get-utilization");
 }
 
+// One metric that cannot be read freezes the DHA (it does not scale on part of the load), but the
+// METRICS column still shows each metric on its own: the failed one <unknown>, the other with the
+// 40/100 it read. Before, the frozen decision's empty metrics blanked both.
+TEST_F(WhatATenantSees, OneFailedMetricLeavesTheOthersReadingInTheMetricsColumn) {
+  create_postgres(3);
+  create_workload_monitor(3);
+  set_load(80);  // 80 connections over 2 read replicas: 40 each; no CPU series at all
+  admin_->create(kube::resources::dhas(kNamespace),
+                 kube::parse_json(fmt::format(
+                     R"({{"apiVersion":"autoscaling.cozystack.io/v1alpha1","kind":"DatabaseHorizontalAutoscaler",)"
+                     R"("metadata":{{"name":"{}","namespace":"{}"}},)"
+                     R"("spec":{{"targetRef":{{"kind":"Postgres","name":"{}"}},"minReplicas":2,"maxReplicas":6,)"
+                     R"("metrics":[{{"type":"ReadConnections","target":{{"averageValue":"100"}}}},)"
+                     R"({{"type":"ReadCPUUtilization","target":{{"averageUtilization":70}}}}]}}}})",
+                     kDha, kNamespace, kApp)));
+  start_operator();
+  ASSERT_TRUE(eventually([&] { return condition("AbleToScale") == "MetricUnavailable"; }, 30s))
+      << condition("AbleToScale") << ": " << condition("AbleToScale", "message");
+  EXPECT_TRUE(has(condition("AbleToScale", "message"), "ReadCPUUtilization")) << condition("AbleToScale", "message");
+  EXPECT_EQ(kube::string_at(dha(), {"status", "metricsDisplay"}),
+            "40/100 (ReadConnections), <unknown>/70% (ReadCPUUtilization)");
+  const std::string get = kubectl(*cluster_, "get dha -n tenant-a", "get-one-metric-unavailable");
+  EXPECT_TRUE(has(get, "40/100 (ReadConnections), <unknown>/70% (ReadCPUUtilization)")) << get;
+  EXPECT_EQ(reason_column(get), "MetricUnavailable") << get;
+  const std::string status = kubectl(*cluster_, "dha status db-dha -n tenant-a", "dha-status-one-metric-unavailable");
+  EXPECT_TRUE(has(status, "Metrics:     40/100 (ReadConnections), <unknown>/70% (ReadCPUUtilization)\n")) << status;
+}
+
 // kubectl describe prints every status field. With one object per gate (five lines each) and one
 // recommendation per cycle, a settled DHA took over 150 lines before its Events; the gate trace
 // is one line per gate now and only the recommendations a window can still need are kept.

@@ -4,6 +4,7 @@
 #include <rapidjson/document.h>
 #include <spdlog/details/log_msg.h>
 
+#include <regex>
 #include <string>
 
 namespace dha::op {
@@ -39,6 +40,53 @@ TEST(StructuredLogs, OutsideAScopeThereIsNoDha) {
   d.Parse(render(LogFormat::Json, "starting").c_str());
   ASSERT_FALSE(d.HasParseError());
   EXPECT_FALSE(d.HasMember("namespace"));
+  EXPECT_FALSE(d.HasMember("controller"));
+  EXPECT_FALSE(d.HasMember("reconcileID"));
+  ASSERT_TRUE(d.HasMember("logger"));
+  EXPECT_STREQ(d["logger"].GetString(), "db-autoscaler");
+}
+
+rapidjson::Document parsed(const std::string& line) {
+  rapidjson::Document d;
+  d.Parse(line.c_str());
+  return d;
+}
+
+// The fields controller-runtime's reconcile lines have, so a log query written for those
+// operators ({controller="dha"}, one reconcileID) finds ours.
+TEST(StructuredLogs, AReconcilesLinesCarryTheControllerAndOneReconcileId) {
+  std::string first, again, next;
+  {
+    DhaLogScope scope("tenant-a", "db");
+    first = render(LogFormat::Json, "observed");
+    again = render(LogFormat::Json, "decided");
+  }
+  {
+    DhaLogScope scope("tenant-a", "db");
+    next = render(LogFormat::Json, "observed");
+  }
+  const auto d = parsed(first);
+  ASSERT_FALSE(d.HasParseError()) << first;
+  for (const char* field : {"logger", "controller", "controllerGroup", "controllerKind", "reconcileID"})
+    ASSERT_TRUE(d.HasMember(field) && d[field].IsString()) << field << " missing: " << first;
+  EXPECT_STREQ(d["logger"].GetString(), "db-autoscaler");
+  EXPECT_STREQ(d["controller"].GetString(), "dha");
+  EXPECT_STREQ(d["controllerGroup"].GetString(), "autoscaling.cozystack.io");
+  EXPECT_STREQ(d["controllerKind"].GetString(), "DatabaseHorizontalAutoscaler");
+  const std::string id = d["reconcileID"].GetString();
+  EXPECT_TRUE(std::regex_match(id, std::regex("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")))
+      << id;
+  EXPECT_EQ(std::string(parsed(again)["reconcileID"].GetString()), id) << "one reconcile, one ID";
+  EXPECT_NE(std::string(parsed(next)["reconcileID"].GetString()), id) << "the next reconcile has its own";
+}
+
+TEST(StructuredLogs, ANestedScopeRestoresTheOuterReconcileId) {
+  DhaLogScope outer("a", "one");
+  {
+    DhaLogScope inner("b", "two");
+    EXPECT_EQ(std::string(parsed(render(LogFormat::Json, "x"))["reconcileID"].GetString()), inner.reconcile_id());
+  }
+  EXPECT_EQ(std::string(parsed(render(LogFormat::Json, "x"))["reconcileID"].GetString()), outer.reconcile_id());
 }
 
 TEST(StructuredLogs, ScopesNestAndRestore) {

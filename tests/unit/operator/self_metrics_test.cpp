@@ -68,5 +68,21 @@ TEST(SelfMetrics, ReconcileCounterAndHistogram) {
   EXPECT_NE(text.find("db_autoscaler_leader 1"), std::string::npos);
 }
 
+// client-go's leader election gauge, one series per Lease: no series without leader election.
+TEST(SelfMetrics, LeaderElectionMasterStatusPerLease) {
+  telemetry::Registry registry;
+  SelfMetrics m(registry);
+  EXPECT_EQ(registry.expose().find("leader_election_master_status{"), std::string::npos);
+  m.set_lease_held("dha-lease", false);
+  EXPECT_NE(registry.expose().find("leader_election_master_status{name=\"dha-lease\"} 0"), std::string::npos)
+      << registry.expose();
+  m.set_lease_held("dha-lease", true);
+  m.set_lease_held("dha-lease-shard-1", false);
+  const std::string text = registry.expose();
+  EXPECT_NE(text.find("leader_election_master_status{name=\"dha-lease\"} 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("leader_election_master_status{name=\"dha-lease-shard-1\"} 0"), std::string::npos) << text;
+  EXPECT_NE(text.find("# TYPE leader_election_master_status gauge"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace dha::op

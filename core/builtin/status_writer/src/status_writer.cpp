@@ -2,16 +2,15 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
 #include <spdlog/spdlog.h>
 
 #include "dha/gates/reasons.hpp"
 #include "dha/kube/json.hpp"
-#include "dha/model/quantity.hpp"
 #include "dha/model/status_display.hpp"
 #include "dha/status_writer/decision_status.hpp"
 #include "dha/status_writer/event_messages.hpp"
 #include "dha/status_writer/hold_conditions.hpp"
+#include "dha/status_writer/metric_readings.hpp"
 #include "dha/status_writer/status_update.hpp"
 #include "dha/telemetry/controller_metrics.hpp"
 
@@ -149,7 +148,8 @@ void StatusWriter::patch_failed(const Report& r, const decide::Decision& d, cons
   metrics_.count_decision(r.ns, r.name, std::string(model::to_string(d.kind)), "PatchFailed");
 }
 
-void StatusWriter::decided(Report& r, const model::DhaSpec& spec, const decide::Decision& d, const Causes& causes) {
+void StatusWriter::decided(Report& r, const model::DhaSpec& spec, const decide::Decision& d, const Causes& causes,
+                           const model::Observation* observation) {
   if (const std::string msg = dry_run_event_message(spec, d, r.previous); !msg.empty())
     event(*r.dha, kube::EventType::Normal, "DryRunScale", msg);
 
@@ -160,12 +160,8 @@ void StatusWriter::decided(Report& r, const model::DhaSpec& spec, const decide::
       d.ownership_conflict && limited != nullptr && limited->reason == gates::reasons::kOwnershipConflict)
     limited->message = fmt::format("replicas changed to {} by a competing writer; {}", d.current_replicas,
                                    conflict_way_out(r.previous.state.last_applied_replicas, d.current_replicas));
-  // A utilization is a percentage, not millicores.
-  for (std::size_t i = 0; i < d.metrics.size() && i < s.current_metrics.size(); ++i)
-    for (const auto& m : spec.metrics)
-      if (m.is_utilization() && m.type == d.metrics[i].type)
-        s.current_metrics[i].average_value =
-            model::format_plain_quantity(static_cast<std::int64_t>(std::floor(d.metrics[i].average + 0.5)));
+  // Each metric as read, also when another one failed and the decision used none.
+  s.current_metrics = metric_readings(spec, d, observation);
   model::set_condition(
       s.conditions, condition(kScalingActive, true, gates::reasons::kReady, "target is scalable", r.generation), r.now);
   if (model::Condition* able = find(s.conditions, kAbleToScale)) {

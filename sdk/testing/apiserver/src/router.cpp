@@ -130,6 +130,37 @@ bool accepts_json(const HttpRequest& request) {
   return accept.empty() || accept.find("json") != std::string::npos || accept.find("*/*") != std::string::npos;
 }
 
+// The RBAC verb of a request on a resource URL.
+std::string verb_of(const ResourceRequest& rr, const HttpRequest& request) {
+  const std::string& m = request.method;
+  if (m == "GET") return rr.name.empty() ? (request.flag("watch") ? "watch" : "list") : "get";
+  if (m == "POST") return "create";
+  if (m == "PUT") return "update";
+  if (m == "PATCH") return "patch";
+  if (m == "DELETE") return rr.name.empty() ? "deletecollection" : "delete";
+  return m;
+}
+
+// A request the options deny, refused as kube-apiserver's RBAC words it.
+void refuse_if_denied(const ServerState& state, const ResourceRequest& rr, const HttpRequest& request,
+                      const Identity& identity) {
+  const std::string verb = verb_of(rr, request);
+  const std::string resource = rr.subresource.empty() ? rr.type->plural : rr.type->plural + "/" + rr.subresource;
+  for (const auto& d : state.options.denied) {
+    if (d.username != identity.username || d.verb != verb || d.resource != resource || d.group != rr.type->group)
+      continue;
+    const std::string where = rr.ns.empty() ? "at the cluster scope" : "in the namespace \"" + rr.ns + "\"";
+    ApiError error(403, "Forbidden",
+                   rr.type->resource_with_group() + (rr.name.empty() ? "" : " \"" + rr.name + "\"") +
+                       " is forbidden: User \"" + identity.username + "\" cannot " + verb + " resource \"" +
+                       resource + "\" in API group \"" + rr.type->group + "\" " + where);
+    error.detail_name = rr.name;
+    error.detail_group = rr.type->group;
+    error.detail_kind = rr.type->plural;
+    throw error;
+  }
+}
+
 HttpResponse serve(ServerState& state, HttpRequest& request, Identity& identity) {
   std::string auth = request.header("authorization");
   std::string token = auth.rfind("Bearer ", 0) == 0 ? auth.substr(7) : "";
@@ -153,6 +184,7 @@ HttpResponse serve(ServerState& state, HttpRequest& request, Identity& identity)
     throw ApiError(406, "NotAcceptable", "only the following media types are accepted: application/json, application/yaml");
   if (handle_discovery(state, request, response)) return response;
   ResourceRequest rr = resolve(state, request);
+  refuse_if_denied(state, rr, request, identity);
   return handle_resource(state, rr, request, identity);
 }
 

@@ -21,6 +21,10 @@ namespace dha::kube {
 struct Done {};
 struct RequeueAfter {
   Duration after;
+  // The reconcile could not finish (it decided on a version that is gone) and asks to run again
+  // soon, rather than at its next periodic turn: the operator counts it as result="requeue".
+  // The queue treats both alike.
+  bool retry = false;
 };
 struct Error {
   std::string message;

@@ -20,6 +20,16 @@ struct Identity {
   std::string uid;
 };
 
+// A request RBAC would refuse: `verb` ("get", "list", "watch", "create", "update", "patch",
+// "delete", "deletecollection") on `resource` (its plural, "events") of API group `group` ("" for
+// the core group), by the user `username`.
+struct DeniedRequest {
+  std::string username;
+  std::string verb;
+  std::string resource;
+  std::string group;
+};
+
 struct ApiServerOptions {
   std::string listen = "127.0.0.1:0";    // port 0 = pick a free port
   bool tls = false;                       // self-signed CA generated at start (OpenSSL)
@@ -37,6 +47,10 @@ struct ApiServerOptions {
   std::chrono::milliseconds watch_bookmark_interval{5000};
   // Request bodies larger than this get 413 (kube-apiserver: 3 MiB).
   std::size_t max_body_bytes = 3 * 1024 * 1024;
+  // The server has no RBAC; these requests alone are refused, 403 Forbidden with kube-apiserver's
+  // message (events is forbidden: User "u" cannot list resource "events" in API group "" in the
+  // namespace "ns"), for a test of what a user without a grant sees.
+  std::vector<DeniedRequest> denied;
 };
 
 // One request served, as recorded for tests ("no PATCH was sent", "who wrote what").

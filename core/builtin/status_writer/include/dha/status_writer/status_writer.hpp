@@ -10,6 +10,7 @@
 #include "dha/decide/decide.hpp"
 #include "dha/kube/client.hpp"
 #include "dha/kube/event_recorder.hpp"
+#include "dha/model/observation.hpp"
 #include "dha/model/spec.hpp"
 #include "dha/model/status.hpp"
 #include "dha/status_writer/unpersisted_state.hpp"
@@ -67,8 +68,11 @@ class StatusWriter {
 
   // The decision is carried out (or needed nothing): the dry-run event, status (a freeze's
   // message with its causes; an ownership conflict as the AbleToScale reason, above any other),
-  // a Warning event when a failure is new, gauges.
-  void decided(Report& report, const model::DhaSpec& spec, const decide::Decision& d, const Causes& causes = {});
+  // a Warning event when a failure is new, gauges. `observation` gives currentMetrics the
+  // metrics that read when another failed (the decision then used none); null: only the
+  // decision's.
+  void decided(Report& report, const model::DhaSpec& spec, const decide::Decision& d, const Causes& causes = {},
+               const model::Observation* observation = nullptr);
 
   // The DHA is gone: drop what is kept for it.
   void forget(const std::string& ns, const std::string& name);
