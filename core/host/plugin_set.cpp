@@ -141,6 +141,7 @@ std::unique_ptr<PluginSet> PluginSet::load(const PluginSetOptions& options) {
       if (instance.gate() == nullptr) continue;
       if (info.id != name && info.origin.find("/" + name + ".so") == std::string::npos) continue;
       set->chain_.add(std::make_shared<gates::PluginGate>(std::make_shared<PluginGateAdapter>(instance)));
+      ++set->gate_plugins_;
     }
   }
   for (const auto& engine : set->engines_)

@@ -50,6 +50,8 @@ class PluginSet {
   const plugin_host::PluginInstance* actuator(const std::string& id) const;
   // The built-in gates followed by the gate plugins in --plugins order.
   const gates::GateChain& chain() const { return chain_; }
+  // Whether any gate plugin is loaded: one may read observation fields no built-in gate needs.
+  bool has_gate_plugins() const { return gate_plugins_ > 0; }
 
   // Every plugin known (built-ins included), for the start-up listing.
   const std::vector<plugin_host::PluginInfo>& listing() const { return registry_.plugins(); }
@@ -62,6 +64,7 @@ class PluginSet {
   std::vector<EngineBinding> engines_;
   const plugin_host::PluginInstance* metric_source_ = nullptr;
   gates::GateChain chain_;
+  int gate_plugins_ = 0;
 };
 
 // The --plugin-config file: {"<plugin id>": {...}} → each plugin's configuration text ("" = no

@@ -307,10 +307,14 @@ void Observe::observe_metrics(const ObserveRequest& r, Signals& out) const {
     obs.lag_seconds = query(queries.lag_query, grouped ? grouped->lag_query : no_group, queries, r,
                             Aggregation::kMax, "lag", out.notes, out);
   }
+  // The lag brake needs the write activity only beside a lag in seconds, so without a lag reading
+  // it is not asked for (one query per DHA saved) — unless a gate plugin is loaded: one that holds
+  // on write bursts reads it on its own.
   if (queries.write_activity.empty()) {
     not_read("write activity", Aggregation::kSum, "the engine adapter has no query for this signal");
-  } else if (!obs.lag_seconds) {
-    not_read("write activity", Aggregation::kSum, "not read: write activity only matters beside a lag in seconds");
+  } else if (!obs.lag_seconds && !plugins_.has_gate_plugins()) {
+    not_read("write activity", Aggregation::kSum,
+             "not read: without a lag in seconds only a gate plugin would read it, and none is loaded");
   } else {
     const std::string no_group;
     const auto& grouped = queries.grouped;

@@ -146,7 +146,6 @@ CheckOutcome check_engine_topology(const Options& options) {
 
 CheckOutcome check_engine_queries(const Options& options) {
   return for_each_instance(options, DHA_EXT_ENGINE, [&](const PluginInstance& p) {
-    std::string note;
     for (const auto& kind : targets_of(p)) {
       const auto topology = topology_of(p, declared_target(p, kind, options));
       const sdk::QueryRequest request = sample_query_request(kind, kHostileName, topology.release_name);
@@ -177,13 +176,7 @@ CheckOutcome check_engine_queries(const Options& options) {
         const auto scoped = tenancy::render_scoped_query(query, labels);
         if (!scoped.ok()) fail("plugin \"{}\": {} query {} would be refused by the host: {}", p.info().id, kind.kind, which, scoped.refusal);
       }
-      // Not a failure (the adapter works), but nothing reads it: the host asks the write
-      // activity only beside a lag in seconds, so a gate waiting for writeRate sees null.
-      if (!queries.write_activity.empty() && (queries.lag_query.empty() || queries.lag_unit != "seconds"))
-        note += fmt::format("{}{}: writeActivity is never read: the host reads it only beside a lag query in seconds, "
-                            "so gates see writeRate null", note.empty() ? "" : "; ", kind.kind);
     }
-    return note;
   });
 }
 

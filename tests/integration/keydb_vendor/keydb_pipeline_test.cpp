@@ -29,7 +29,7 @@ std::string plugin(const char* variable, const char* otherwise) {
 // that the write-burst case fails with a gate that never holds).
 std::string gate() { return plugin("KEYDB_GATE", "keydb-write-burst"); }
 // The adapter: keydb, or what KEYDB_ADAPTER names (keydb-no-lag, to show that the write-burst
-// case fails when the host never reads the write rate).
+// case holds without a lag query too).
 std::string adapter() { return plugin("KEYDB_ADAPTER", "keydb"); }
 
 class KeyDbPipeline : public ::testing::Test {

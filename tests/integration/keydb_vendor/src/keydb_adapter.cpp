@@ -3,7 +3,7 @@
 // correct adapter (keydb.so) and, with KEYDB_READS_WRONG_PATH, as one that declares
 // spec.topology.nodes but reads spec.replicas (keydb-wrong-path.so), which the checker must fail,
 // and with KEYDB_NO_LAG_QUERY as one without the lag query (keydb-no-lag.so), whose write query
-// the host never reads: the checker must say so.
+// the host reads all the same, so its write-burst gate holds as with keydb.so.
 #include <algorithm>
 #include <string>
 
