@@ -86,8 +86,13 @@ void print_summary(const decide::SimulationSummary& s) {
   std::cout << fmt::format("  simulated seconds:      {}\n", s.duration_seconds);
   std::cout << fmt::format("  replica-seconds:        {} (average {:.2f} replicas)\n", s.replica_seconds,
                            s.duration_seconds > 0 ? static_cast<double>(s.replica_seconds) / s.duration_seconds : 0.0);
-  std::cout << fmt::format("  clairvoyant bound:      {} replica-seconds ({:.2f}x)", s.bound_replica_seconds,
-                           bound_ratio(s));
+  // The ratio counts what the policy left unserved as spent (decide::bound_ratio): say so when it did.
+  std::cout << fmt::format("  clairvoyant bound:      {} replica-seconds ({:.2f}x", s.bound_replica_seconds,
+                           decide::bound_ratio(s));
+  if (s.shortfall_replica_seconds > 0)
+    std::cout << fmt::format(", counting {} replica-seconds short of the need as spent",
+                             s.shortfall_replica_seconds);
+  std::cout << ")";
   if (s.bound_unknown_seconds > 0)
     std::cout << fmt::format("; unknown for {} s without a reading, left out of both", s.bound_unknown_seconds);
   std::cout << "\n";

@@ -13,9 +13,6 @@ struct CompareRow {
   decide::SimulationSummary summary;
 };
 
-// replica-seconds over the bound's (1 when the bound is 0).
-double bound_ratio(const decide::SimulationSummary& s);
-
 std::string compare_table(const std::vector<CompareRow>& rows);
 std::string compare_markdown(const std::vector<CompareRow>& rows);
 

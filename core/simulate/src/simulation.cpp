@@ -68,7 +68,7 @@ std::int32_t floor_of(const model::DhaSpec& spec, const SimulationParams& params
   return std::min(std::max(spec.min_replicas, quorum), ceiling_of(spec, params));
 }
 
-// Accounts each second: cost, the clairvoyant bound, and overload by cause.
+// Accounts each second: cost, the clairvoyant bound, the shortfall below it, and overload by cause.
 class Ledger {
  public:
   Ledger(const model::DhaSpec& spec, const LoadTrace& load, const SimulationParams& params, SimulationSummary& sum)
@@ -83,6 +83,7 @@ class Ledger {
                                  &unclamped)) {
       sum_.bound_replica_seconds += *n;
       sum_.replica_seconds_bound_known += target.replicas();
+      sum_.shortfall_replica_seconds += std::max(*n - target.replicas(), 0);
       need_unclamped_ = unclamped;
     } else {
       ++sum_.bound_unknown_seconds;  // nobody knows what an outage needed: not counted either way
@@ -217,6 +218,12 @@ SimulationResult simulate(const model::DhaSpec& spec, const LoadTrace& load, con
   return result;
 }
 
+double bound_ratio(const SimulationSummary& s) {
+  if (s.bound_replica_seconds <= 0) return 1.0;
+  return static_cast<double>(s.replica_seconds_bound_known + s.shortfall_replica_seconds) /
+         static_cast<double>(s.bound_replica_seconds);
+}
+
 rapidjson::Value simulation_to_json(const SimulationResult& r, rapidjson::Document::AllocatorType& a) {
   using rapidjson::Value;
   auto opt = [](const std::optional<double>& v) {
@@ -266,6 +273,7 @@ rapidjson::Value simulation_to_json(const SimulationResult& r, rapidjson::Docume
   summary.AddMember("boundReplicaSeconds", sum.bound_replica_seconds, a);
   summary.AddMember("boundUnknownSeconds", sum.bound_unknown_seconds, a);
   summary.AddMember("replicaSecondsBoundKnown", sum.replica_seconds_bound_known, a);
+  summary.AddMember("shortfallReplicaSeconds", sum.shortfall_replica_seconds, a);
   summary.AddMember("scaleActions", sum.scale_actions, a);
   summary.AddMember("rollbacks", sum.rollbacks, a);
   summary.AddMember("minReplicas", sum.min_replicas, a);

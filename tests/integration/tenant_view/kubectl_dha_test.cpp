@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 #include <sys/wait.h>
@@ -188,6 +189,31 @@ TEST_F(KubectlDha, BacktestPrintsWhatSimulateFromMetricsPrintsForTheClustersSpec
   EXPECT_TRUE(has(backtest.output, "history: Postgres tenant-a/db from " + vm_->url() + ", 361 steps of 60s"))
       << backtest.output;
   EXPECT_FALSE(has(backtest.output, "scale actions:          0 ")) << backtest.output;
+  // Its ratio is the honest one simulate prints, from the same ledger: what the policy spent
+  // plus what it ran short of the need, over the bound, never below 1, the shortfall named.
+  const auto json = Plugin::db_autoscaler(simulate + " --summary-only --json " + dir_ + "/backtest.json");
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  std::ifstream json_file(dir_ + "/backtest.json");
+  const std::string json_text((std::istreambuf_iterator<char>(json_file)), std::istreambuf_iterator<char>());
+  rapidjson::Document doc;
+  doc.Parse(json_text.c_str());
+  ASSERT_TRUE(!doc.HasParseError() && doc.HasMember("summary")) << json_text;
+  const auto& sum = doc["summary"];
+  for (const char* field : {"boundReplicaSeconds", "replicaSecondsBoundKnown", "shortfallReplicaSeconds"})
+    ASSERT_TRUE(sum.HasMember(field) && sum[field].IsInt64()) << field << " missing from " << json_text;
+  const std::int64_t bound = sum["boundReplicaSeconds"].GetInt64();
+  const std::int64_t shortfall = sum["shortfallReplicaSeconds"].GetInt64();
+  const double ratio = static_cast<double>(sum["replicaSecondsBoundKnown"].GetInt64() + shortfall) / bound;
+  EXPECT_GE(ratio, 1.0);
+  const std::string bound_line =
+      fmt::format("\n  clairvoyant bound:      {} replica-seconds ({:.2f}x{})\n", bound, ratio,
+                  shortfall > 0 ? fmt::format(", counting {} replica-seconds short of the need as spent", shortfall)
+                                : "");
+  EXPECT_TRUE(has(backtest.output, bound_line)) << bound_line << backtest.output;
+  if (const char* record = std::getenv("DHA_TENANT_VIEW_RECORD"); record != nullptr)
+    std::ofstream(std::string(record) + "/dha-backtest.txt")
+        << "$ kubectl dha backtest db-dha -n tenant-a --from-metrics " << vm_->url() << range << "\n"
+        << backtest.output;
 
   const auto compared = plugin.kubectl("dha backtest db-dha -n tenant-a --from-metrics " + vm_->url() + range +
                                        plugin_dirs + " --profile default --profile adaptive");
@@ -195,6 +221,12 @@ TEST_F(KubectlDha, BacktestPrintsWhatSimulateFromMetricsPrintsForTheClustersSpec
   const auto expected_table = Plugin::db_autoscaler(simulate + " --compare --profile default --profile adaptive");
   EXPECT_EQ(without_monitoring_line(compared.output), expected_table.output);
   EXPECT_TRUE(has(compared.output, "adaptive")) << compared.output;
+  EXPECT_TRUE(has(compared.output, "behaviour       replica-s    short  xbound")) << compared.output;
+  if (const char* record = std::getenv("DHA_TENANT_VIEW_RECORD"); record != nullptr)
+    std::ofstream(std::string(record) + "/dha-backtest-compare.txt")
+        << "$ kubectl dha backtest db-dha -n tenant-a --from-metrics " << vm_->url() << range
+        << " --profile default --profile adaptive\n"
+        << compared.output;
 
   const auto missing = plugin.kubectl("dha backtest nothing-here -n tenant-a --from-metrics " + vm_->url());
   EXPECT_EQ(missing.exit_code, 1) << missing.output;

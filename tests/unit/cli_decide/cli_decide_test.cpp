@@ -341,10 +341,63 @@ TEST_F(Cli, SimulateCompareMarkdownAndSeveralFiles) {
   const auto r = run("simulate --compare --markdown --dha " + example("load/dha.yaml") + " --dha " + fast.string() +
                      " --load " + example("load/flash-crowd.csv"));
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(r.out.rfind("| behaviour | replica-s | × bound |", 0), 0u) << r.out;
+  EXPECT_EQ(r.out.rfind("| behaviour | replica-s | short of need | × bound |", 0), 0u) << r.out;
   EXPECT_NE(r.out.find("\n| bound | "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\n| dha | "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\n| fast | "), std::string::npos) << r.out;
+}
+
+// A policy that leaves load unserved pays for fewer replicas than the clairvoyant bound; the
+// summary, the --compare table and the JSON count what it ran short as spent, so the ratio is
+// never below 1 (the generated ramp through min 2, max 10, target 100 used to print 0.94x).
+struct ShortRow {
+  const char* profile;
+  const char* bound_line;  // the summary's whole line
+  const char* table_row;   // the --compare row, from the name to the ratio
+  const char* json_field;
+};
+
+void PrintTo(const ShortRow& row, std::ostream* os) { *os << row.profile; }
+
+class SimulateShortOfTheNeed : public Cli, public ::testing::WithParamInterface<ShortRow> {};
+
+TEST_P(SimulateShortOfTheNeed, CountsItAsSpentInTheRatio) {
+  const auto trace = write("ramp-lag.csv", run("simulate --generate ramp-lag").out);
+  const auto dha = write("dha.yaml",
+                         "spec: {minReplicas: 2, maxReplicas: 10, metrics: [{type: ReadConnections, target: "
+                         "{averageValue: 100}}]}");
+  const std::string base = "simulate --dha " + dha.string() + " --load " + trace.string() + " --profile ";
+  const auto summary = run(base + GetParam().profile + " --summary-only");
+  ASSERT_EQ(summary.code, 0) << summary.err;
+  EXPECT_NE(summary.out.find(std::string("\n  clairvoyant bound:      ") + GetParam().bound_line + "\n"),
+            std::string::npos)
+      << summary.out;
+  const auto table = run(base + GetParam().profile + " --compare");
+  ASSERT_EQ(table.code, 0) << table.err;
+  EXPECT_NE(table.out.find(std::string("\n") + GetParam().table_row + " "), std::string::npos) << table.out;
+  const auto json = run(base + GetParam().profile + " --json -");
+  ASSERT_EQ(json.code, 0) << json.err;
+  EXPECT_NE(json.out.find(GetParam().json_field), std::string::npos) << json.out.substr(json.out.size() > 1500 ? json.out.size() - 1500 : 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    RampLag, SimulateShortOfTheNeed,
+    ::testing::Values(
+        ShortRow{"windowed",
+                 "210850 replica-seconds (1.00x, counting 11903 replica-seconds short of the need as spent)",
+                 "windowed           198960    11903    1.00", "\"shortfallReplicaSeconds\": 11903"},
+        ShortRow{"hpa", "210850 replica-seconds (1.00x, counting 13403 replica-seconds short of the need as spent)",
+                 "hpa                197460    13403    1.00", "\"shortfallReplicaSeconds\": 13403"},
+        ShortRow{"default", "210850 replica-seconds (1.01x, counting 2670 replica-seconds short of the need as spent)",
+                 "default            210900     2670    1.01", "\"shortfallReplicaSeconds\": 2670"}),
+    [](const auto& info) { return std::string(info.param.profile); });
+
+// A policy never below the need says nothing more than the ratio.
+TEST_F(Cli, SimulateSaysNothingOfAShortfallItDidNotHave) {
+  const auto r = run("simulate --summary-only --dha " + example("load/dha.yaml") + " --profile default --load " +
+                     example("load/noisy-plateau.csv"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("replica-seconds (1.24x)\n"), std::string::npos) << r.out;
 }
 
 TEST_F(Cli, SimulateRefusesSeveralSpecsWithoutCompareAndUnknownProfiles) {

@@ -68,6 +68,10 @@ struct SimulationSummary {
   std::int64_t bound_replica_seconds = 0;
   std::int64_t bound_unknown_seconds = 0;
   std::int64_t replica_seconds_bound_known = 0;
+  // Over the same seconds, the replicas the policy had below the need (replicas asked for,
+  // starting ones included, as in the cost): what it saved by leaving load unserved. The bound
+  // is a lower bound only for a policy that serves the load, so bound_ratio adds this back.
+  std::int64_t shortfall_replica_seconds = 0;
   std::int32_t scale_actions = 0;         // applied Scale and Rollback decisions
   std::int32_t rollbacks = 0;
   std::int32_t min_replicas = 0;
@@ -89,6 +93,12 @@ std::optional<std::int32_t> needed_replicas(const model::DhaSpec& spec, const Lo
 // Throws model::InputError when the trace lacks a column for a spec metric, the params are out of
 // range, or the trace is longer than kMaxSimulatedSeconds.
 SimulationResult simulate(const model::DhaSpec& spec, const LoadTrace& load, const SimulationParams& params);
+
+// The cost against the clairvoyant bound, over the seconds whose need is known: what the policy
+// spent plus its shortfall, over the bound. Each second counts max(replicas, need) against need,
+// so the ratio is never below 1: a policy cannot look cheaper than the bound by leaving load
+// unserved. 1 when the bound is empty.
+double bound_ratio(const SimulationSummary& summary);
 
 rapidjson::Value simulation_to_json(const SimulationResult& result, rapidjson::Document::AllocatorType& alloc);
 
