@@ -97,6 +97,24 @@ void Reconciler::forget(const std::string& ns, const std::string& name) {
   owners_.remove_owner(ns + "/" + name);
 }
 
+// The quota ceiling observe read is the cache's, as fresh as its watch, and a watch can lag or
+// lose its connection without a word. A scale-up is where a stale ceiling does harm (a quota
+// created or tightened since), so before one the quotas are read from the server: the
+// observation with the server's ceiling when it differs, to decide again on. A failed read keeps
+// the cache's answer, as observe does.
+std::optional<model::Observation> Reconciler::with_servers_quota(const std::string& ns, const sdk::Topology& topology,
+                                                                 const model::Observation& obs) const {
+  std::string problem;
+  const auto ceiling = quota_ceiling(server_, ns, topology, obs.current_replicas, problem);
+  if (!problem.empty() || ceiling == obs.quota_max_replicas) return std::nullopt;
+  spdlog::info("tenant quota ceiling {} on the server, {} in the cache: deciding on the server's",
+               ceiling ? std::to_string(*ceiling) : "none",
+               obs.quota_max_replicas ? std::to_string(*obs.quota_max_replicas) : "none");
+  model::Observation checked = obs;
+  checked.quota_max_replicas = ceiling;
+  return checked;
+}
+
 kube::ReconcileResult Reconciler::reconcile_dha(const std::string& ns, const std::string& name) {
   // Periodic: at the namespace's phase in the sync period, so its DHAs share fresh grouped answers.
   const kube::RequeueAfter again{options_.requeue_at_namespace_phase
@@ -175,22 +193,8 @@ kube::ReconcileResult Reconciler::reconcile_dha(const std::string& ns, const std
                           report.now, options);
   };
   decide::Decision d = decide_on(obs);
-  // The quota ceiling above is the cache's, as fresh as its watch, and a watch can lag or lose
-  // its connection without a word. A scale-up is where a stale ceiling does harm (a quota created
-  // or tightened since), so the quotas are read from the server before one, and it is decided
-  // again on what they leave. A failed read keeps the cache's answer, as observe does.
-  if (d.apply && d.desired_replicas > d.current_replicas) {
-    std::string problem;
-    const auto ceiling = quota_ceiling(server_, ns, topology, obs.current_replicas, problem);
-    if (problem.empty() && ceiling != obs.quota_max_replicas) {
-      spdlog::info("tenant quota ceiling {} on the server, {} in the cache: deciding on the server's",
-                   ceiling ? std::to_string(*ceiling) : "none",
-                   obs.quota_max_replicas ? std::to_string(*obs.quota_max_replicas) : "none");
-      model::Observation current = obs;
-      current.quota_max_replicas = ceiling;
-      d = decide_on(current);
-    }
-  }
+  if (d.apply && d.desired_replicas > d.current_replicas)
+    if (const auto checked = with_servers_quota(ns, topology, obs)) d = decide_on(*checked);
   spdlog::debug("decision {} {} -> {} (raw {}): {}: {}", model::to_string(d.kind), d.current_replicas,
                 d.desired_replicas, d.raw_desired_replicas, d.reason, d.message);
   status_.ownership_conflict(report, d, actuators::managed_by(*target.object));

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "dha/kube/client.hpp"
@@ -62,6 +63,8 @@ class Reconciler {
  private:
   kube::ReconcileResult reconcile_dha(const std::string& ns, const std::string& name);
   Observe::ReadNotice read_notice(const std::string& ns, const std::string& name);
+  std::optional<model::Observation> with_servers_quota(const std::string& ns, const sdk::Topology& topology,
+                                                       const model::Observation& obs) const;
   std::int64_t now() const;
 
   kube::Client& client_;
