@@ -9,10 +9,17 @@ from check import check, normalize
 from checks_objects import CLUSTERS, PG, cluster, create_pg, pg
 
 
-def python_watch(t, ns, list_call, make_changes, seconds=3):
-    """Runs kubernetes.watch.Watch().stream(list_call) while `make_changes` writes; event types seen."""
+def python_watch(t, ns, list_call, make_changes, seconds=3, after_first_event=False):
+    """Runs kubernetes.watch.Watch().stream(list_call) while `make_changes` writes; event types seen.
+
+    With `after_first_event`, the changes are made once the stream has delivered its first event
+    (an object that was already there): a watch that opened late on a busy machine would otherwise
+    start after the changes and show them as its initial state, not as the events under test.
+    Otherwise they are made a second after the watch started, where the order cannot change what
+    is seen (a watch of an empty namespace shows a new object as ADDED either way)."""
     import kubernetes
     seen = []
+    streaming = threading.Event()
 
     def run():
         w = kubernetes.watch.Watch()
@@ -21,12 +28,18 @@ def python_watch(t, ns, list_call, make_changes, seconds=3):
                 obj = event["object"]
                 name = obj["metadata"]["name"] if isinstance(obj, dict) else obj.metadata.name
                 seen.append((event["type"], name))
+                streaming.set()
         except Exception as e:  # noqa: BLE001 - what the client raised is the observation
             seen.append(("raised", type(e).__name__))
+        finally:
+            streaming.set()
 
     thread = threading.Thread(target=run)
     thread.start()
-    time.sleep(1)
+    if after_first_event:
+        streaming.wait(30)
+    else:
+        time.sleep(1)
     make_changes()
     thread.join(seconds + 10)
     return seen
@@ -42,7 +55,7 @@ def python_watch_custom(t, ns):
         t.http("PATCH", PG.format(ns=ns) + "/a", {"spec": {"replicas": 3}}, "application/merge-patch+json")
 
     return python_watch(t, ns, lambda **kw: api.list_namespaced_custom_object(
-        "apps.cozystack.io", "v1alpha1", ns, "postgreses", **kw), changes)
+        "apps.cozystack.io", "v1alpha1", ns, "postgreses", **kw), changes, after_first_event=True)
 
 
 @check("python: CoreV1Api watch of ConfigMaps streams typed events")
