@@ -61,10 +61,12 @@ void VmServer::resume() {
   }
 }
 
-bool VmServer::push(const std::string& exposition, std::chrono::milliseconds timeout) {
+VmServer::Push VmServer::push(const std::string& exposition, std::chrono::milliseconds timeout) {
   const auto r = testing::http_request("POST", url_ + "/api/v1/import/prometheus", exposition, timeout);
-  if (r.status < 200 || r.status >= 300) return false;
-  return testing::http_request("GET", url_ + "/internal/force_flush", {}, timeout).status == 200;
+  if (r.status == 0 && r.error.find("Timeout") != std::string::npos) return Push::kMayHaveLanded;
+  if (r.status < 200 || r.status >= 300) return Push::kRefused;
+  const auto flushed = testing::http_request("GET", url_ + "/internal/force_flush", {}, timeout);
+  return flushed.status == 200 ? Push::kLanded : Push::kMayHaveLanded;
 }
 
 OperatorRun::OperatorRun(const std::vector<std::string>& args, const std::string& log_path)

@@ -26,8 +26,12 @@ class VmServer {
   void resume();  // SIGCONT
   bool up() const { return process_ != nullptr && !paused_; }
   const std::string& url() const { return url_; }
-  // Imports exposition text and flushes; true when VictoriaMetrics answered 2xx.
-  bool push(const std::string& exposition, std::chrono::milliseconds timeout);
+  // Imports exposition text and flushes. kLanded: both answered 2xx. kMayHaveLanded: the import
+  // was sent but an answer did not come in time (a loaded VictoriaMetrics ingests it anyway, and
+  // flushes by itself within a second). kRefused: it cannot have landed (no connection, or an
+  // import answered other than 2xx).
+  enum class Push { kLanded, kMayHaveLanded, kRefused };
+  Push push(const std::string& exposition, std::chrono::milliseconds timeout);
 
  private:
   std::string dir_;
