@@ -3,6 +3,7 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <charconv>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -23,16 +24,44 @@ constexpr std::string_view kControllerKind = "DatabaseHorizontalAutoscaler";
 
 void append(spdlog::memory_buf_t& dest, std::string_view text) { dest.append(text.data(), text.data() + text.size()); }
 
-void append_time(spdlog::memory_buf_t& dest, std::chrono::system_clock::time_point t) {
-  const auto secs = std::chrono::time_point_cast<std::chrono::seconds>(t);
-  const auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(t - secs).count();
-  const std::time_t tt = std::chrono::system_clock::to_time_t(secs);
-  std::tm tm{};
-  gmtime_r(&tt, &tm);
-  char buf[40];
-  const int n = std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-                              tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(millis));
+// One timestamp as zap's time encoders write it, in UTC. The numbers are JSON numbers in the
+// json format (written bare), as zap writes them.
+void append_time(spdlog::memory_buf_t& dest, std::chrono::system_clock::time_point t, TimeEncoding encoding) {
+  const auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+  char buf[64];
+  int n = 0;
+  switch (encoding) {
+    // zap divides the nanoseconds as a float64 and prints the shortest decimal that reads back.
+    case TimeEncoding::Epoch:
+    case TimeEncoding::Millis: {
+      const double value = static_cast<double>(nanos) / (encoding == TimeEncoding::Epoch ? 1e9 : 1e6);
+      n = static_cast<int>(std::to_chars(buf, buf + sizeof buf, value, std::chars_format::fixed).ptr - buf);
+      break;
+    }
+    case TimeEncoding::Nano: n = std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(nanos)); break;
+    default: {
+      const auto secs = std::chrono::time_point_cast<std::chrono::seconds>(t);
+      const auto frac = std::chrono::duration_cast<std::chrono::nanoseconds>(t - secs).count();
+      const std::time_t tt = std::chrono::system_clock::to_time_t(secs);
+      std::tm tm{};
+      gmtime_r(&tt, &tm);
+      n = std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                        tm.tm_hour, tm.tm_min, tm.tm_sec);
+      if (encoding == TimeEncoding::Iso8601) {
+        n += std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n), ".%03d", static_cast<int>(frac / 1000000));
+      } else if (encoding == TimeEncoding::Rfc3339Nano && frac != 0) {
+        // Go's .999999999: the fraction without trailing zeros.
+        n += std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n), ".%09lld", static_cast<long long>(frac));
+        while (buf[n - 1] == '0') --n;
+      }
+      buf[n++] = 'Z';
+    }
+  }
   append(dest, std::string_view(buf, static_cast<std::size_t>(n)));
+}
+
+bool is_number(TimeEncoding encoding) {
+  return encoding == TimeEncoding::Epoch || encoding == TimeEncoding::Millis || encoding == TimeEncoding::Nano;
 }
 
 }  // namespace
@@ -98,9 +127,9 @@ void StructuredFormatter::format(const spdlog::details::log_msg& msg, spdlog::me
   const std::string_view level = level_name(msg.level);
   const std::string_view payload(msg.payload.data(), msg.payload.size());
   if (format_ == LogFormat::Json) {
-    append(dest, "{\"ts\":\"");
-    append_time(dest, msg.time);
-    append(dest, "\",\"level\":\"");
+    append(dest, is_number(time_) ? "{\"ts\":" : "{\"ts\":\"");
+    append_time(dest, msg.time, time_);
+    append(dest, is_number(time_) ? ",\"level\":\"" : "\",\"level\":\"");
     append(dest, level);
     append(dest, "\",\"logger\":\"");
     append_json_escaped(std::string_view(msg.logger_name.data(), msg.logger_name.size()), dest);
@@ -125,7 +154,7 @@ void StructuredFormatter::format(const spdlog::details::log_msg& msg, spdlog::me
     append(dest, "}\n");
     return;
   }
-  append_time(dest, msg.time);
+  append_time(dest, msg.time, time_);
   append(dest, " ");
   append(dest, level);
   if (!tl_name.empty()) {
@@ -142,7 +171,7 @@ void StructuredFormatter::format(const spdlog::details::log_msg& msg, spdlog::me
 }
 
 std::unique_ptr<spdlog::formatter> StructuredFormatter::clone() const {
-  return std::make_unique<StructuredFormatter>(format_);
+  return std::make_unique<StructuredFormatter>(format_, time_);
 }
 
 LogFormat parse_log_format(std::string_view text) {
@@ -167,9 +196,20 @@ spdlog::level::level_enum parse_log_level(std::string_view text) {
                               std::string(text) + "\"");
 }
 
-void install_logging(LogFormat format, spdlog::level::level_enum level) {
+TimeEncoding parse_time_encoding(std::string_view text) {
+  if (text == "epoch") return TimeEncoding::Epoch;
+  if (text == "millis") return TimeEncoding::Millis;
+  if (text == "nano") return TimeEncoding::Nano;
+  if (text == "iso8601") return TimeEncoding::Iso8601;
+  if (text == "rfc3339") return TimeEncoding::Rfc3339;
+  if (text == "rfc3339nano") return TimeEncoding::Rfc3339Nano;
+  throw std::invalid_argument("--zap-time-encoding must be one of epoch, millis, nano, iso8601, rfc3339, rfc3339nano, got \"" +
+                              std::string(text) + "\"");
+}
+
+void install_logging(LogFormat format, spdlog::level::level_enum level, TimeEncoding time) {
   auto sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
-  sink->set_formatter(std::make_unique<StructuredFormatter>(format));
+  sink->set_formatter(std::make_unique<StructuredFormatter>(format, time));
   auto logger = std::make_shared<spdlog::logger>("db-autoscaler", sink);
   logger->set_level(level);
   logger->flush_on(spdlog::level::trace);
