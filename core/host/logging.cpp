@@ -1,12 +1,16 @@
 #include "host/logging.hpp"
 
+#include <cxxabi.h>
+#include <execinfo.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <random>
 #include <stdexcept>
@@ -58,6 +62,44 @@ void append_time(spdlog::memory_buf_t& dest, std::chrono::system_clock::time_poi
     }
   }
   append(dest, std::string_view(buf, static_cast<std::size_t>(n)));
+}
+
+// The stack of the logging call, one frame a line as "function+offset (object)", innermost first,
+// from the caller of spdlog on. Functions of the executable have names only where exported;
+// the others read as object+offset, for `addr2line -fCe object offset`.
+std::string stacktrace() {
+  void* frames[48];
+  const int n = ::backtrace(frames, 48);
+  char** symbols = ::backtrace_symbols(frames, n);
+  if (symbols == nullptr) return {};
+  std::string out, all;
+  bool in_logger = false;
+  for (int i = 1; i < n; ++i) {
+    std::string frame = symbols[i];
+    // "object(mangled+0x1f) [0x...]": demangle the function where there is one.
+    const auto open = frame.find('('), plus = frame.find('+', open), close = frame.find(')', open);
+    std::string function, where = frame.substr(0, open);
+    if (open != std::string::npos && plus != std::string::npos && close != std::string::npos && plus > open + 1) {
+      const std::string mangled = frame.substr(open + 1, plus - open - 1);
+      int status = 0;
+      char* demangled = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
+      function = (status == 0 && demangled ? demangled : mangled) + frame.substr(plus, close - plus);
+      std::free(demangled);
+    } else if (open != std::string::npos && close != std::string::npos) {
+      function = frame.substr(open + 1, close - open - 1);
+    }
+    // Skip this formatter and spdlog's own frames: the trace starts where the program logged.
+    const bool logger_frame = function.find("spdlog::") != std::string::npos ||
+                              function.find("StructuredFormatter") != std::string::npos;
+    const std::string line = function.empty() ? frame : function[0] == '+' ? where + function : function + " (" + where + ")";
+    all += (all.empty() ? "" : "\n") + line;
+    if (logger_frame) in_logger = true;
+    if (logger_frame || !in_logger) continue;
+    out += (out.empty() ? "" : "\n") + line;
+  }
+  std::free(symbols);
+  // Without a named spdlog frame to start after (a static spdlog), the whole stack.
+  return in_logger ? out : all;
 }
 
 bool is_number(TimeEncoding encoding) {
@@ -136,6 +178,11 @@ void StructuredFormatter::format(const spdlog::details::log_msg& msg, spdlog::me
     append(dest, "\",\"msg\":\"");
     append_json_escaped(payload, dest);
     append(dest, "\"");
+    if (msg.level >= stacktrace_at_ && msg.level != spdlog::level::off) {
+      append(dest, ",\"stacktrace\":\"");
+      append_json_escaped(stacktrace(), dest);
+      append(dest, "\"");
+    }
     if (!tl_name.empty()) {
       append(dest, ",\"controller\":\"");
       append(dest, kControllerName);
@@ -168,10 +215,22 @@ void StructuredFormatter::format(const spdlog::details::log_msg& msg, spdlog::me
   // Text lines stay one line each even when a message carries a newline.
   for (const char c : payload) dest.push_back(c == '\n' ? ' ' : c);
   append(dest, "\n");
+  // As zap's console encoder: the stack on the lines after the record, each indented by a tab.
+  if (msg.level >= stacktrace_at_ && msg.level != spdlog::level::off) {
+    const std::string trace = stacktrace();
+    std::size_t start = 0;
+    while (start < trace.size()) {
+      const auto end = std::min(trace.find('\n', start), trace.size());
+      append(dest, "\t");
+      append(dest, std::string_view(trace).substr(start, end - start));
+      append(dest, "\n");
+      start = end + 1;
+    }
+  }
 }
 
 std::unique_ptr<spdlog::formatter> StructuredFormatter::clone() const {
-  return std::make_unique<StructuredFormatter>(format_, time_);
+  return std::make_unique<StructuredFormatter>(format_, time_, stacktrace_at_);
 }
 
 LogFormat parse_log_format(std::string_view text) {
@@ -207,9 +266,20 @@ TimeEncoding parse_time_encoding(std::string_view text) {
                               std::string(text) + "\"");
 }
 
-void install_logging(LogFormat format, spdlog::level::level_enum level, TimeEncoding time) {
+spdlog::level::level_enum parse_stacktrace_level(std::string_view text) {
+  if (text == "debug") return spdlog::level::debug;
+  if (text == "info") return spdlog::level::info;
+  if (text == "warn") return spdlog::level::warn;
+  if (text == "error") return spdlog::level::err;
+  if (text == "dpanic" || text == "panic" || text == "fatal") return spdlog::level::off;
+  throw std::invalid_argument("--zap-stacktrace-level must be one of info, error, panic (or debug, warn, dpanic, fatal), got \"" +
+                              std::string(text) + "\"");
+}
+
+void install_logging(LogFormat format, spdlog::level::level_enum level, TimeEncoding time,
+                     spdlog::level::level_enum stacktrace_at) {
   auto sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
-  sink->set_formatter(std::make_unique<StructuredFormatter>(format, time));
+  sink->set_formatter(std::make_unique<StructuredFormatter>(format, time, stacktrace_at));
   auto logger = std::make_shared<spdlog::logger>("db-autoscaler", sink);
   logger->set_level(level);
   logger->flush_on(spdlog::level::trace);

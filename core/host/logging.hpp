@@ -48,14 +48,17 @@ std::string random_uuid();
 
 class StructuredFormatter final : public spdlog::formatter {
  public:
-  explicit StructuredFormatter(LogFormat format, TimeEncoding time = TimeEncoding::Iso8601)
-      : format_(format), time_(time) {}
+  // Records at or above stacktrace_at carry the stack of the logging call (zap's "stacktrace").
+  explicit StructuredFormatter(LogFormat format, TimeEncoding time = TimeEncoding::Iso8601,
+                               spdlog::level::level_enum stacktrace_at = spdlog::level::off)
+      : format_(format), time_(time), stacktrace_at_(stacktrace_at) {}
   void format(const spdlog::details::log_msg& msg, spdlog::memory_buf_t& dest) override;
   std::unique_ptr<spdlog::formatter> clone() const override;
 
  private:
   LogFormat format_;
   TimeEncoding time_;
+  spdlog::level::level_enum stacktrace_at_;
 };
 
 // "json" | "text" ("console"); "trace" | "debug" | "info" | "warn" | "error" or a zap verbosity
@@ -63,13 +66,17 @@ class StructuredFormatter final : public spdlog::formatter {
 LogFormat parse_log_format(std::string_view text);
 spdlog::level::level_enum parse_log_level(std::string_view text);
 TimeEncoding parse_time_encoding(std::string_view text);
+// controller-runtime's --zap-stacktrace-level (info, error, panic; zap's other levels too). Nothing
+// here logs at panic, so "panic" means no stack traces.
+spdlog::level::level_enum parse_stacktrace_level(std::string_view text);
 
 // The level as lines print it: the same words the --log-level flag takes ("warn", not spdlog's
 // "warning"); critical prints as "error".
 std::string_view level_name(spdlog::level::level_enum level);
 
 // Replaces the default logger's sink with stderr in the given format and level.
-void install_logging(LogFormat format, spdlog::level::level_enum level, TimeEncoding time = TimeEncoding::Iso8601);
+void install_logging(LogFormat format, spdlog::level::level_enum level, TimeEncoding time = TimeEncoding::Iso8601,
+                     spdlog::level::level_enum stacktrace_at = spdlog::level::off);
 
 // JSON string escaping (quotes, backslash, control characters) for log lines.
 void append_json_escaped(std::string_view text, spdlog::memory_buf_t& dest);

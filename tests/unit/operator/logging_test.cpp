@@ -182,4 +182,32 @@ TEST(StructuredLogs, TimeEncodingsAreZaps) {
   EXPECT_THROW(parse_time_encoding("julian"), std::invalid_argument);
 }
 
+// --zap-stacktrace-level: records at or above it carry the stack of the logging call (zap's
+// "stacktrace" key in JSON, tab-indented lines after the record in text); below it, none.
+TEST(StructuredLogs, RecordsAtTheStacktraceLevelCarryTheStack) {
+  const auto render_at = [](LogFormat format, spdlog::level::level_enum level, spdlog::level::level_enum at) {
+    StructuredFormatter f(format, TimeEncoding::Iso8601, at);
+    spdlog::memory_buf_t out;
+    spdlog::details::log_msg msg("db-autoscaler", level, "x");
+    f.format(msg, out);
+    return std::string(out.data(), out.size());
+  };
+  rapidjson::Document d;
+  const std::string error = render_at(LogFormat::Json, spdlog::level::err, spdlog::level::err);
+  d.Parse(error.c_str());
+  ASSERT_FALSE(d.HasParseError()) << error;
+  ASSERT_TRUE(d.HasMember("stacktrace")) << error;
+  EXPECT_NE(std::string(d["stacktrace"].GetString()).find("operator_unit_test"), std::string::npos) << error;
+  d.Parse(render_at(LogFormat::Json, spdlog::level::info, spdlog::level::err).c_str());
+  EXPECT_FALSE(d.HasMember("stacktrace"));
+  d.Parse(render_at(LogFormat::Json, spdlog::level::err, spdlog::level::off).c_str());
+  EXPECT_FALSE(d.HasMember("stacktrace")) << "no stack traces by default";
+  const std::string text = render_at(LogFormat::Text, spdlog::level::warn, spdlog::level::info);
+  EXPECT_NE(text.find(" warn x\n\t"), std::string::npos) << text;
+  EXPECT_EQ(parse_stacktrace_level("info"), spdlog::level::info);
+  EXPECT_EQ(parse_stacktrace_level("error"), spdlog::level::err);
+  EXPECT_EQ(parse_stacktrace_level("panic"), spdlog::level::off);
+  EXPECT_THROW(parse_stacktrace_level("loud"), std::invalid_argument);
+}
+
 }  // namespace dha::op
