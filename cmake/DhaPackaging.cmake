@@ -15,7 +15,13 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)
 
 set(CPACK_DEB_COMPONENT_INSTALL ON)
-set(CPACK_COMPONENTS_ALL operator sdk)
+set(CPACK_COMPONENTS_ALL operator debian sdk)
+# One package per group: db-autoscaler is the operator's files and what Debian adds to them
+# (packaging/: copyright, changelog, manual page, the chart's manifests).
+set(CPACK_COMPONENTS_GROUPING ONE_PER_GROUP)
+set(CPACK_COMPONENT_OPERATOR_GROUP operator)
+set(CPACK_COMPONENT_DEBIAN_GROUP operator)
+set(CPACK_COMPONENT_SDK_GROUP sdk)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION admin)
 set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://github.com/cozystack/db-autoscaler")
@@ -26,8 +32,9 @@ set(CPACK_DEBIAN_OPERATOR_PACKAGE_NAME db-autoscaler)
 set(CPACK_DEBIAN_OPERATOR_PACKAGE_RECOMMENDS "ca-certificates")
 string(CONCAT CPACK_COMPONENT_OPERATOR_DESCRIPTION
   "Read-replica autoscaler for managed databases (Kubernetes operator)\n"
-  "The db-autoscaler operator and its bundled engine and metric source plugins\n"
-  "(postgres, redis, mariadb, mongodb, metrics-vm) in /usr/lib/db-autoscaler/plugins.")
+  "The db-autoscaler operator and kubectl plugin, its bundled engine and metric\n"
+  "source plugins (postgres, redis, mariadb, mongodb, metrics-vm), the CRD and\n"
+  "the chart's RBAC and webhook manifests (/usr/share/db-autoscaler).")
 
 set(CPACK_DEBIAN_SDK_PACKAGE_NAME db-autoscaler-sdk)
 set(CPACK_DEBIAN_SDK_PACKAGE_SECTION devel)

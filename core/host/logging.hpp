@@ -18,6 +18,10 @@ namespace dha::op {
 
 enum class LogFormat { Json, Text };
 
+// controller-runtime's --zap-time-encoding: seconds, milliseconds (JSON numbers, fractional) or
+// nanoseconds (an integer) since the epoch, or a UTC timestamp string.
+enum class TimeEncoding { Epoch, Millis, Nano, Iso8601, Rfc3339, Rfc3339Nano };
+
 // The controller name lines of a reconcile carry (the work queue's and the metrics' too).
 inline constexpr std::string_view kControllerName = "dha";
 
@@ -44,25 +48,35 @@ std::string random_uuid();
 
 class StructuredFormatter final : public spdlog::formatter {
  public:
-  explicit StructuredFormatter(LogFormat format) : format_(format) {}
+  // Records at or above stacktrace_at carry the stack of the logging call (zap's "stacktrace").
+  explicit StructuredFormatter(LogFormat format, TimeEncoding time = TimeEncoding::Iso8601,
+                               spdlog::level::level_enum stacktrace_at = spdlog::level::off)
+      : format_(format), time_(time), stacktrace_at_(stacktrace_at) {}
   void format(const spdlog::details::log_msg& msg, spdlog::memory_buf_t& dest) override;
   std::unique_ptr<spdlog::formatter> clone() const override;
 
  private:
   LogFormat format_;
+  TimeEncoding time_;
+  spdlog::level::level_enum stacktrace_at_;
 };
 
 // "json" | "text" ("console"); "trace" | "debug" | "info" | "warn" | "error" or a zap verbosity
 // (0 info, 1 debug, 2+ trace). Throws std::invalid_argument naming the flag for anything else.
 LogFormat parse_log_format(std::string_view text);
 spdlog::level::level_enum parse_log_level(std::string_view text);
+TimeEncoding parse_time_encoding(std::string_view text);
+// controller-runtime's --zap-stacktrace-level (info, error, panic; zap's other levels too). Nothing
+// here logs at panic, so "panic" means no stack traces.
+spdlog::level::level_enum parse_stacktrace_level(std::string_view text);
 
 // The level as lines print it: the same words the --log-level flag takes ("warn", not spdlog's
 // "warning"); critical prints as "error".
 std::string_view level_name(spdlog::level::level_enum level);
 
 // Replaces the default logger's sink with stderr in the given format and level.
-void install_logging(LogFormat format, spdlog::level::level_enum level);
+void install_logging(LogFormat format, spdlog::level::level_enum level, TimeEncoding time = TimeEncoding::Iso8601,
+                     spdlog::level::level_enum stacktrace_at = spdlog::level::off);
 
 // JSON string escaping (quotes, backslash, control characters) for log lines.
 void append_json_escaped(std::string_view text, spdlog::memory_buf_t& dest);

@@ -162,7 +162,13 @@ func TestOptionalAPIObjectsFollowTheCluster(t *testing.T) {
 				if row.served {
 					apis = []string{tc.api}
 				}
-				r, err := renderOn(t, apis, tc.value+"="+row.set)
+				sets := []string{tc.value + "=" + row.set}
+				if tc.kind == "ServiceMonitor" {
+					// A secure ServiceMonitor sends the token of a Secret, which it needs.
+					sets = append(sets, "metrics.serviceMonitor.bearerTokenSecret.name=scrape",
+						"metrics.serviceMonitor.bearerTokenSecret.key=token")
+				}
+				r, err := renderOn(t, apis, sets...)
 				if err != nil {
 					t.Fatal(err)
 				}

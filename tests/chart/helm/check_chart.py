@@ -149,6 +149,17 @@ def check_keda_knobs(docs):
     check("ServiceMonitor verifies TLS against the release CA",
           ep["scheme"] == "https" and ep["tlsConfig"]["serverName"] == f"db-autoscaler.{NAMESPACE}.svc")
     check("no VMServiceScrape where the cluster does not serve it", "VMServiceScrape" not in kinds(docs))
+    check("ServiceMonitor sends the Secret's token as authorization",
+          ep.get("authorization") == {"type": "Bearer", "credentials": {"name": "prometheus-scrape-token", "key": "token"}}
+          and "bearerTokenFile" not in ep, str(ep))
+    check("tolerations after the control-plane ones",
+          [t["key"] for t in spec["tolerations"]][-1] == "dedicated", str(spec["tolerations"]))
+    check("probe knobs", (c["readinessProbe"]["periodSeconds"], c["readinessProbe"]["timeoutSeconds"],
+                          c["livenessProbe"]["failureThreshold"], c["livenessProbe"]["initialDelaySeconds"]) == (5, 4, 4, 15),
+          str((c["readinessProbe"], c["livenessProbe"])))
+    check("revisionHistoryLimit", one(docs, "Deployment")["spec"].get("revisionHistoryLimit") == 3)
+    notes = one(docs, "ConfigMap", "db-autoscaler-notes")
+    check("extraObjects through tpl", notes["metadata"]["namespace"] == NAMESPACE and notes["data"] == {"owner": "platform"})
 
 
 def check_monitoring_operators(docs):

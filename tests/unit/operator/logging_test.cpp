@@ -4,6 +4,7 @@
 #include <rapidjson/document.h>
 #include <spdlog/details/log_msg.h>
 
+#include <chrono>
 #include <regex>
 #include <string>
 
@@ -148,4 +149,65 @@ TEST(StructuredLogs, LinesNameTheLevelAsTheFlagDoes) {
 }
 
 }  // namespace
+// --zap-time-encoding as zap encodes: numbers since the epoch (JSON numbers) or UTC strings,
+// for one instant with a known fraction.
+TEST(StructuredLogs, TimeEncodingsAreZaps) {
+  // 2026-12-04T19:40:05.120000000Z
+  const auto instant = std::chrono::system_clock::time_point(std::chrono::seconds(1796413205)) +
+                       std::chrono::milliseconds(120);
+  const auto ts = [&](TimeEncoding e, LogFormat format) {
+    StructuredFormatter f(format, e);
+    spdlog::memory_buf_t out;
+    spdlog::details::log_msg msg("db-autoscaler", spdlog::level::info, "x");
+    msg.time = instant;
+    f.format(msg, out);
+    return std::string(out.data(), out.size());
+  };
+  const auto json_ts = [&](TimeEncoding e) {
+    rapidjson::Document d;
+    const std::string line = ts(e, LogFormat::Json);
+    d.Parse(line.c_str());
+    EXPECT_FALSE(d.HasParseError()) << line;
+    return line.substr(6, line.find(",\"level\"") - 6);
+  };
+  EXPECT_EQ(json_ts(TimeEncoding::Epoch), "1796413205.12");
+  EXPECT_EQ(json_ts(TimeEncoding::Millis), "1796413205120");
+  EXPECT_EQ(json_ts(TimeEncoding::Nano), "1796413205120000000");
+  EXPECT_EQ(json_ts(TimeEncoding::Iso8601), "\"2026-12-04T19:40:05.120Z\"");
+  EXPECT_EQ(json_ts(TimeEncoding::Rfc3339), "\"2026-12-04T19:40:05Z\"");
+  EXPECT_EQ(json_ts(TimeEncoding::Rfc3339Nano), "\"2026-12-04T19:40:05.12Z\"");
+  EXPECT_EQ(ts(TimeEncoding::Rfc3339, LogFormat::Text).rfind("2026-12-04T19:40:05Z info x", 0), 0u);
+  EXPECT_EQ(parse_time_encoding("rfc3339nano"), TimeEncoding::Rfc3339Nano);
+  EXPECT_EQ(parse_time_encoding("epoch"), TimeEncoding::Epoch);
+  EXPECT_THROW(parse_time_encoding("julian"), std::invalid_argument);
+}
+
+// --zap-stacktrace-level: records at or above it carry the stack of the logging call (zap's
+// "stacktrace" key in JSON, tab-indented lines after the record in text); below it, none.
+TEST(StructuredLogs, RecordsAtTheStacktraceLevelCarryTheStack) {
+  const auto render_at = [](LogFormat format, spdlog::level::level_enum level, spdlog::level::level_enum at) {
+    StructuredFormatter f(format, TimeEncoding::Iso8601, at);
+    spdlog::memory_buf_t out;
+    spdlog::details::log_msg msg("db-autoscaler", level, "x");
+    f.format(msg, out);
+    return std::string(out.data(), out.size());
+  };
+  rapidjson::Document d;
+  const std::string error = render_at(LogFormat::Json, spdlog::level::err, spdlog::level::err);
+  d.Parse(error.c_str());
+  ASSERT_FALSE(d.HasParseError()) << error;
+  ASSERT_TRUE(d.HasMember("stacktrace")) << error;
+  EXPECT_NE(std::string(d["stacktrace"].GetString()).find("operator_unit_test"), std::string::npos) << error;
+  d.Parse(render_at(LogFormat::Json, spdlog::level::info, spdlog::level::err).c_str());
+  EXPECT_FALSE(d.HasMember("stacktrace"));
+  d.Parse(render_at(LogFormat::Json, spdlog::level::err, spdlog::level::off).c_str());
+  EXPECT_FALSE(d.HasMember("stacktrace")) << "no stack traces by default";
+  const std::string text = render_at(LogFormat::Text, spdlog::level::warn, spdlog::level::info);
+  EXPECT_NE(text.find(" warn x\n\t"), std::string::npos) << text;
+  EXPECT_EQ(parse_stacktrace_level("info"), spdlog::level::info);
+  EXPECT_EQ(parse_stacktrace_level("error"), spdlog::level::err);
+  EXPECT_EQ(parse_stacktrace_level("panic"), spdlog::level::off);
+  EXPECT_THROW(parse_stacktrace_level("loud"), std::invalid_argument);
+}
+
 }  // namespace dha::op
