@@ -1,11 +1,11 @@
 #include "admission.hpp"
 
+#include <algorithm>
+#include <chrono>
+
+#include "dha/testing/base/http_client.hpp"
 #include "object_meta.hpp"
 #include "selectors.hpp"
-
-#include <curl/curl.h>
-
-#include <algorithm>
 
 namespace dha::testing::apiserver {
 
@@ -49,11 +49,6 @@ bool rule_matches(const Json& rule, const AdmissionAttributes& attrs) {
 
 const Json* labels_of(const ObjectPtr& obj) { return obj ? at_path(*obj, {"metadata", "labels"}) : nullptr; }
 
-size_t collect(char* data, size_t size, size_t n, void* out) {
-  static_cast<std::string*>(out)->append(data, size * n);
-  return size * n;
-}
-
 struct CallResult {
   bool ok = false;
   std::string error;  // transport or protocol failure
@@ -62,46 +57,23 @@ struct CallResult {
 
 CallResult post(const std::string& url, const std::string& connect_to, const std::string& ca_pem, long timeout_seconds,
                 const std::string& payload) {
+  base::HttpRequest request("POST", url, payload);
+  request.headers = {"Content-Type: application/json", "Accept: application/json"};
+  request.ca_pem = ca_pem;
+  request.connect_to = connect_to;
+  request.timeout = std::chrono::seconds(timeout_seconds);
+  base::HttpReply reply = base::http_send(request);
   CallResult result;
-  CURL* curl = curl_easy_init();
-  if (!curl) {
-    result.error = "curl_easy_init failed";
-    return result;
-  }
-  struct curl_slist* headers = nullptr;
-  headers = curl_slist_append(headers, "Content-Type: application/json");
-  headers = curl_slist_append(headers, "Accept: application/json");
-  struct curl_slist* connect = nullptr;
-  if (!connect_to.empty()) connect = curl_slist_append(connect, connect_to.c_str());
-  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-  curl_easy_setopt(curl, CURLOPT_POSTFIELDS, payload.c_str());
-  curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, static_cast<long>(payload.size()));
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, timeout_seconds * 1000);
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl, CURLOPT_NOPROXY, "*");
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, collect);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &result.body);
-  if (connect) curl_easy_setopt(curl, CURLOPT_CONNECT_TO, connect);
-  if (!ca_pem.empty()) {
-    curl_blob blob{const_cast<char*>(ca_pem.data()), ca_pem.size(), CURL_BLOB_COPY};
-    curl_easy_setopt(curl, CURLOPT_CAINFO_BLOB, &blob);
-  }
-  CURLcode code = curl_easy_perform(curl);
-  long http_code = 0;
-  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &http_code);
-  if (code == CURLE_OPERATION_TIMEDOUT) {
+  result.body = std::move(reply.body);
+  if (reply.timed_out) {
     result.error = "Post \"" + url + "\": context deadline exceeded";
-  } else if (code != CURLE_OK) {
-    result.error = "Post \"" + url + "\": " + curl_easy_strerror(code);
-  } else if (http_code != 200) {
-    result.error = "expected webhook response of 200, got " + std::to_string(http_code);
+  } else if (!reply.error.empty()) {
+    result.error = "Post \"" + url + "\": " + reply.error;
+  } else if (reply.status != 200) {
+    result.error = "expected webhook response of 200, got " + std::to_string(reply.status);
   } else {
     result.ok = true;
   }
-  curl_slist_free_all(headers);
-  curl_slist_free_all(connect);
-  curl_easy_cleanup(curl);
   return result;
 }
 

@@ -6,7 +6,6 @@
 #include "http_server.hpp"
 #include "server_state.hpp"
 
-#include <curl/curl.h>
 
 #include <filesystem>
 #include <fstream>
@@ -86,9 +85,7 @@ void register_crd_text(ServerState& state, const std::string& text, const std::s
 
 }  // namespace
 
-ApiServer::ApiServer(ApiServerOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {
-  curl_global_init(CURL_GLOBAL_DEFAULT);
-}
+ApiServer::ApiServer(ApiServerOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
 
 ApiServer::~ApiServer() { stop(); }
 

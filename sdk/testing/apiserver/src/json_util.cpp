@@ -1,11 +1,11 @@
 #include "json_util.hpp"
 
 #include "api_error.hpp"
+#include "dha/testing/base/yaml_json.hpp"
 
 #include <rapidjson/error/en.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
-#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <chrono>
@@ -66,71 +66,6 @@ JsonDoc parse_json(std::string_view text) {
   return doc;
 }
 
-namespace {
-
-// YAML scalars carry no type; resolve them the way YAML 1.1/1.2 core schemas do (as
-// sigs.k8s.io/yaml does), so "3" is a number, "true" a bool, "'3'" a string.
-void scalar_to_json(const YAML::Node& node, Json& out, Alloc& alloc) {
-  const std::string& text = node.Scalar();
-  if (node.Tag() == "!" || node.Tag() == "tag:yaml.org,2002:str") {  // quoted
-    out.SetString(text.c_str(), static_cast<rapidjson::SizeType>(text.size()), alloc);
-    return;
-  }
-  if (text == "null" || text == "~" || text.empty() || text == "Null" || text == "NULL") {
-    out.SetNull();
-    return;
-  }
-  if (text == "true" || text == "True" || text == "TRUE") { out.SetBool(true); return; }
-  if (text == "false" || text == "False" || text == "FALSE") { out.SetBool(false); return; }
-  char* end = nullptr;
-  errno = 0;
-  long long integer = std::strtoll(text.c_str(), &end, 10);
-  if (end && *end == '\0' && errno == 0 && text.find_first_not_of("+-0123456789") == std::string::npos) {
-    out.SetInt64(integer);
-    return;
-  }
-  if (text.find_first_not_of("+-0123456789.eE") == std::string::npos &&
-      text.find_first_of("0123456789") != std::string::npos) {
-    double number = std::strtod(text.c_str(), &end);
-    if (end && *end == '\0') {
-      out.SetDouble(number);
-      return;
-    }
-  }
-  out.SetString(text.c_str(), static_cast<rapidjson::SizeType>(text.size()), alloc);
-}
-
-void yaml_to_json(const YAML::Node& node, Json& out, Alloc& alloc) {
-  switch (node.Type()) {
-    case YAML::NodeType::Map:
-      out.SetObject();
-      for (const auto& item : node) {
-        Json key;
-        const std::string& k = item.first.Scalar();
-        key.SetString(k.c_str(), static_cast<rapidjson::SizeType>(k.size()), alloc);
-        Json value;
-        yaml_to_json(item.second, value, alloc);
-        out.AddMember(key, value, alloc);
-      }
-      break;
-    case YAML::NodeType::Sequence:
-      out.SetArray();
-      for (const auto& item : node) {
-        Json value;
-        yaml_to_json(item, value, alloc);
-        out.PushBack(value, alloc);
-      }
-      break;
-    case YAML::NodeType::Scalar:
-      scalar_to_json(node, out, alloc);
-      break;
-    default:
-      out.SetNull();
-  }
-}
-
-}  // namespace
-
 JsonDoc parse_yaml(std::string_view text) {
   auto docs = parse_yaml_documents(text);
   if (docs.empty()) throw bad_request("empty YAML document");
@@ -140,15 +75,12 @@ JsonDoc parse_yaml(std::string_view text) {
 std::vector<JsonDoc> parse_yaml_documents(std::string_view text) {
   std::vector<JsonDoc> out;
   try {
-    for (const auto& node : YAML::LoadAll(std::string(text))) {
-      if (!node.IsDefined() || node.IsNull()) continue;
-      JsonDoc doc;
-      yaml_to_json(node, doc, doc.GetAllocator());  // yaml-cpp itself stops at its own depth limit
+    for (auto& doc : base::yaml_documents(text)) {  // yaml-cpp itself stops at its own depth limit
       if (depth_of(doc) > kMaxJsonDepth) throw bad_request("error converting YAML to JSON: exceeded max depth");
       out.push_back(std::move(doc));
     }
-  } catch (const YAML::Exception& e) {
-    throw bad_request(std::string("error converting YAML to JSON: ") + e.what());
+  } catch (const base::YamlError& e) {
+    throw bad_request("error converting YAML to JSON: " + e.reason());
   }
   return out;
 }

@@ -1,13 +1,12 @@
 #include "dha/testing/world/kube_rest.hpp"
 
-#include <curl/curl.h>
 #include <yaml-cpp/yaml.h>
 
 #include <fstream>
-#include <mutex>
 #include <sstream>
 #include <stdexcept>
 
+#include "dha/testing/base/http_client.hpp"
 #include "text_file.hpp"
 
 namespace dha::testing::world {
@@ -48,16 +47,6 @@ std::string pem_field(const YAML::Node& node, const std::string& key, const std:
   return {};
 }
 
-size_t append_body(char* data, size_t size, size_t count, void* user) {
-  static_cast<std::string*>(user)->append(data, size * count);
-  return size * count;
-}
-
-void set_blob(CURL* curl, CURLoption option, const std::string& pem) {
-  curl_blob blob{const_cast<char*>(pem.data()), pem.size(), CURL_BLOB_COPY};
-  curl_easy_setopt(curl, option, &blob);
-}
-
 }  // namespace
 
 KubeEndpoint KubeEndpoint::from_kubeconfig(const std::string& path) {
@@ -94,14 +83,9 @@ KubeEndpoint KubeEndpoint::from_kubeconfig(const std::string& path) {
 }
 
 KubeRest::KubeRest(KubeEndpoint endpoint, std::chrono::milliseconds timeout)
-    : endpoint_(std::move(endpoint)), timeout_(timeout) {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-  curl_ = curl_easy_init();
-  if (curl_ == nullptr) throw std::runtime_error("curl_easy_init failed");
-}
+    : endpoint_(std::move(endpoint)), timeout_(timeout), client_(std::make_unique<base::HttpClient>()) {}
 
-KubeRest::~KubeRest() { curl_easy_cleanup(static_cast<CURL*>(curl_)); }
+KubeRest::~KubeRest() = default;
 
 KubeRest::Response KubeRest::get(const std::string& path) { return send("GET", path, {}, nullptr); }
 
@@ -115,43 +99,23 @@ KubeRest::Response KubeRest::merge_patch(const std::string& path, std::string_vi
 
 KubeRest::Response KubeRest::send(const char* method, const std::string& path, std::string_view body,
                                   const char* content_type) {
-  CURL* curl = static_cast<CURL*>(curl_);
-  curl_easy_reset(curl);
-  const std::string url = endpoint_.server + path;
-  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method);
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout_.count()));
-  if (body.data() != nullptr && content_type != nullptr) {
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.data());
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+  base::HttpRequest request(method, endpoint_.server + path);
+  request.ca_pem = endpoint_.ca_pem;
+  request.client_certificate_pem = endpoint_.client_certificate_pem;
+  request.client_key_pem = endpoint_.client_key_pem;
+  request.insecure_skip_tls_verify = endpoint_.insecure_skip_tls_verify;
+  request.timeout = timeout_;
+  request.headers.push_back("Accept: application/json");
+  if (content_type != nullptr) {
+    request.headers.push_back(std::string("Content-Type: ") + content_type);
+    request.body = body;
   }
-  curl_slist* headers = curl_slist_append(nullptr, "Accept: application/json");
-  if (content_type != nullptr)
-    headers = curl_slist_append(headers, (std::string("Content-Type: ") + content_type).c_str());
-  if (!endpoint_.token.empty())
-    headers = curl_slist_append(headers, ("Authorization: Bearer " + endpoint_.token).c_str());
-  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-  if (!endpoint_.ca_pem.empty()) set_blob(curl, CURLOPT_CAINFO_BLOB, endpoint_.ca_pem);
-  if (!endpoint_.client_certificate_pem.empty()) {
-    set_blob(curl, CURLOPT_SSLCERT_BLOB, endpoint_.client_certificate_pem);
-    curl_easy_setopt(curl, CURLOPT_SSLCERTTYPE, "PEM");
-  }
-  if (!endpoint_.client_key_pem.empty()) {
-    set_blob(curl, CURLOPT_SSLKEY_BLOB, endpoint_.client_key_pem);
-    curl_easy_setopt(curl, CURLOPT_SSLKEYTYPE, "PEM");
-  }
-  if (endpoint_.insecure_skip_tls_verify) {
-    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 0L);
-    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 0L);
-  }
+  if (!endpoint_.token.empty()) request.headers.push_back("Authorization: Bearer " + endpoint_.token);
+  base::HttpReply reply = client_->send(request);
+  if (!reply.error.empty()) throw std::runtime_error(std::string(method) + " " + request.url + " failed: " + reply.error);
   Response response;
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, &append_body);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response.body);
-  const CURLcode rc = curl_easy_perform(curl);
-  curl_slist_free_all(headers);
-  if (rc != CURLE_OK) throw std::runtime_error(std::string(method) + " " + url + " failed: " + curl_easy_strerror(rc));
-  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &response.status);
+  response.status = reply.status;
+  response.body = std::move(reply.body);
   return response;
 }
 

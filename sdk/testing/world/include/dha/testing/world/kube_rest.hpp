@@ -9,6 +9,10 @@
 #include <string>
 #include <string_view>
 
+namespace dha::testing::base {
+class HttpClient;
+}
+
 namespace dha::testing::world {
 
 struct KubeEndpoint {
@@ -48,7 +52,7 @@ class KubeRest {
 
   KubeEndpoint endpoint_;
   std::chrono::milliseconds timeout_;
-  void* curl_ = nullptr;  // one reused handle: keep-alive to the API server
+  std::unique_ptr<base::HttpClient> client_;  // one reused connection: keep-alive to the API server
 };
 
 }  // namespace dha::testing::world
