@@ -10,8 +10,8 @@
 
 #include "commands.hpp"
 #include "exit.hpp"
-#include "install_paths.hpp"
 #include "host/logging.hpp"
+#include "install_paths.hpp"
 #include "operator/operator.hpp"
 
 namespace dha::cli {
@@ -127,10 +127,10 @@ void add_run_command(CLI::App& app) {
   static RunFlags f;
   auto& o = f.options;
   auto* run = app.add_subcommand("run", "Run the operator: watch DHAs and scale their targets");
-  run->add_option("--kubeconfig", o.kubeconfig, "Path to a kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)");
+  run->add_option("--kubeconfig", o.kubeconfig,
+                  "Path to a kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)");
   run->add_flag("--leader-elect", o.leader_elect, "Hold the Lease " + o.leader_election_id + " before reconciling");
-  run->add_option("--leader-election-id", o.leader_election_id,
-                  "Name of the leader Lease (shard i: <id>-shard-<i>)")
+  run->add_option("--leader-election-id", o.leader_election_id, "Name of the leader Lease (shard i: <id>-shard-<i>)")
       ->capture_default_str();
   run->add_option("--leader-election-namespace", o.leader_election_namespace,
                   "Namespace of the leader Lease (default: the pod's namespace)");
@@ -204,8 +204,8 @@ void add_run_command(CLI::App& app) {
   auto* level = run->add_option("--log-level,--zap-log-level", f.log_level,
                                 "trace, debug, info, warn, error, or a verbosity 0 (info), 1 (debug), 2+ (trace)")
                     ->capture_default_str();
-  auto* format = run->add_option("--log-format,--zap-encoder", f.log_format, "json or text (console)")
-                     ->capture_default_str();
+  auto* format =
+      run->add_option("--log-format,--zap-encoder", f.log_format, "json or text (console)")->capture_default_str();
   run->add_flag("--zap-devel", f.zap_devel,
                 "Development defaults: text lines at debug level (an explicit --log-level/--log-format wins)");
   // controller-runtime's zap flags with their meaning. Every server here speaks HTTP/1.1 only
@@ -218,8 +218,9 @@ void add_run_command(CLI::App& app) {
                   "Timestamps of the log lines: epoch, millis, nano (numbers since the epoch), iso8601, rfc3339, "
                   "rfc3339nano (UTC strings)")
       ->capture_default_str();
-  run->add_option("--enable-http2", f.enable_http2,
-                  "Accepted as false for controller-runtime manifests; the servers speak HTTP/1.1 only, so true is refused")
+  run->add_option(
+         "--enable-http2", f.enable_http2,
+         "Accepted as false for controller-runtime manifests; the servers speak HTTP/1.1 only, so true is refused")
       ->capture_default_str();
   run->callback([level, format] {
     auto& o = f.options;
@@ -230,9 +231,10 @@ void add_run_command(CLI::App& app) {
       if (format->count() == 0) f.log_format = "text";
     }
     if (f.enable_http2)
-      throw Exit(kExitBadInput,
-                 "--enable-http2=true: the webhook, metrics and probe servers speak HTTP/1.1 only (HTTP/2 is not "
-                 "implemented); leave it false, as controller-runtime does by default since the HTTP/2 rapid-reset attacks");
+      throw Exit(
+          kExitBadInput,
+          "--enable-http2=true: the webhook, metrics and probe servers speak HTTP/1.1 only (HTTP/2 is not "
+          "implemented); leave it false, as controller-runtime does by default since the HTTP/2 rapid-reset attacks");
     try {
       op::install_logging(op::parse_log_format(f.log_format), op::parse_log_level(f.log_level),
                           op::parse_time_encoding(f.zap_time_encoding),

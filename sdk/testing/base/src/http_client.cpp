@@ -52,8 +52,8 @@ HttpReply HttpClient::send(const HttpRequest& request) {
   }
   const Headers headers = list_of(request.headers);
   if (headers) curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
-  const Headers connect_to = list_of(request.connect_to.empty() ? std::vector<std::string>{}
-                                                                 : std::vector<std::string>{request.connect_to});
+  const Headers connect_to =
+      list_of(request.connect_to.empty() ? std::vector<std::string>{} : std::vector<std::string>{request.connect_to});
   if (connect_to) curl_easy_setopt(c, CURLOPT_CONNECT_TO, connect_to.get());
   if (!request.ca_pem.empty()) set_blob(c, CURLOPT_CAINFO_BLOB, request.ca_pem);
   if (!request.client_certificate_pem.empty()) {

@@ -60,8 +60,8 @@ class EchoServer {
           const std::string request = received.substr(0, header_end + 4 + length);
           received.erase(0, request.size());
           if (silent) continue;
-          const std::string reply = "HTTP/1.1 201 Created\r\nContent-Length: " + std::to_string(request.size()) +
-                                    "\r\n\r\n" + request;
+          const std::string reply =
+              "HTTP/1.1 201 Created\r\nContent-Length: " + std::to_string(request.size()) + "\r\n\r\n" + request;
           if (::send(client, reply.data(), reply.size(), MSG_NOSIGNAL) < 0) break;
           continue;
         }
@@ -106,7 +106,8 @@ TEST(HttpClient, AnEmptyBodyIsSentWhenSetAndNoneWhenNot) {
 TEST(HttpClient, OneClientKeepsItsConnectionBetweenRequests) {
   EchoServer server;
   HttpClient client;
-  for (int i = 0; i < 3; ++i) EXPECT_EQ(client.send(HttpRequest("GET", server.url("/" + std::to_string(i)))).status, 201);
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(client.send(HttpRequest("GET", server.url("/" + std::to_string(i)))).status, 201);
   EXPECT_EQ(server.connections(), 1);
 }
 

@@ -112,7 +112,8 @@ KubeRest::Response KubeRest::send(const char* method, const std::string& path, s
   }
   if (!endpoint_.token.empty()) request.headers.push_back("Authorization: Bearer " + endpoint_.token);
   base::HttpReply reply = client_->send(request);
-  if (!reply.error.empty()) throw std::runtime_error(std::string(method) + " " + request.url + " failed: " + reply.error);
+  if (!reply.error.empty())
+    throw std::runtime_error(std::string(method) + " " + request.url + " failed: " + reply.error);
   Response response;
   response.status = reply.status;
   response.body = std::move(reply.body);

@@ -31,9 +31,9 @@ struct HttpRequest {
 };
 
 struct HttpReply {
-  long status = 0;     // 0 when no response came
+  long status = 0;  // 0 when no response came
   std::string body;
-  std::string error;   // empty when a response came (whatever its status)
+  std::string error;  // empty when a response came (whatever its status)
   bool timed_out = false;
 };
 
