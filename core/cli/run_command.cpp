@@ -10,8 +10,8 @@
 
 #include "commands.hpp"
 #include "exit.hpp"
-#include "install_paths.hpp"
 #include "host/logging.hpp"
+#include "install_paths.hpp"
 #include "operator/operator.hpp"
 
 namespace dha::cli {

@@ -42,7 +42,9 @@ void append_time(spdlog::memory_buf_t& dest, std::chrono::system_clock::time_poi
       n = static_cast<int>(std::to_chars(buf, buf + sizeof buf, value, std::chars_format::fixed).ptr - buf);
       break;
     }
-    case TimeEncoding::Nano: n = std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(nanos)); break;
+    case TimeEncoding::Nano:
+      n = std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(nanos));
+      break;
     default: {
       const auto secs = std::chrono::time_point_cast<std::chrono::seconds>(t);
       const auto frac = std::chrono::duration_cast<std::chrono::nanoseconds>(t - secs).count();
@@ -52,7 +54,8 @@ void append_time(spdlog::memory_buf_t& dest, std::chrono::system_clock::time_poi
       n = std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
                         tm.tm_hour, tm.tm_min, tm.tm_sec);
       if (encoding == TimeEncoding::Iso8601) {
-        n += std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n), ".%03d", static_cast<int>(frac / 1000000));
+        n +=
+            std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n), ".%03d", static_cast<int>(frac / 1000000));
       } else if (encoding == TimeEncoding::Rfc3339Nano && frac != 0) {
         // Go's .999999999: the fraction without trailing zeros.
         n += std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n), ".%09lld", static_cast<long long>(frac));
@@ -89,9 +92,11 @@ std::string stacktrace() {
       function = frame.substr(open + 1, close - open - 1);
     }
     // Skip this formatter and spdlog's own frames: the trace starts where the program logged.
-    const bool logger_frame = function.find("spdlog::") != std::string::npos ||
-                              function.find("StructuredFormatter") != std::string::npos;
-    const std::string line = function.empty() ? frame : function[0] == '+' ? where + function : function + " (" + where + ")";
+    const bool logger_frame =
+        function.find("spdlog::") != std::string::npos || function.find("StructuredFormatter") != std::string::npos;
+    const std::string line = function.empty()     ? frame
+                             : function[0] == '+' ? where + function
+                                                  : function + " (" + where + ")";
     all += (all.empty() ? "" : "\n") + line;
     if (logger_frame) in_logger = true;
     if (logger_frame || !in_logger) continue;
@@ -110,13 +115,19 @@ bool is_number(TimeEncoding encoding) {
 
 std::string_view level_name(spdlog::level::level_enum level) {
   switch (level) {
-    case spdlog::level::trace: return "trace";
-    case spdlog::level::debug: return "debug";
-    case spdlog::level::info: return "info";
-    case spdlog::level::warn: return "warn";
+    case spdlog::level::trace:
+      return "trace";
+    case spdlog::level::debug:
+      return "debug";
+    case spdlog::level::info:
+      return "info";
+    case spdlog::level::warn:
+      return "warn";
     case spdlog::level::err:
-    case spdlog::level::critical: return "error";
-    default: return "off";
+    case spdlog::level::critical:
+      return "error";
+    default:
+      return "off";
   }
 }
 
@@ -124,8 +135,8 @@ std::string random_uuid() {
   thread_local std::mt19937_64 random{std::random_device{}()};
   std::uint64_t high = random();
   std::uint64_t low = random();
-  high = (high & ~0xf000ULL) | 0x4000ULL;                           // version 4
-  low = (low & ~(0xc000ULL << 48)) | (0x8000ULL << 48);              // variant 10
+  high = (high & ~0xf000ULL) | 0x4000ULL;                // version 4
+  low = (low & ~(0xc000ULL << 48)) | (0x8000ULL << 48);  // variant 10
   char buf[40];
   std::snprintf(buf, sizeof buf, "%08llx-%04llx-%04llx-%04llx-%012llx", static_cast<unsigned long long>(high >> 32),
                 static_cast<unsigned long long>((high >> 16) & 0xffff), static_cast<unsigned long long>(high & 0xffff),
@@ -148,11 +159,21 @@ DhaLogScope::~DhaLogScope() {
 void append_json_escaped(std::string_view text, spdlog::memory_buf_t& dest) {
   for (const char c : text) {
     switch (c) {
-      case '"': append(dest, "\\\""); break;
-      case '\\': append(dest, "\\\\"); break;
-      case '\n': append(dest, "\\n"); break;
-      case '\r': append(dest, "\\r"); break;
-      case '\t': append(dest, "\\t"); break;
+      case '"':
+        append(dest, "\\\"");
+        break;
+      case '\\':
+        append(dest, "\\\\");
+        break;
+      case '\n':
+        append(dest, "\\n");
+        break;
+      case '\r':
+        append(dest, "\\r");
+        break;
+      case '\t':
+        append(dest, "\\t");
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           char buf[8];
@@ -262,8 +283,9 @@ TimeEncoding parse_time_encoding(std::string_view text) {
   if (text == "iso8601") return TimeEncoding::Iso8601;
   if (text == "rfc3339") return TimeEncoding::Rfc3339;
   if (text == "rfc3339nano") return TimeEncoding::Rfc3339Nano;
-  throw std::invalid_argument("--zap-time-encoding must be one of epoch, millis, nano, iso8601, rfc3339, rfc3339nano, got \"" +
-                              std::string(text) + "\"");
+  throw std::invalid_argument(
+      "--zap-time-encoding must be one of epoch, millis, nano, iso8601, rfc3339, rfc3339nano, got \"" +
+      std::string(text) + "\"");
 }
 
 spdlog::level::level_enum parse_stacktrace_level(std::string_view text) {
@@ -272,8 +294,9 @@ spdlog::level::level_enum parse_stacktrace_level(std::string_view text) {
   if (text == "warn") return spdlog::level::warn;
   if (text == "error") return spdlog::level::err;
   if (text == "dpanic" || text == "panic" || text == "fatal") return spdlog::level::off;
-  throw std::invalid_argument("--zap-stacktrace-level must be one of info, error, panic (or debug, warn, dpanic, fatal), got \"" +
-                              std::string(text) + "\"");
+  throw std::invalid_argument(
+      "--zap-stacktrace-level must be one of info, error, panic (or debug, warn, dpanic, fatal), got \"" +
+      std::string(text) + "\"");
 }
 
 void install_logging(LogFormat format, spdlog::level::level_enum level, TimeEncoding time,

@@ -14,10 +14,14 @@ using rapidjson::Value;
 
 std::string_view to_string(DecisionKind kind) {
   switch (kind) {
-    case DecisionKind::Scale: return "Scale";
-    case DecisionKind::NoChange: return "NoChange";
-    case DecisionKind::Freeze: return "Freeze";
-    case DecisionKind::Rollback: return "Rollback";
+    case DecisionKind::Scale:
+      return "Scale";
+    case DecisionKind::NoChange:
+      return "NoChange";
+    case DecisionKind::Freeze:
+      return "Freeze";
+    case DecisionKind::Rollback:
+      return "Rollback";
   }
   return "NoChange";
 }
@@ -316,10 +320,10 @@ Value status_to_json(const DhaStatus& s, rapidjson::Document::AllocatorType& a) 
     }
     out.AddMember("lastDecision", ld, a);
   }
-  for (const auto& [name, text] : {std::pair{"targetDisplay", &s.target_display},
-                                    std::pair{"metricsDisplay", &s.metrics_display},
-                                    std::pair{"currentDisplay", &s.current_display},
-                                    std::pair{"desiredDisplay", &s.desired_display}, std::pair{"summary", &s.summary}})
+  for (const auto& [name, text] :
+       {std::pair{"targetDisplay", &s.target_display}, std::pair{"metricsDisplay", &s.metrics_display},
+        std::pair{"currentDisplay", &s.current_display}, std::pair{"desiredDisplay", &s.desired_display},
+        std::pair{"summary", &s.summary}})
     if (!text->empty()) out.AddMember(rapidjson::StringRef(name), str(*text, a), a);
   Value conds(rapidjson::kArrayType);
   for (const auto& c : s.conditions) {

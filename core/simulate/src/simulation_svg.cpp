@@ -4,8 +4,8 @@
 #include <cmath>
 #include <map>
 
-#include "dha/simulate/simulation.hpp"
 #include "dha/gates/reasons.hpp"
+#include "dha/simulate/simulation.hpp"
 
 namespace dha::decide {
 namespace {
@@ -50,7 +50,8 @@ std::string axes(const Panel& p, const std::string& title, const std::string& un
   for (double v = 0; v <= p.ymax + 1e-9; v += ystep) {
     const double y = p.y(v);
     s += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"#ddd\"/>\n", x0, y, x1, y);
-    s += fmt::format("<text x=\"{}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"end\">{:g}</text>\n", x0 - 6, y + 4, v);
+    s +=
+        fmt::format("<text x=\"{}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"end\">{:g}</text>\n", x0 - 6, y + 4, v);
   }
   const double span = p.t1 - p.t0;
   const double tick = time_tick(span);
@@ -63,9 +64,10 @@ std::string axes(const Panel& p, const std::string& title, const std::string& un
   }
   s += fmt::format("<text x=\"{:.1f}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\">{}</text>\n", (x0 + x1) / 2,
                    y0 + 33, minutes ? "minutes since the first decision" : "hours since the first decision");
-  s += fmt::format("<text x=\"14\" y=\"{:.1f}\" font-size=\"11\" transform=\"rotate(-90 14 {:.1f})\" "
-                   "text-anchor=\"middle\">{}</text>\n",
-                   p.top + kPanelHeight / 2, p.top + kPanelHeight / 2, unit);
+  s += fmt::format(
+      "<text x=\"14\" y=\"{:.1f}\" font-size=\"11\" transform=\"rotate(-90 14 {:.1f})\" "
+      "text-anchor=\"middle\">{}</text>\n",
+      p.top + kPanelHeight / 2, p.top + kPanelHeight / 2, unit);
   return s;
 }
 
@@ -79,8 +81,8 @@ std::string polyline(const Points& pts, const Panel& p, const char* color, bool 
   if (width == 0) width = dash ? 1.6 : 2.2;
   auto flush = [&] {
     if (!open.empty())
-      s += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"{}\"{} points=\"{}\"/>\n", color,
-                       width, dash ? fmt::format(" stroke-dasharray=\"{}\"", dash) : "", open);
+      s += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"{}\"{} points=\"{}\"/>\n", color, width,
+                       dash ? fmt::format(" stroke-dasharray=\"{}\"", dash) : "", open);
     open.clear();
   };
   for (std::size_t i = 0; i < pts.size(); ++i) {
@@ -169,8 +171,10 @@ void sample_load(Chart& c, const model::DhaSpec& spec, const LoadTrace& load, co
   const double sample = std::max(1.0, (c.t1 - c.t0) / 800);
   const double lag_limit = spec.constraints.max_replication_lag_seconds;
   auto extend = [](std::vector<std::pair<double, double>>& runs, double from, double to) {
-    if (!runs.empty() && runs.back().second >= from) runs.back().second = to;
-    else runs.emplace_back(from, to);
+    if (!runs.empty() && runs.back().second >= from)
+      runs.back().second = to;
+    else
+      runs.emplace_back(from, to);
   };
   for (double t = c.t0; t <= c.t1; t += sample) {
     const auto v = load.at(c.type, t);
@@ -216,7 +220,8 @@ std::string load_panel(const Chart& c, const Panel& top, const std::string& unit
   svg += axes(top, c.type + ": total read load and capacity at target", unit, top.ymax / 5);
   svg += polyline(c.load, top, "#d62728", false);
   svg += polyline(c.capacity, top, "#1f77b4", true);
-  const bool forecasts = std::any_of(result.steps.begin(), result.steps.end(), [](const auto& s) { return s.forecast; });
+  const bool forecasts =
+      std::any_of(result.steps.begin(), result.steps.end(), [](const auto& s) { return s.forecast; });
   if (forecasts) svg += polyline(c.forecast, top, "#8c564b", true, "2,2");
   std::vector<LegendItem> top_legend{{"#d62728", "load"}, {"#1f77b4", "capacity at target"}};
   if (forecasts) top_legend.push_back({"#8c564b", "forecast (peak within horizon)"});

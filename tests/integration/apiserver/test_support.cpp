@@ -65,8 +65,10 @@ HttpResult http(const HttpCall& call) {
     curl_easy_setopt(curl, CURLOPT_CAINFO_BLOB, &blob);
   }
   CURLcode code = curl_easy_perform(curl);
-  if (code == CURLE_OK) curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &result.status);
-  else result.body = std::string("curl error: ") + curl_easy_strerror(code);
+  if (code == CURLE_OK)
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &result.status);
+  else
+    result.body = std::string("curl error: ") + curl_easy_strerror(code);
   curl_slist_free_all(headers);
   curl_easy_cleanup(curl);
   return result;
@@ -95,7 +97,8 @@ void write_file(const std::string& path, const std::string& text) { std::ofstrea
 std::string fixture_crds_dir() { return DHA_TESTKIT_CRDS_DIR; }
 
 std::string dha_crd_path() {
-  return std::string(DHA_SOURCE_DIR) + "/charts/db-autoscaler/crds/autoscaling.cozystack.io_databasehorizontalautoscalers.yaml";
+  return std::string(DHA_SOURCE_DIR) +
+         "/charts/db-autoscaler/crds/autoscaling.cozystack.io_databasehorizontalautoscalers.yaml";
 }
 
 void ApiServerTest::SetUp() {

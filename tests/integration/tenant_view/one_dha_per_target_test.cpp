@@ -3,43 +3,44 @@
 // DHA_TEST_KUBE=real) calls it for DHA creates and updates (registered as the chart registers
 // it), and a tenant's kubectl meets the refusal.
 
+#include "shell_run.hpp"
 #include "test_clients.hpp"
 #include "test_pki.hpp"
-#include "shell_run.hpp"
 
 #include <dha/admission/one_dha_per_target_webhook.hpp>
 #include <dha/kube/client.hpp>
 #include <dha/kube/config.hpp>
 #include <dha/kube/resource.hpp>
 #include <dha/server/server.hpp>
-#include <dha/testing/test_cluster.hpp>
 #include <dha/testing/real_kube_skip.hpp>
 #include <dha/testing/test_certificates.hpp>
+#include <dha/testing/test_cluster.hpp>
 
 #include <gtest/gtest.h>
 #include <openssl/evp.h>
 
+#include <unistd.h>
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 namespace dha {
 namespace {
 
 std::string base64(const std::string& in) {
   std::string out(4 * ((in.size() + 2) / 3) + 1, '\0');
-  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), reinterpret_cast<const unsigned char*>(in.data()),
-                          static_cast<int>(in.size()));
+  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                          reinterpret_cast<const unsigned char*>(in.data()), static_cast<int>(in.size()));
   out.resize(static_cast<std::size_t>(n));
   return out;
 }
 
 std::string dha_yaml(const std::string& name, const std::string& target) {
-  return "apiVersion: autoscaling.cozystack.io/v1alpha1\nkind: DatabaseHorizontalAutoscaler\nmetadata: {name: " +
-         name + ", namespace: tenant-a}\nspec:\n  targetRef: {kind: Postgres, name: " + target +
-         "}\n  minReplicas: 2\n  maxReplicas: 5\n  metrics:\n  - type: ReadConnections\n    target: {averageValue: \"150\"}\n";
+  return "apiVersion: autoscaling.cozystack.io/v1alpha1\nkind: DatabaseHorizontalAutoscaler\nmetadata: {name: " + name +
+         ", namespace: tenant-a}\nspec:\n  targetRef: {kind: Postgres, name: " + target +
+         "}\n  minReplicas: 2\n  maxReplicas: 5\n  metrics:\n  - type: ReadConnections\n    target: {averageValue: "
+         "\"150\"}\n";
 }
 
 using CommandResult = dha::testsupport::ShellRun;
@@ -113,8 +114,8 @@ class OneDhaPerTarget : public ::testing::Test {
            R"("metadata":{"name":"db-autoscaler-replicas-ownership"},)"
            R"("webhooks":[{"name":"target.autoscaling.cozystack.io","admissionReviewVersions":["v1"],)"
            R"("sideEffects":"None","failurePolicy":"Ignore","timeoutSeconds":5,)"
-           R"("clientConfig":{)" + client + R"(,"caBundle":")" +
-           base64(ca_pem) +
+           R"("clientConfig":{)" +
+           client + R"(,"caBundle":")" + base64(ca_pem) +
            R"("},"rules":[{"operations":["CREATE","UPDATE"],"apiGroups":["autoscaling.cozystack.io"],)"
            R"("apiVersions":["v1alpha1"],"resources":["databasehorizontalautoscalers"],"scope":"Namespaced"}]}]})";
   }
@@ -145,7 +146,7 @@ TEST_F(OneDhaPerTarget, ASecondDhaOnTheSameTargetIsRefused) {
   auto second = kubectl("apply -f -", dha_yaml("reads-too", "db"));
   EXPECT_NE(second.exit_code, 0) << second.out;
   EXPECT_NE(second.out.find("admission webhook \"target.autoscaling.cozystack.io\" denied the request: "
-                               "Postgres/db is already scaled by another DatabaseHorizontalAutoscaler in this namespace"),
+                            "Postgres/db is already scaled by another DatabaseHorizontalAutoscaler in this namespace"),
             std::string::npos)
       << second.out;
   EXPECT_EQ(kubectl("-n tenant-a get dha reads-too").exit_code, 1) << "the refused DHA must not exist";
@@ -153,10 +154,10 @@ TEST_F(OneDhaPerTarget, ASecondDhaOnTheSameTargetIsRefused) {
   auto other = kubectl("apply -f -", dha_yaml("reads-too", "db2"));
   EXPECT_EQ(other.exit_code, 0) << other.out;
   // Nor can it be moved onto the claimed one.
-  auto moved = kubectl("-n tenant-a patch dha reads-too --type merge -p '{\"spec\":{\"targetRef\":{\"name\":\"db\"}}}'");
+  auto moved =
+      kubectl("-n tenant-a patch dha reads-too --type merge -p '{\"spec\":{\"targetRef\":{\"name\":\"db\"}}}'");
   EXPECT_NE(moved.exit_code, 0) << moved.out;
-  EXPECT_NE(moved.out.find("already scaled by another DatabaseHorizontalAutoscaler"), std::string::npos)
-      << moved.out;
+  EXPECT_NE(moved.out.find("already scaled by another DatabaseHorizontalAutoscaler"), std::string::npos) << moved.out;
 }
 
 TEST_F(OneDhaPerTarget, TheHolderStaysEditableAndTheTargetIsFreeOnceItIsGone) {

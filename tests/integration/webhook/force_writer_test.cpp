@@ -3,9 +3,9 @@
 // it), and writers
 // with different bearer-token identities try to change a managed release.
 
+#include "shell_run.hpp"
 #include "test_clients.hpp"
 #include "test_pki.hpp"
-#include "shell_run.hpp"
 
 #include <dha/admission/replicas_ownership_webhook.hpp>
 #include <dha/server/server.hpp>
@@ -33,8 +33,8 @@ constexpr const char* releases = "/apis/helm.toolkit.fluxcd.io/v2/namespaces/ten
 
 std::string base64(const std::string& in) {
   std::string out(4 * ((in.size() + 2) / 3) + 1, '\0');
-  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), reinterpret_cast<const unsigned char*>(in.data()),
-                          static_cast<int>(in.size()));
+  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                          reinterpret_cast<const unsigned char*>(in.data()), static_cast<int>(in.size()));
   out.resize(static_cast<std::size_t>(n));
   return out;
 }
@@ -53,7 +53,8 @@ std::string webhook_configuration(const std::string& ca_pem, const std::string& 
          R"("metadata":{"name":"db-autoscaler-replicas-ownership","labels":{"app":"db-autoscaler"}},)"
          R"("webhooks":[{"name":"replicas.autoscaling.cozystack.io","admissionReviewVersions":["v1"],)"
          R"("sideEffects":"None","failurePolicy":")" +
-         failure_policy + R"(","timeoutSeconds":5,)"
+         failure_policy +
+         R"(","timeoutSeconds":5,)"
          R"("clientConfig":{"service":{"namespace":"cozy-db-autoscaler","name":"db-autoscaler",)"
          R"("path":"/validate-helmrelease-replicas","port":443},"caBundle":")" +
          base64(ca_pem) +
@@ -65,7 +66,7 @@ std::string webhook_configuration(const std::string& ca_pem, const std::string& 
 dha::testsupport::ShellRun run(const std::string& command) { return dha::testsupport::run_shell(command + " 2>&1"); }
 
 class ForceWriter : public ::testing::Test {
-protected:
+ protected:
   void SetUp() override {
     // The webhook, with a certificate for the Service name the API server verifies.
     auto cert = testing::issue_test_certificate({"db-autoscaler.cozy-db-autoscaler.svc"}, {"127.0.0.1"});
@@ -78,7 +79,7 @@ protected:
     options.tokens["apps-token"] = {std::string(admission::default_apps_api_username), {}, "u-apps"};
     options.tokens["operator-token"] = {"system:serviceaccount:cozy-db-autoscaler:db-autoscaler", {}, "u-op"};
     options.tokens["admin-token"] = {"admin", {"system:masters"}, "u-admin"};
-    options.tls = true; // kubectl sends bearer tokens only over TLS
+    options.tls = true;  // kubectl sends bearer tokens only over TLS
     options.crd_dirs = {DHA_TEST_CRD_DIR};
     options.webhook_services["cozy-db-autoscaler/db-autoscaler"] = webhook_port_;
     api_ = std::make_unique<testing::ApiServer>(options);
@@ -103,7 +104,7 @@ protected:
     server::ServerOptions options;
     options.name = "webhook";
     options.host = "127.0.0.1";
-    options.port = webhook_port_; // 0 the first time; the same port when restarted
+    options.port = webhook_port_;  // 0 the first time; the same port when restarted
     options.tls = server::TlsOptions{cert_dir_.path()};
     server::Router router;
     admission::mount_replicas_ownership_webhook(router, {}, &metrics_);
@@ -238,15 +239,15 @@ TEST_F(ForceWriter, KubectlSeesTheDenial) {
     FAIL() << "kubectl is required for this test and was not found on PATH";
   const auto kubeconfig = (work_dir_.path() / "gitops.kubeconfig").string();
   api_->write_kubeconfig(kubeconfig, "gitops-token");
-  auto result = run("kubectl --kubeconfig " + kubeconfig +
-                    " -n tenant-a patch helmrelease postgres-db --type merge -p '{\"spec\":{\"values\":{\"replicas\":9}}}'");
+  auto result =
+      run("kubectl --kubeconfig " + kubeconfig +
+          " -n tenant-a patch helmrelease postgres-db --type merge -p '{\"spec\":{\"values\":{\"replicas\":9}}}'");
   EXPECT_NE(result.exit_code, 0) << result.out;
   EXPECT_NE(result.out.find("denied the request: replicas of this database is managed by "
-                               "DatabaseHorizontalAutoscaler \"db\""),
+                            "DatabaseHorizontalAutoscaler \"db\""),
             std::string::npos)
       << result.out;
-  EXPECT_NE(result.out.find("(attempted change 3 -> 9 by \"" + std::string(gitops_user) + "\")"),
-            std::string::npos)
+  EXPECT_NE(result.out.find("(attempted change 3 -> 9 by \"" + std::string(gitops_user) + "\")"), std::string::npos)
       << result.out;
 }
 
@@ -284,5 +285,5 @@ TEST_F(ForceWriter, WebhookMetricsCountTheDecisions) {
       << text;
 }
 
-} // namespace
-} // namespace dha
+}  // namespace
+}  // namespace dha

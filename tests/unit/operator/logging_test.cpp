@@ -120,9 +120,9 @@ TEST(StructuredLogs, ZapFlagValuesMeanWhatTheyMeanInControllerRuntime) {
     const char* level;
     spdlog::level::level_enum want;
   };
-  for (const Case& c : {Case{"0", spdlog::level::info}, Case{"1", spdlog::level::debug},
-                        Case{"2", spdlog::level::trace}, Case{"10", spdlog::level::trace},
-                        Case{"error", spdlog::level::err}}) {
+  for (const Case& c :
+       {Case{"0", spdlog::level::info}, Case{"1", spdlog::level::debug}, Case{"2", spdlog::level::trace},
+        Case{"10", spdlog::level::trace}, Case{"error", spdlog::level::err}}) {
     EXPECT_EQ(parse_log_level(c.level), c.want) << c.level;
   }
   EXPECT_EQ(parse_log_format("console"), LogFormat::Text);
@@ -153,8 +153,8 @@ TEST(StructuredLogs, LinesNameTheLevelAsTheFlagDoes) {
 // for one instant with a known fraction.
 TEST(StructuredLogs, TimeEncodingsAreZaps) {
   // 2026-12-04T19:40:05.120000000Z
-  const auto instant = std::chrono::system_clock::time_point(std::chrono::seconds(1796413205)) +
-                       std::chrono::milliseconds(120);
+  const auto instant =
+      std::chrono::system_clock::time_point(std::chrono::seconds(1796413205)) + std::chrono::milliseconds(120);
   const auto ts = [&](TimeEncoding e, LogFormat format) {
     StructuredFormatter f(format, e);
     spdlog::memory_buf_t out;
