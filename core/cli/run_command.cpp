@@ -121,6 +121,177 @@ int serve(op::Operator& op) {
   return code;
 }
 
+// --leader-elect and the Lease flags, --shards and --shard-key.
+void add_lease_options(CLI::App& run, RunFlags& f) {
+  auto& o = f.options;
+  run.add_flag("--leader-elect", o.leader_elect, "Hold the Lease " + o.leader_election_id + " before reconciling");
+  run.add_option("--leader-election-id", o.leader_election_id, "Name of the leader Lease (shard i: <id>-shard-<i>)")
+      ->capture_default_str();
+  run.add_option("--leader-election-namespace", o.leader_election_namespace,
+                 "Namespace of the leader Lease (default: the pod's namespace)");
+  run.add_option("--leader-elect-lease-duration", f.lease_duration,
+                 "How long followers wait after the last renewal before taking the Lease")
+      ->capture_default_str();
+  run.add_option("--leader-elect-renew-deadline", f.renew_deadline,
+                 "How long the leader keeps trying to renew before it stops leading")
+      ->capture_default_str();
+  run.add_option("--leader-elect-retry-period", f.retry_period, "Interval between acquire and renew attempts")
+      ->capture_default_str();
+  run.add_option("--shards", o.shards,
+                 "Split the DHAs into this many shards, each on its own Lease, spread over the replicas "
+                 "(needs --leader-elect); 1 = one leader reconciles everything")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  run.add_option("--shard-key", f.shard_key,
+                 "What is hashed into a DHA's shard: namespace-name (a tenant's DHAs spread over the shards) or "
+                 "namespace (they stay on one replica, which then sends the tenant's grouped metric queries "
+                 "alone); every replica must use the same")
+      ->check(CLI::IsMember({"namespace-name", "namespace"}))
+      ->capture_default_str();
+}
+
+void add_plugin_options(CLI::App& run, RunFlags& f) {
+  auto& o = f.options;
+  run.add_option("--plugin-dir", f.plugin_dirs, plugin_dir_help());
+  run.add_option("--plugins", o.plugins, "Plugins to load, comma-separated (file <name>.so in a plugin dir)")
+      ->delimiter(',');
+  run.add_option("--plugin-config", o.plugin_config, "JSON file {\"<plugin>\": {configuration}, ...}");
+}
+
+// The metrics, probe and webhook servers.
+void add_server_options(CLI::App& run, RunFlags& f) {
+  auto& o = f.options;
+  run.add_option("--metrics-bind-address", o.metrics_bind_address, "Metrics address, e.g. :8443; \"0\" disables")
+      ->capture_default_str();
+  run.add_option("--metrics-secure", o.metrics_secure,
+                 "Serve metrics over HTTPS with TokenReview + SubjectAccessReview authorization")
+      ->capture_default_str();
+  run.add_option("--health-probe-bind-address", o.health_probe_bind_address,
+                 "Address of /healthz and /readyz (plain HTTP); \"0\" disables")
+      ->capture_default_str();
+  run.add_option("--webhook-port", o.webhook_port, "Port of the admission webhook (HTTPS)")->capture_default_str();
+  run.add_option("--webhook-host", o.webhook_host, "Address the webhook listens on, e.g. the pod IP; empty = all")
+      ->capture_default_str();
+  run.add_option("--webhook-trusted-cidrs", o.webhook_trusted_networks,
+                 "Comma-separated networks the API server calls the webhook from (e.g. the control-plane "
+                 "node CIDR): connection slots are reserved for them and never given to a flood; empty = "
+                 "trust the few addresses that send well-formed reviews")
+      ->delimiter(',');
+  run.add_option("--cert-dir", o.cert_dir, "Directory with tls.crt and tls.key for the webhook and metrics")
+      ->capture_default_str();
+  run.add_option("--enable-webhook", o.enable_webhook,
+                 "Serve the admission webhooks (HelmRelease replicas ownership, one DHA per target)")
+      ->capture_default_str();
+  run.add_option("--operator-username", o.operator_username,
+                 "Ignored: the operator never writes HelmReleases, so the webhook allows it nothing")
+      ->capture_default_str();
+  run.add_option("--apps-api-username", o.apps_api_username, "Apps API identity allowed to change managed replicas")
+      ->capture_default_str();
+}
+
+// How often each DHA is reconciled, how many at once, and how fast the API may be called.
+void add_pacing_options(CLI::App& run, RunFlags& f) {
+  auto& o = f.options;
+  run.add_option("--sync-period", f.sync_period, "Requeue interval of every DHA, e.g. 60s, 1m30s")
+      ->capture_default_str();
+  run.add_option("--grouped-query-max-age", f.grouped_query_max_age,
+                 "How long one grouped metric answer serves a namespace's DHAs (at most the sync period); "
+                 "0s: each DHA asks its own")
+      ->capture_default_str();
+  // Sizing (bench/scale): 8 workers and 500 requests/s keep 10 000 DHAs within a 60 s period.
+  run.add_option("--workers", o.workers, "Reconciles running at once")->check(CLI::Range(1, 64))->capture_default_str();
+  run.add_option("--kube-api-qps", o.kube_api_qps, "Client-side limit of API requests per second")
+      ->check(CLI::Range(1.0, 100000.0))
+      ->capture_default_str();
+  run.add_option("--kube-api-burst", o.kube_api_burst, "Requests allowed at once above --kube-api-qps")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+}
+
+struct LogOptions {
+  const CLI::Option* level;
+  const CLI::Option* format;
+};
+
+LogOptions add_logging_options(CLI::App& run, RunFlags& f) {
+  // controller-runtime's zap flags are accepted under their names too, so manifests written for
+  // other operators (and KEDA-style extraArgs) work unchanged.
+  const CLI::Option* level =
+      run.add_option("--log-level,--zap-log-level", f.log_level,
+                     "trace, debug, info, warn, error, or a verbosity 0 (info), 1 (debug), 2+ (trace)")
+          ->capture_default_str();
+  const CLI::Option* format =
+      run.add_option("--log-format,--zap-encoder", f.log_format, "json or text (console)")->capture_default_str();
+  run.add_flag("--zap-devel", f.zap_devel,
+               "Development defaults: text lines at debug level (an explicit --log-level/--log-format wins)");
+  // controller-runtime's zap flags with their meaning. Every server here speaks HTTP/1.1 only
+  // (what --enable-http2=false, the default, asks for; true is refused rather than ignored).
+  run.add_option("--zap-stacktrace-level", f.zap_stacktrace_level,
+                 "Log records at or above this level carry the stack of the logging call: info, error, or panic "
+                 "(none: nothing logs at panic)")
+      ->capture_default_str();
+  run.add_option("--zap-time-encoding", f.zap_time_encoding,
+                 "Timestamps of the log lines: epoch, millis, nano (numbers since the epoch), iso8601, rfc3339, "
+                 "rfc3339nano (UTC strings)")
+      ->capture_default_str();
+  run.add_option(
+         "--enable-http2", f.enable_http2,
+         "Accepted as false for controller-runtime manifests; the servers speak HTTP/1.1 only, so true is refused")
+      ->capture_default_str();
+  return {level, format};
+}
+
+// The flags checked and turned into the operator's options, logging installed, and the operator
+// run until a signal or its failure.
+void run_operator(RunFlags& f, const LogOptions& log) {
+  const CLI::Option& level = *log.level;
+  const CLI::Option& format = *log.format;
+  auto& o = f.options;
+  if (o.leader_election_id.empty())
+    throw Exit(kExitBadInput, "--leader-election-id must not be empty: it names the leader Lease");
+  if (f.zap_devel) {
+    if (level.count() == 0) f.log_level = "debug";
+    if (format.count() == 0) f.log_format = "text";
+  }
+  if (f.enable_http2)
+    throw Exit(
+        kExitBadInput,
+        "--enable-http2=true: the webhook, metrics and probe servers speak HTTP/1.1 only (HTTP/2 is not "
+        "implemented); leave it false, as controller-runtime does by default since the HTTP/2 rapid-reset attacks");
+  try {
+    op::install_logging(op::parse_log_format(f.log_format), op::parse_log_level(f.log_level),
+                        op::parse_time_encoding(f.zap_time_encoding),
+                        op::parse_stacktrace_level(f.zap_stacktrace_level));
+  } catch (const std::invalid_argument& e) {
+    throw Exit(kExitBadInput, e.what());
+  }
+  o.version = DHA_VERSION;
+  o.sync_period = parse_sync_period(f.sync_period);
+  o.grouped_query_max_age = parse_whole_seconds("--grouped-query-max-age", f.grouped_query_max_age);
+  apply_lease_timings(f.lease_duration, f.renew_deadline, f.retry_period, o);
+  o.shard_key = *kube::parse_shard_key(f.shard_key);  // checked by the option
+  if (o.shards > 1 && !o.leader_elect)
+    throw Exit(kExitBadInput, "--shards " + std::to_string(o.shards) +
+                                  " needs --leader-elect: each shard is held through its own Lease");
+  o.plugin_dirs = plugin_search_dirs(f.plugin_dirs);
+  // Block the shutdown signals before any thread exists, so that only sigtimedwait sees them.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  op::Operator op(o);
+  int code = kExitOk;
+  try {
+    code = serve(op);
+  } catch (const std::exception& e) {
+    spdlog::error("cannot start: {}", e.what());
+    op.stop();
+    throw Exit(kExitFailure, e.what());
+  }
+  if (code != kExitOk) throw Exit(code, op.failure());
+}
+
 }  // namespace
 
 void add_run_command(CLI::App& app) {
@@ -129,145 +300,12 @@ void add_run_command(CLI::App& app) {
   auto* run = app.add_subcommand("run", "Run the operator: watch DHAs and scale their targets");
   run->add_option("--kubeconfig", o.kubeconfig,
                   "Path to a kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)");
-  run->add_flag("--leader-elect", o.leader_elect, "Hold the Lease " + o.leader_election_id + " before reconciling");
-  run->add_option("--leader-election-id", o.leader_election_id, "Name of the leader Lease (shard i: <id>-shard-<i>)")
-      ->capture_default_str();
-  run->add_option("--leader-election-namespace", o.leader_election_namespace,
-                  "Namespace of the leader Lease (default: the pod's namespace)");
-  run->add_option("--leader-elect-lease-duration", f.lease_duration,
-                  "How long followers wait after the last renewal before taking the Lease")
-      ->capture_default_str();
-  run->add_option("--leader-elect-renew-deadline", f.renew_deadline,
-                  "How long the leader keeps trying to renew before it stops leading")
-      ->capture_default_str();
-  run->add_option("--leader-elect-retry-period", f.retry_period, "Interval between acquire and renew attempts")
-      ->capture_default_str();
-  run->add_option("--shards", o.shards,
-                  "Split the DHAs into this many shards, each on its own Lease, spread over the replicas "
-                  "(needs --leader-elect); 1 = one leader reconciles everything")
-      ->check(CLI::Range(1, 256))
-      ->capture_default_str();
-  run->add_option("--shard-key", f.shard_key,
-                  "What is hashed into a DHA's shard: namespace-name (a tenant's DHAs spread over the shards) or "
-                  "namespace (they stay on one replica, which then sends the tenant's grouped metric queries "
-                  "alone); every replica must use the same")
-      ->check(CLI::IsMember({"namespace-name", "namespace"}))
-      ->capture_default_str();
-  run->add_option("--plugin-dir", f.plugin_dirs, plugin_dir_help());
-  run->add_option("--plugins", o.plugins, "Plugins to load, comma-separated (file <name>.so in a plugin dir)")
-      ->delimiter(',');
-  run->add_option("--plugin-config", o.plugin_config, "JSON file {\"<plugin>\": {configuration}, ...}");
-  run->add_option("--metrics-bind-address", o.metrics_bind_address, "Metrics address, e.g. :8443; \"0\" disables")
-      ->capture_default_str();
-  run->add_option("--metrics-secure", o.metrics_secure,
-                  "Serve metrics over HTTPS with TokenReview + SubjectAccessReview authorization")
-      ->capture_default_str();
-  run->add_option("--health-probe-bind-address", o.health_probe_bind_address,
-                  "Address of /healthz and /readyz (plain HTTP); \"0\" disables")
-      ->capture_default_str();
-  run->add_option("--webhook-port", o.webhook_port, "Port of the admission webhook (HTTPS)")->capture_default_str();
-  run->add_option("--webhook-host", o.webhook_host, "Address the webhook listens on, e.g. the pod IP; empty = all")
-      ->capture_default_str();
-  run->add_option("--webhook-trusted-cidrs", o.webhook_trusted_networks,
-                  "Comma-separated networks the API server calls the webhook from (e.g. the control-plane "
-                  "node CIDR): connection slots are reserved for them and never given to a flood; empty = "
-                  "trust the few addresses that send well-formed reviews")
-      ->delimiter(',');
-  run->add_option("--cert-dir", o.cert_dir, "Directory with tls.crt and tls.key for the webhook and metrics")
-      ->capture_default_str();
-  run->add_option("--enable-webhook", o.enable_webhook,
-                  "Serve the admission webhooks (HelmRelease replicas ownership, one DHA per target)")
-      ->capture_default_str();
-  run->add_option("--operator-username", o.operator_username,
-                  "Ignored: the operator never writes HelmReleases, so the webhook allows it nothing")
-      ->capture_default_str();
-  run->add_option("--apps-api-username", o.apps_api_username, "Apps API identity allowed to change managed replicas")
-      ->capture_default_str();
-  run->add_option("--sync-period", f.sync_period, "Requeue interval of every DHA, e.g. 60s, 1m30s")
-      ->capture_default_str();
-  run->add_option("--grouped-query-max-age", f.grouped_query_max_age,
-                  "How long one grouped metric answer serves a namespace's DHAs (at most the sync period); "
-                  "0s: each DHA asks its own")
-      ->capture_default_str();
-  // Sizing (bench/scale): 8 workers and 500 requests/s keep 10 000 DHAs within a 60 s period.
-  run->add_option("--workers", o.workers, "Reconciles running at once")
-      ->check(CLI::Range(1, 64))
-      ->capture_default_str();
-  run->add_option("--kube-api-qps", o.kube_api_qps, "Client-side limit of API requests per second")
-      ->check(CLI::Range(1.0, 100000.0))
-      ->capture_default_str();
-  run->add_option("--kube-api-burst", o.kube_api_burst, "Requests allowed at once above --kube-api-qps")
-      ->check(CLI::Range(1, 100000))
-      ->capture_default_str();
-  // controller-runtime's zap flags are accepted under their names too, so manifests written for
-  // other operators (and KEDA-style extraArgs) work unchanged.
-  auto* level = run->add_option("--log-level,--zap-log-level", f.log_level,
-                                "trace, debug, info, warn, error, or a verbosity 0 (info), 1 (debug), 2+ (trace)")
-                    ->capture_default_str();
-  auto* format =
-      run->add_option("--log-format,--zap-encoder", f.log_format, "json or text (console)")->capture_default_str();
-  run->add_flag("--zap-devel", f.zap_devel,
-                "Development defaults: text lines at debug level (an explicit --log-level/--log-format wins)");
-  // controller-runtime's zap flags with their meaning. Every server here speaks HTTP/1.1 only
-  // (what --enable-http2=false, the default, asks for; true is refused rather than ignored).
-  run->add_option("--zap-stacktrace-level", f.zap_stacktrace_level,
-                  "Log records at or above this level carry the stack of the logging call: info, error, or panic "
-                  "(none: nothing logs at panic)")
-      ->capture_default_str();
-  run->add_option("--zap-time-encoding", f.zap_time_encoding,
-                  "Timestamps of the log lines: epoch, millis, nano (numbers since the epoch), iso8601, rfc3339, "
-                  "rfc3339nano (UTC strings)")
-      ->capture_default_str();
-  run->add_option(
-         "--enable-http2", f.enable_http2,
-         "Accepted as false for controller-runtime manifests; the servers speak HTTP/1.1 only, so true is refused")
-      ->capture_default_str();
-  run->callback([level, format] {
-    auto& o = f.options;
-    if (o.leader_election_id.empty())
-      throw Exit(kExitBadInput, "--leader-election-id must not be empty: it names the leader Lease");
-    if (f.zap_devel) {
-      if (level->count() == 0) f.log_level = "debug";
-      if (format->count() == 0) f.log_format = "text";
-    }
-    if (f.enable_http2)
-      throw Exit(
-          kExitBadInput,
-          "--enable-http2=true: the webhook, metrics and probe servers speak HTTP/1.1 only (HTTP/2 is not "
-          "implemented); leave it false, as controller-runtime does by default since the HTTP/2 rapid-reset attacks");
-    try {
-      op::install_logging(op::parse_log_format(f.log_format), op::parse_log_level(f.log_level),
-                          op::parse_time_encoding(f.zap_time_encoding),
-                          op::parse_stacktrace_level(f.zap_stacktrace_level));
-    } catch (const std::invalid_argument& e) {
-      throw Exit(kExitBadInput, e.what());
-    }
-    o.version = DHA_VERSION;
-    o.sync_period = parse_sync_period(f.sync_period);
-    o.grouped_query_max_age = parse_whole_seconds("--grouped-query-max-age", f.grouped_query_max_age);
-    apply_lease_timings(f.lease_duration, f.renew_deadline, f.retry_period, o);
-    o.shard_key = *kube::parse_shard_key(f.shard_key);  // checked by the option
-    if (o.shards > 1 && !o.leader_elect)
-      throw Exit(kExitBadInput, "--shards " + std::to_string(o.shards) +
-                                    " needs --leader-elect: each shard is held through its own Lease");
-    o.plugin_dirs = plugin_search_dirs(f.plugin_dirs);
-    // Block the shutdown signals before any thread exists, so that only sigtimedwait sees them.
-    sigset_t signals;
-    sigemptyset(&signals);
-    sigaddset(&signals, SIGTERM);
-    sigaddset(&signals, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-    op::Operator op(o);
-    int code = kExitOk;
-    try {
-      code = serve(op);
-    } catch (const std::exception& e) {
-      spdlog::error("cannot start: {}", e.what());
-      op.stop();
-      throw Exit(kExitFailure, e.what());
-    }
-    if (code != kExitOk) throw Exit(code, op.failure());
-  });
+  add_lease_options(*run, f);
+  add_plugin_options(*run, f);
+  add_server_options(*run, f);
+  add_pacing_options(*run, f);
+  const LogOptions log = add_logging_options(*run, f);
+  run->callback([log] { run_operator(f, log); });
 }
 
 }  // namespace dha::cli

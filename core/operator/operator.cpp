@@ -102,6 +102,20 @@ std::unique_ptr<server::Server> make_server(const std::string& name, const serve
   return s;
 }
 
+void limit_malloc_arenas() {
+#ifdef __GLIBC__
+  // glibc gives each busy thread its own malloc arena (up to 8 per core); with 8 workers and an
+  // informer thread per watched kind, freed memory spread over those arenas is not reused
+  // across them. Two arenas: 10 000 DHAs took 101 instead of 148 MiB RSS for ~0.1 ms more CPU
+  // per reconcile (bench/scale). Before any thread of ours exists.
+  mallopt(M_ARENA_MAX, 2);
+  // Blocks above 128 KiB (a /metrics text, ~600 bytes per DHA; a list page) get their own
+  // mapping, given back when freed. Without a fixed threshold glibc raises it to the largest
+  // block freed so far, and from then on those blocks are carved from the heap and leave holes.
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+#endif
+}
+
 }  // namespace
 
 struct Operator::Parts {
@@ -166,20 +180,37 @@ void Operator::ensure_watch(const kube::ResourceRef& collection, bool owned) {
 
 void Operator::start() {
   Parts& p = *parts_;
-#ifdef __GLIBC__
-  // glibc gives each busy thread its own malloc arena (up to 8 per core); with 8 workers and an
-  // informer thread per watched kind, freed memory spread over those arenas is not reused
-  // across them. Two arenas: 10 000 DHAs took 101 instead of 148 MiB RSS for ~0.1 ms more CPU
-  // per reconcile (bench/scale). Before any thread of ours exists.
-  mallopt(M_ARENA_MAX, 2);
-  // Blocks above 128 KiB (a /metrics text, ~600 bytes per DHA; a list page) get their own
-  // mapping, given back when freed. Without a fixed threshold glibc raises it to the largest
-  // block freed so far, and from then on those blocks are carved from the heap and leave holes.
-  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
-#endif
+  limit_malloc_arenas();
   // Every 10 s: a trim of a few hundred MiB heap takes milliseconds, and between two trims
   // the freed memory stays resident, so RSS is what the operator holds plus ~10 s of churn.
   p.heap_trim = std::make_unique<HeapTrim>(std::chrono::seconds(10));
+  wire_pipeline();
+  cache_dhas();
+  start_servers();
+  fence_writes();
+  p.dha_informer->start();
+  // Every reconcile reads its namespace (monitoring label) and the namespace's quotas: cached.
+  ensure_watch(kube::resources::namespaces(), false);
+  ensure_watch(kube::resources::resource_quotas(), false);
+  if (!options_.leader_elect) {
+    p.wiring->metrics->set_leader(true);
+    p.controller->start();
+    spdlog::info("reconciling (leader election off), sync period {}s", options_.sync_period.count());
+    return;
+  }
+  const std::string lease_namespace = options_.leader_election_namespace.empty() ? p.wiring->config.default_namespace
+                                                                                 : options_.leader_election_namespace;
+  if (p.sharded) {
+    hold_shard_leases(lease_namespace);
+  } else {
+    run_leader_election(lease_namespace);
+  }
+}
+
+// The pipeline with its plugins, API client and reconciler, and the controller whose workers
+// run it (each on the shards this replica holds, when sharded).
+void Operator::wire_pipeline() {
+  Parts& p = *parts_;
   PipelineWiringOptions wo;
   wo.plugins = {options_.plugin_dirs, split_plugin_names(options_.plugins),
                 read_plugin_config_text(options_.plugin_config), "--plugin-config " + options_.plugin_config};
@@ -208,7 +239,10 @@ void Operator::start() {
         return sharded->reconcile(key, [&r](const std::string& k) { return r.reconcile(k); });
       },
       co);
+}
 
+void Operator::cache_dhas() {
+  Parts& p = *parts_;
   // The DHA cache feeds the work queue (keys, generation, deletion, our finalizer) and the
   // target webhook (each DHA's targetRef); each reconcile GETs the DHA it works on. So the cache
   // keeps those fields alone: at 10 000 DHAs their statuses (history, gate trace) were most of
@@ -229,7 +263,10 @@ void Operator::start() {
                                  if (worth_reconciling(*before, *after)) enqueue(kube::key_of(*after));
                                },
                                [enqueue](const kube::ObjectPtr& o) { enqueue(kube::key_of(*o)); }});
+}
 
+void Operator::start_servers() {
+  Parts& p = *parts_;
   // Servers: probes (plain HTTP), metrics (TLS + TokenReview/SAR with --metrics-secure), webhook.
   if (auto bind = server::parse_bind_address(options_.health_probe_bind_address)) {
     server::Router router;
@@ -270,7 +307,10 @@ void Operator::start() {
       throw std::runtime_error(std::string("--webhook-trusted-cidrs: ") + e.what());
     }
   }
+}
 
+void Operator::fence_writes() {
+  Parts& p = *parts_;
   if (p.sharded) {
     // Sharded: the same fencing, by the lease of the shard of the DHA being reconciled.
     // A write that passes is abandoned when that shard's lease ends, as in single-shard mode.
@@ -290,38 +330,33 @@ void Operator::start() {
     // on its way once another replica may take the lease over (docs/behaviour.md#leader-election).
     p.wiring->client->set_write_fence([&p] { return lease_covers_writes_until(p.elector.get(), *p.wiring->metrics); });
   }
-  p.dha_informer->start();
-  // Every reconcile reads its namespace (monitoring label) and the namespace's quotas: cached.
-  ensure_watch(kube::resources::namespaces(), false);
-  ensure_watch(kube::resources::resource_quotas(), false);
-  if (!options_.leader_elect) {
-    p.wiring->metrics->set_leader(true);
-    p.controller->start();
-    spdlog::info("reconciling (leader election off), sync period {}s", options_.sync_period.count());
-    return;
-  }
-  const std::string lease_namespace = options_.leader_election_namespace.empty() ? p.wiring->config.default_namespace
-                                                                                 : options_.leader_election_namespace;
-  if (p.sharded) {
-    kube::ShardLeaseConfig sc;
-    sc.lease_namespace = lease_namespace;
-    sc.lease_name = options_.leader_election_id;
-    sc.identity = make_identity();
-    sc.lease_duration = options_.lease_duration;
-    sc.renew_deadline = options_.renew_deadline;
-    sc.retry_period = options_.retry_period;
-    spdlog::info("{} shards (by {}) on the Leases {}/{}-shard-0..{} as {}", options_.shards,
-                 kube::shard_key_name(options_.shard_key), lease_namespace, options_.leader_election_id,
-                 options_.shards - 1, sc.identity);
-    p.controller->start();
-    p.shard_leases =
-        start_shard_leases(p.wiring->config, std::move(sc), *p.sharded, *p.dha_informer, p.controller->queue(),
-                           *p.wiring->metrics, [&r = *p.wiring->reconciler](const std::string& key) {
-                             const auto slash = key.find('/');
-                             r.forget(key.substr(0, slash), key.substr(slash + 1));
-                           });
-    return;
-  }
+}
+
+// Sharded: one Lease per shard; a replica reconciles the DHAs of the shards it holds.
+void Operator::hold_shard_leases(const std::string& lease_namespace) {
+  Parts& p = *parts_;
+  kube::ShardLeaseConfig sc;
+  sc.lease_namespace = lease_namespace;
+  sc.lease_name = options_.leader_election_id;
+  sc.identity = make_identity();
+  sc.lease_duration = options_.lease_duration;
+  sc.renew_deadline = options_.renew_deadline;
+  sc.retry_period = options_.retry_period;
+  spdlog::info("{} shards (by {}) on the Leases {}/{}-shard-0..{} as {}", options_.shards,
+               kube::shard_key_name(options_.shard_key), lease_namespace, options_.leader_election_id,
+               options_.shards - 1, sc.identity);
+  p.controller->start();
+  p.shard_leases =
+      start_shard_leases(p.wiring->config, std::move(sc), *p.sharded, *p.dha_informer, p.controller->queue(),
+                         *p.wiring->metrics, [&r = *p.wiring->reconciler](const std::string& key) {
+                           const auto slash = key.find('/');
+                           r.forget(key.substr(0, slash), key.substr(slash + 1));
+                         });
+}
+
+// One Lease: the replica that holds it reconciles every DHA; one that loses it exits.
+void Operator::run_leader_election(const std::string& lease_namespace) {
+  Parts& p = *parts_;
   kube::LeaderElectionConfig le;
   le.lease_namespace = lease_namespace;
   le.lease_name = options_.leader_election_id;

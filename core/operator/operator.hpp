@@ -96,6 +96,13 @@ class Operator {
   // `owned`, its changes also enqueue the DHAs that reference the changed object.
   void ensure_watch(const kube::ResourceRef& collection, bool owned = true);
   void fail(const std::string& why);
+  // The steps of start(), in its order.
+  void wire_pipeline();
+  void cache_dhas();
+  void start_servers();
+  void fence_writes();
+  void hold_shard_leases(const std::string& lease_namespace);
+  void run_leader_election(const std::string& lease_namespace);
 
   OperatorOptions options_;
   std::unique_ptr<Parts> parts_;

@@ -96,16 +96,6 @@ Grid grid_ending_at(std::int64_t until, std::int64_t span, std::int64_t step) {
   return {(until - span) / step * step, until / step * step, step};
 }
 
-sdk::Queries engine_queries(const plugin_host::PluginInstance& engine, const sdk::QueryRequest& request) {
-  const plugin_host::CallResult qr = engine.call(engine.engine()->queries, request.to_json());
-  try {
-    if (!qr.ok()) throw std::runtime_error(qr.error);
-    return sdk::Queries::from_json(sdk::json::parse(qr.output, "queries"));
-  } catch (const std::exception& e) {
-    throw HistoryError(false, "engine adapter queries() failed: " + std::string(e.what()));
-  }
-}
-
 Trace read_trace(const HistoryQuery& h) {
   if (h.metric_types.empty()) throw HistoryError(true, "the DHA names no metrics to read");
   if (h.grid.step <= 0 || h.grid.end < h.grid.start) throw HistoryError(true, "an empty history range");

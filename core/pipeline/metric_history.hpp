@@ -63,7 +63,4 @@ struct Trace {
 // Throws HistoryError; a grid of more rows than a range query may ask for is bad input.
 Trace read_trace(const HistoryQuery& q);
 
-// The engine adapter's queries for `request`; throws HistoryError(false, ...) when it fails.
-sdk::Queries engine_queries(const plugin_host::PluginInstance& engine, const sdk::QueryRequest& request);
-
 }  // namespace dha::history

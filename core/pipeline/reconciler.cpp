@@ -115,6 +115,58 @@ std::optional<model::Observation> Reconciler::with_servers_quota(const std::stri
   return checked;
 }
 
+// The finalizer is there to clear a marker we wrote on the target: it is added before our
+// first write to the target, and kept (added again) once one is recorded. A DHA that never
+// acts costs no write for it: at 10 000 DHAs that was a third of the first pass's requests.
+void Reconciler::ensure_finalizer(const kube::ResourceRef& ref, std::optional<rapidjson::Document>& dha,
+                                  status::Report& report) {
+  if (has_finalizer(*dha)) return;
+  dha = add_finalizer(client_, metrics_, ref, *dha);
+  report.dha = &*dha;
+}
+
+// The DHA's spec; nullopt, with the status saying why, when its status or its spec cannot be read.
+std::optional<model::DhaSpec> Reconciler::readable_spec(const rapidjson::Value& dha, status::Report& report) {
+  if (!report.unreadable.empty()) {
+    std::string fields;
+    for (const auto& f : report.unreadable) fields += (fields.empty() ? "" : "; ") + f.error;
+    status_.stopped(report, kStatusUnreadable,
+                    "status unreadable (" + fields + "); not scaling until it is fixed or removed", std::nullopt);
+    return std::nullopt;
+  }
+  model::DhaSpec spec;
+  try {
+    spec = parse_spec_of(dha);
+  } catch (const model::InputError& e) {
+    status_.stopped(report, kInvalidSpec, e.what(), std::nullopt);
+    return std::nullopt;
+  }
+  if (const auto too_long = spec.target_ref ? oversized_target_field(*spec.target_ref) : std::nullopt) {
+    status_.stopped(report, kInvalidSpec, *too_long, std::nullopt);
+    return std::nullopt;
+  }
+  return spec;
+}
+
+// The decision on the cache's observation; a scale-up is decided again on the server's quota
+// ceiling where that differs from the cache's (with_servers_quota).
+decide::Decision Reconciler::decide_on(const std::string& ns, const std::string& name, const model::DhaSpec& spec,
+                                       const status::Report& report, const sdk::Topology& topology,
+                                       const model::Observation& obs) const {
+  decide::DecideOptions options;
+  options.chain = &plugins_.chain();
+  options.dha_namespace = ns;
+  options.dha_name = name;
+  const auto decide_once = [&](const model::Observation& seen) {
+    return decide::decide(spec, seen, state_for_decide(report.previous, spec, seen.current_replicas, report.now),
+                          report.now, options);
+  };
+  decide::Decision d = decide_once(obs);
+  if (d.apply && d.desired_replicas > d.current_replicas)
+    if (const auto checked = with_servers_quota(ns, topology, obs)) d = decide_once(*checked);
+  return d;
+}
+
 kube::ReconcileResult Reconciler::reconcile_dha(const std::string& ns, const std::string& name) {
   // Periodic: at the namespace's phase in the sync period, so its DHAs share fresh grouped answers.
   const kube::RequeueAfter again{options_.requeue_at_namespace_phase
@@ -134,33 +186,10 @@ kube::ReconcileResult Reconciler::reconcile_dha(const std::string& ns, const std
     return kube::Done{};
   }
   status::Report report = status_.open(*dha, now());
-  // The finalizer is there to clear a marker we wrote on the target: it is added before our
-  // first write to the target, and kept (added again) once one is recorded. A DHA that never
-  // acts costs no write for it: at 10 000 DHAs that was a third of the first pass's requests.
-  const auto ensure_finalizer = [&] {
-    if (has_finalizer(*dha)) return;
-    dha = add_finalizer(client_, metrics_, ref, *dha);
-    report.dha = &*dha;
-  };
-  if (report.previous.state.last_applied_replicas) ensure_finalizer();
-  if (!report.unreadable.empty()) {
-    std::string fields;
-    for (const auto& f : report.unreadable) fields += (fields.empty() ? "" : "; ") + f.error;
-    status_.stopped(report, kStatusUnreadable,
-                    "status unreadable (" + fields + "); not scaling until it is fixed or removed", std::nullopt);
-    return again;
-  }
-  model::DhaSpec spec;
-  try {
-    spec = parse_spec_of(*dha);
-  } catch (const model::InputError& e) {
-    status_.stopped(report, kInvalidSpec, e.what(), std::nullopt);
-    return again;
-  }
-  if (const auto too_long = spec.target_ref ? oversized_target_field(*spec.target_ref) : std::nullopt) {
-    status_.stopped(report, kInvalidSpec, *too_long, std::nullopt);
-    return again;
-  }
+  if (report.previous.state.last_applied_replicas) ensure_finalizer(ref, dha, report);
+  const std::optional<model::DhaSpec> readable = readable_spec(*dha, report);
+  if (!readable) return again;
+  const model::DhaSpec& spec = *readable;
 
   // OBSERVE
   const PredictiveContext predictive{kube::uid_of(*dha), report.generation, report.now,
@@ -186,24 +215,14 @@ kube::ReconcileResult Reconciler::reconcile_dha(const std::string& ns, const std
         obs.current_replicas);
 
   // DECIDE
-  decide::DecideOptions options;
-  options.chain = &plugins_.chain();
-  options.dha_namespace = ns;
-  options.dha_name = name;
-  const auto decide_on = [&](const model::Observation& seen) {
-    return decide::decide(spec, seen, state_for_decide(report.previous, spec, seen.current_replicas, report.now),
-                          report.now, options);
-  };
-  decide::Decision d = decide_on(obs);
-  if (d.apply && d.desired_replicas > d.current_replicas)
-    if (const auto checked = with_servers_quota(ns, topology, obs)) d = decide_on(*checked);
+  const decide::Decision d = decide_on(ns, name, spec, report, topology, obs);
   spdlog::debug("decision {} {} -> {} (raw {}): {}: {}", model::to_string(d.kind), d.current_replicas,
                 d.desired_replicas, d.raw_desired_replicas, d.reason, d.message);
   status_.ownership_conflict(report, d, actuators::managed_by(*target.object));
 
   // ACT
   if (d.apply) {
-    ensure_finalizer();
+    ensure_finalizer(ref, dha, report);
     try {
       act_.scale(target, topology.replicas_path, dha_ref, d.current_replicas, d.desired_replicas);
     } catch (const TargetChanged& e) {

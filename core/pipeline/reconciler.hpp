@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "dha/decide/decide.hpp"
 #include "dha/kube/client.hpp"
 #include "dha/kube/clock.hpp"
 #include "dha/kube/controller.hpp"
@@ -63,6 +64,11 @@ class Reconciler {
  private:
   kube::ReconcileResult reconcile_dha(const std::string& ns, const std::string& name);
   Observe::ReadNotice read_notice(const std::string& ns, const std::string& name);
+  void ensure_finalizer(const kube::ResourceRef& ref, std::optional<rapidjson::Document>& dha, status::Report& report);
+  std::optional<model::DhaSpec> readable_spec(const rapidjson::Value& dha, status::Report& report);
+  decide::Decision decide_on(const std::string& ns, const std::string& name, const model::DhaSpec& spec,
+                             const status::Report& report, const sdk::Topology& topology,
+                             const model::Observation& obs) const;
   std::optional<model::Observation> with_servers_quota(const std::string& ns, const sdk::Topology& topology,
                                                        const model::Observation& obs) const;
   std::int64_t now() const;

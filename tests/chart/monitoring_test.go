@@ -112,8 +112,8 @@ func TestPrometheusRuleAlerts(t *testing.T) {
 	}
 }
 
-// The Grafana sidecar picks the dashboard up by label; the JSON must parse and show what the
-// issue asks for: replicas, metric vs target, freezes and reasons, reconcile latency.
+// The Grafana sidecar picks the dashboard up by label; the JSON must parse and show what an
+// operator on call looks for: replicas, metric vs target, freezes and reasons, reconcile latency.
 func TestDashboardConfigMap(t *testing.T) {
 	cm := only(t, renderChart(t, nil), "ConfigMap", "db-autoscaler-dashboard")
 	expectEqual(t, "sidecar label", labelsOf(cm)["grafana_dashboard"], "1")

@@ -1,15 +1,16 @@
 #pragma once
 
 // What the Postgres pipeline tests (metric_values, status_fields, replicas_precondition,
-// unrecorded_patch, predictive) stand on, built from the kit's PipelineWorld: the world with the
-// in-tree postgres.so, Postgres tenant-a/db with its WorkloadMonitor, and the exporter lines of
-// its one read replica db-2.
+// unrecorded_patch, predictive, requeue_phase) stand on, built from the kit's PipelineWorld: the
+// world with the in-tree postgres.so, Postgres tenant-a/db with its WorkloadMonitor, the exporter
+// lines of its one read replica db-2, and the DHA most of them scale it with.
 
 #include <cstdint>
 #include <memory>
 #include <string>
 
 #include "dha/testing/pipeline_world.hpp"
+#include "dha/testing/victoria_metrics.hpp"
 
 namespace dha::integration {
 
@@ -42,6 +43,23 @@ inline std::string replica_connections(const std::string& active, std::int64_t m
          R"(kube_pod_labels{namespace="tenant-a",pod="db-2",label_apps_cozystack_io_application_name="db",)"
          R"(label_apps_cozystack_io_application_kind="Postgres",label_cnpg_io_instance_role="replica"} 1 )" +
          t + "\n";
+}
+
+// db healthy at `replicas`, its read replicas holding `connections` active connections in all
+// as of now.
+inline void healthy_db_under_load(dha::testing::PipelineWorld& world, std::int64_t replicas,
+                                  const std::string& connections) {
+  world.create_healthy_target(healthy_postgres(replicas));
+  world.vm().import_prometheus(replica_connections(connections, dha::testing::unix_millis_now()));
+}
+
+// The spec of DHA db-dha on db that most of these tests scale with: 2 to 6 replicas, 100 active
+// connections per read replica, and `behavior_json` as its spec.behavior ("" = the defaults).
+inline std::string db_dha_spec(const std::string& behavior_json = "") {
+  return R"({"targetRef": {"apiGroup": "apps.cozystack.io", "kind": "Postgres", "name": "db"},)"
+         R"( "minReplicas": 2, "maxReplicas": 6,)" +
+         (behavior_json.empty() ? std::string() : R"( "behavior": )" + behavior_json + ",") +
+         R"( "metrics": [{"type": "ReadConnections", "target": {"averageValue": "100"}}]})";
 }
 
 }  // namespace dha::integration

@@ -2,15 +2,13 @@
 // defaults are applied, the CEL rule and the bounds refuse bad objects, and the printer
 // columns are what `kubectl get dha` shows.
 #include <rapidjson/document.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <iterator>
 #include <sstream>
 #include <vector>
 
 #include "real_kube.hpp"
+#include "shell_run.hpp"
 
 namespace {
 
@@ -106,13 +104,8 @@ TEST_F(ChartCrdTest, PrinterColumnsAreServedAsATable) {
   ASSERT_EQ(cluster_->request("admin", "POST", kDhas, dha("db", 2, 6)).status, 201);
   // kubectl asks for a Table (Accept: as=Table) and prints the CRD's printer columns.
   const std::string command = "kubectl --kubeconfig " + cluster_->kubeconfig("admin") + " get dha -n default 2>&1";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::string out;
-  std::array<char, 4096> buf;
-  while (std::fgets(buf.data(), static_cast<int>(buf.size()), pipe) != nullptr) out += buf.data();
-  const int status = ::pclose(pipe);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << out;
+  const auto [exit_code, out] = dha::testsupport::run_shell(command);
+  ASSERT_EQ(exit_code, 0) << out;
   const std::string header = out.substr(0, out.find('\n'));
   std::istringstream words(header);
   std::vector<std::string> columns{std::istream_iterator<std::string>(words), {}};

@@ -3,6 +3,7 @@
 #include <rapidjson/document.h>
 
 #include "real_kube.hpp"
+#include "shell_run.hpp"
 
 namespace {
 
@@ -58,12 +59,8 @@ TEST_P(TestClusterTest, IdentitiesCrdsAndTheAuditView) {
 
 TEST_P(TestClusterTest, KubeconfigsWorkForKubectl) {
   const std::string command = "kubectl --kubeconfig " + cluster_->kubeconfig("tenant") + " get --raw /version 2>&1";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::string out;
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, pipe) != nullptr) out += buf;
-  EXPECT_EQ(::pclose(pipe), 0) << out;
+  const auto [exit_code, out] = dha::testsupport::run_shell(command);
+  EXPECT_EQ(exit_code, 0) << out;
   EXPECT_NE(out.find("gitVersion"), std::string::npos) << out;
 }
 

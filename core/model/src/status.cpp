@@ -95,6 +95,108 @@ std::vector<TraceEntry> parse_trace_lines(const Value& v, const std::string& pat
 
 namespace {
 
+// The status fields that hold objects or lists: each sets `out` when the status has the field
+// and throws InputError naming the first thing in it that cannot be read.
+void read_recommendations(const Value& v, const std::string& path, std::vector<Recommendation>& out) {
+  const Value* recs = json::find(v, "recommendations");
+  if (recs == nullptr) return;
+  const std::string rp = child(path, "recommendations");
+  json::require_array(*recs, rp);
+  std::vector<Recommendation> read;
+  for (rapidjson::SizeType i = 0; i < recs->Size(); ++i) {
+    const std::string ip = json::index(rp, i);
+    json::require_object((*recs)[i], ip);
+    const auto replicas = json::optional_int32((*recs)[i], "replicas", ip, 0);
+    if (!replicas) throw InputError(child(ip, "replicas"), "required");
+    read.push_back({required_time((*recs)[i], "time", ip), *replicas});
+  }
+  out = std::move(read);
+}
+
+void read_backoff(const Value& v, const std::string& path, std::optional<Backoff>& out) {
+  const Value* b = json::find(v, "backoff");
+  if (b == nullptr) return;
+  const std::string bp = child(path, "backoff");
+  json::require_object(*b, bp);
+  const auto replicas = json::optional_int32(*b, "replicas", bp, 0);
+  if (!replicas) throw InputError(child(bp, "replicas"), "required");
+  out = Backoff{*replicas, required_time(*b, "until", bp), json::optional_int32(*b, "count", bp, 1).value_or(1)};
+}
+
+void read_last_demand(const Value& v, const std::string& path, std::optional<Demand>& out) {
+  const Value* d = json::find(v, "lastDemand");
+  if (d == nullptr) return;
+  const std::string dp = child(path, "lastDemand");
+  json::require_object(*d, dp);
+  const auto reads = json::optional_number(*d, "readReplicas", dp);
+  if (!reads || !std::isfinite(*reads) || *reads < 0)
+    throw InputError(child(dp, "readReplicas"), "required, a number >= 0");
+  out = Demand{required_time(*d, "time", dp), *reads};
+}
+
+void read_current_metrics(const Value& v, const std::string& path, std::vector<CurrentMetric>& out) {
+  const Value* cms = json::find(v, "currentMetrics");
+  if (cms == nullptr) return;
+  const std::string cp = child(path, "currentMetrics");
+  json::require_array(*cms, cp);
+  std::vector<CurrentMetric> read;
+  for (rapidjson::SizeType i = 0; i < cms->Size(); ++i) {
+    const std::string ip = json::index(cp, i);
+    json::require_object((*cms)[i], ip);
+    CurrentMetric m;
+    m.type = optional_string((*cms)[i], "type", ip);
+    if (const Value* avg = json::find((*cms)[i], "averageValue"))
+      m.average_value =
+          avg->IsInt64() ? std::to_string(avg->GetInt64()) : json::to_string(*avg, child(ip, "averageValue"));
+    read.push_back(std::move(m));
+  }
+  out = std::move(read);
+}
+
+void read_last_decision(const Value& v, const std::string& path, std::optional<LastDecision>& out) {
+  const Value* ld = json::find(v, "lastDecision");
+  if (ld == nullptr) return;
+  const std::string lp = child(path, "lastDecision");
+  json::require_object(*ld, lp);
+  LastDecision d;
+  d.time = required_time(*ld, "time", lp);
+  const std::string kind = optional_string(*ld, "kind", lp);
+  auto k = parse_decision_kind(kind);
+  if (!k) throw InputError(child(lp, "kind"), "must be Scale, NoChange, Freeze or Rollback");
+  d.kind = *k;
+  d.raw_desired_replicas = json::optional_int32(*ld, "rawDesiredReplicas", lp).value_or(0);
+  d.desired_replicas = json::optional_int32(*ld, "desiredReplicas", lp).value_or(0);
+  d.reason = optional_string(*ld, "reason", lp);
+  d.message = optional_string(*ld, "message", lp);
+  // One line per gate since the compact trace; an operator before it wrote objects ("trace").
+  if (const Value* g = json::find(*ld, "gates"))
+    d.trace = parse_trace_lines(*g, child(lp, "gates"));
+  else if (const Value* t = json::find(*ld, "trace"))
+    d.trace = parse_trace(*t, child(lp, "trace"));
+  out = std::move(d);
+}
+
+void read_conditions(const Value& v, const std::string& path, std::vector<Condition>& out) {
+  const Value* conds = json::find(v, "conditions");
+  if (conds == nullptr) return;
+  const std::string cp = child(path, "conditions");
+  json::require_array(*conds, cp);
+  std::vector<Condition> read;
+  for (rapidjson::SizeType i = 0; i < conds->Size(); ++i) {
+    const std::string ip = json::index(cp, i);
+    json::require_object((*conds)[i], ip);
+    Condition c;
+    c.type = optional_string((*conds)[i], "type", ip);
+    c.status = optional_string((*conds)[i], "status", ip);
+    c.reason = optional_string((*conds)[i], "reason", ip);
+    c.message = optional_string((*conds)[i], "message", ip);
+    c.last_transition_time = optional_time((*conds)[i], "lastTransitionTime", ip).value_or(0);
+    c.observed_generation = json::optional_int64((*conds)[i], "observedGeneration", ip).value_or(0);
+    read.push_back(std::move(c));
+  }
+  out = std::move(read);
+}
+
 // Reads the status one top-level field at a time. Strict: the first unreadable field throws.
 // Tolerant: an unreadable field is recorded with its error and left at its default, and the
 // others are read all the same.
@@ -119,107 +221,18 @@ DhaStatus read_fields(const Value& v, const std::string& path, std::vector<Unrea
         [&] { s.state.last_applied_replicas = json::optional_int32(v, "lastAppliedReplicas", path, 0); });
   field("lastScaleTime", [&] { s.state.last_scale_time = optional_time(v, "lastScaleTime", path); });
   field("inFlightSince", [&] { s.state.in_flight_since = optional_time(v, "inFlightSince", path); });
-  field("recommendations", [&] {
-    const Value* recs = json::find(v, "recommendations");
-    if (recs == nullptr) return;
-    const std::string rp = child(path, "recommendations");
-    json::require_array(*recs, rp);
-    std::vector<Recommendation> read;
-    for (rapidjson::SizeType i = 0; i < recs->Size(); ++i) {
-      const std::string ip = json::index(rp, i);
-      json::require_object((*recs)[i], ip);
-      const auto replicas = json::optional_int32((*recs)[i], "replicas", ip, 0);
-      if (!replicas) throw InputError(child(ip, "replicas"), "required");
-      read.push_back({required_time((*recs)[i], "time", ip), *replicas});
-    }
-    s.state.recommendations = std::move(read);
-  });
-  field("backoff", [&] {
-    const Value* b = json::find(v, "backoff");
-    if (b == nullptr) return;
-    const std::string bp = child(path, "backoff");
-    json::require_object(*b, bp);
-    const auto replicas = json::optional_int32(*b, "replicas", bp, 0);
-    if (!replicas) throw InputError(child(bp, "replicas"), "required");
-    s.state.backoff =
-        Backoff{*replicas, required_time(*b, "until", bp), json::optional_int32(*b, "count", bp, 1).value_or(1)};
-  });
-  field("lastDemand", [&] {
-    const Value* d = json::find(v, "lastDemand");
-    if (d == nullptr) return;
-    const std::string dp = child(path, "lastDemand");
-    json::require_object(*d, dp);
-    const auto reads = json::optional_number(*d, "readReplicas", dp);
-    if (!reads || !std::isfinite(*reads) || *reads < 0)
-      throw InputError(child(dp, "readReplicas"), "required, a number >= 0");
-    s.state.last_demand = Demand{required_time(*d, "time", dp), *reads};
-  });
+  field("recommendations", [&] { read_recommendations(v, path, s.state.recommendations); });
+  field("backoff", [&] { read_backoff(v, path, s.state.backoff); });
+  field("lastDemand", [&] { read_last_demand(v, path, s.state.last_demand); });
   field("readySeconds", [&] { s.state.ready_seconds = json::optional_int64(v, "readySeconds", path); });
-  field("currentMetrics", [&] {
-    const Value* cms = json::find(v, "currentMetrics");
-    if (cms == nullptr) return;
-    const std::string cp = child(path, "currentMetrics");
-    json::require_array(*cms, cp);
-    std::vector<CurrentMetric> read;
-    for (rapidjson::SizeType i = 0; i < cms->Size(); ++i) {
-      const std::string ip = json::index(cp, i);
-      json::require_object((*cms)[i], ip);
-      CurrentMetric m;
-      m.type = optional_string((*cms)[i], "type", ip);
-      if (const Value* avg = json::find((*cms)[i], "averageValue"))
-        m.average_value =
-            avg->IsInt64() ? std::to_string(avg->GetInt64()) : json::to_string(*avg, child(ip, "averageValue"));
-      read.push_back(std::move(m));
-    }
-    s.current_metrics = std::move(read);
-  });
-  field("lastDecision", [&] {
-    const Value* ld = json::find(v, "lastDecision");
-    if (ld == nullptr) return;
-    const std::string lp = child(path, "lastDecision");
-    json::require_object(*ld, lp);
-    LastDecision d;
-    d.time = required_time(*ld, "time", lp);
-    const std::string kind = optional_string(*ld, "kind", lp);
-    auto k = parse_decision_kind(kind);
-    if (!k) throw InputError(child(lp, "kind"), "must be Scale, NoChange, Freeze or Rollback");
-    d.kind = *k;
-    d.raw_desired_replicas = json::optional_int32(*ld, "rawDesiredReplicas", lp).value_or(0);
-    d.desired_replicas = json::optional_int32(*ld, "desiredReplicas", lp).value_or(0);
-    d.reason = optional_string(*ld, "reason", lp);
-    d.message = optional_string(*ld, "message", lp);
-    // One line per gate since the compact trace; an operator before it wrote objects ("trace").
-    if (const Value* g = json::find(*ld, "gates"))
-      d.trace = parse_trace_lines(*g, child(lp, "gates"));
-    else if (const Value* t = json::find(*ld, "trace"))
-      d.trace = parse_trace(*t, child(lp, "trace"));
-    s.last_decision = std::move(d);
-  });
+  field("currentMetrics", [&] { read_current_metrics(v, path, s.current_metrics); });
+  field("lastDecision", [&] { read_last_decision(v, path, s.last_decision); });
   field("targetDisplay", [&] { s.target_display = optional_string(v, "targetDisplay", path); });
   field("metricsDisplay", [&] { s.metrics_display = optional_string(v, "metricsDisplay", path); });
   field("currentDisplay", [&] { s.current_display = optional_string(v, "currentDisplay", path); });
   field("desiredDisplay", [&] { s.desired_display = optional_string(v, "desiredDisplay", path); });
   field("summary", [&] { s.summary = optional_string(v, "summary", path); });
-  field("conditions", [&] {
-    const Value* conds = json::find(v, "conditions");
-    if (conds == nullptr) return;
-    const std::string cp = child(path, "conditions");
-    json::require_array(*conds, cp);
-    std::vector<Condition> read;
-    for (rapidjson::SizeType i = 0; i < conds->Size(); ++i) {
-      const std::string ip = json::index(cp, i);
-      json::require_object((*conds)[i], ip);
-      Condition c;
-      c.type = optional_string((*conds)[i], "type", ip);
-      c.status = optional_string((*conds)[i], "status", ip);
-      c.reason = optional_string((*conds)[i], "reason", ip);
-      c.message = optional_string((*conds)[i], "message", ip);
-      c.last_transition_time = optional_time((*conds)[i], "lastTransitionTime", ip).value_or(0);
-      c.observed_generation = json::optional_int64((*conds)[i], "observedGeneration", ip).value_or(0);
-      read.push_back(std::move(c));
-    }
-    s.conditions = std::move(read);
-  });
+  field("conditions", [&] { read_conditions(v, path, s.conditions); });
   return s;
 }
 

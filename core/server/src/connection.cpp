@@ -115,8 +115,8 @@ std::string serialize(Response&& in, unsigned version, bool keep_alive) {
 // Reading a request is Beast's http::async_read_some loop written out, without its
 // composed-operation layers and without the extra trip through the event loop when the
 // buffer already holds what is needed (the usual case for a body); the limits are the
-// parser's, as there. serve() runs: parse what is buffered; if more is needed, read into
-// read_space(); on end of input, end_of_input().
+// parser's, as there. read_until_done() runs: parse what is buffered; if more is needed, read
+// into read_space(); on end of input, end_of_input().
 
 // Feeds the parser what `buffer` holds. True once done(parser); false when more input is
 // needed (ec clear) or the input is invalid (ec set).
@@ -153,6 +153,19 @@ void end_of_input(Parser& parser, error_code& ec) {
   parser.put_eof(ec);
 }
 
+// Reads and parses until done(parser), or until an error, left in `ec`.
+template <class Stream, class Parser, class Done>
+asio::awaitable<void> read_until_done(Stream& stream, beast::flat_buffer& buffer, Parser& parser, Done done,
+                                      error_code& ec) {
+  while (!parse_buffered(buffer, parser, done, ec) && !ec) {
+    const auto space = read_space(buffer, ec);
+    if (ec) break;
+    buffer.commit(co_await stream.read_some(space, ec));
+    if (ec == asio::error::eof) end_of_input(parser, ec);
+    if (ec) break;
+  }
+}
+
 Response body_too_large(std::size_t limit) {
   return Response::text(413, "request body too large; limit is " + std::to_string(limit) + " bytes\n");
 }
@@ -182,6 +195,24 @@ class BodyReservation {
   std::atomic<std::size_t>& shown_;
   std::size_t bytes_ = 0;
 };
+
+// Takes room for a body of `expected` bytes. When the budget is full, evict() cuts the bodies of
+// clients holding more than this one, and the room they free is awaited briefly.
+template <class Evict>
+asio::awaitable<bool> take_room(BodyReservation& reservation, std::size_t expected, Evict evict) {
+  if (reservation.take(expected)) co_return true;
+  bool taken = false;
+  if (evict()) {
+    error_code ec;
+    asio::steady_timer wait(co_await asio::this_coro::executor);
+    for (int attempt = 0; attempt < 20 && !taken; ++attempt) {
+      wait.expires_after(5ms);
+      co_await wait.async_wait(awaitable_ec(ec));
+      taken = reservation.take(expected);
+    }
+  }
+  co_return taken;
+}
 
 constexpr auto header_done = [](const auto& parser) { return parser.is_header_done(); };
 constexpr auto message_done = [](const auto& parser) { return parser.is_done(); };
@@ -293,13 +324,7 @@ asio::awaitable<void> Server::Impl::serve(Stream& stream, ConnectionControl& con
     }
     stream.connection().expires_at(started + options_.header_timeout);
     parser.eager(false);
-    while (!parse_buffered(buffer, parser, header_done, ec) && !ec) {
-      const auto space = read_space(buffer, ec);
-      if (ec) break;
-      buffer.commit(co_await stream.read_some(space, ec));
-      if (ec == asio::error::eof) end_of_input(parser, ec);
-      if (ec) break;
-    }
+    co_await read_until_done(stream, buffer, parser, header_done, ec);
     control.idle = false;
     if (!ec) slots_.set_phase(control.slot, Phase::busy);
 
@@ -322,20 +347,8 @@ asio::awaitable<void> Server::Impl::serve(Stream& stream, ConnectionControl& con
       }
       // Unknown until read, a chunked body is budgeted at the route's limit.
       const std::size_t expected = length ? static_cast<std::size_t>(*length) : parser.chunked() ? limit : 0;
-      if (!refusal && !reservation.take(expected)) {
-        // Bodies of clients holding more than this one are cut to make room, briefly awaited.
-        bool taken = false;
-        if (evict_body_hog(control.peer)) {
-          asio::steady_timer wait(co_await asio::this_coro::executor);
-          for (int attempt = 0; attempt < 20 && !taken; ++attempt) {
-            wait.expires_after(5ms);
-            co_await wait.async_wait(awaitable_ec(ec));
-            taken = reservation.take(expected);
-          }
-          ec = {};
-        }
-        if (!taken) refusal = Response::text(503, "server busy: too many request bodies in flight; retry\n");
-      }
+      if (!refusal && !co_await take_room(reservation, expected, [&] { return evict_body_hog(control.peer); }))
+        refusal = Response::text(503, "server busy: too many request bodies in flight; retry\n");
       if (!refusal) {
         parser.body_limit(limit);
         if (beast::iequals(parser.get()[http::field::expect], "100-continue")) {
@@ -346,13 +359,7 @@ asio::awaitable<void> Server::Impl::serve(Stream& stream, ConnectionControl& con
         }
         stream.connection().expires_at(started + options_.read_timeout);
         parser.eager(true);
-        while (!parse_buffered(buffer, parser, message_done, ec) && !ec) {
-          const auto space = read_space(buffer, ec);
-          if (ec) break;
-          buffer.commit(co_await stream.read_some(space, ec));
-          if (ec == asio::error::eof) end_of_input(parser, ec);
-          if (ec) break;
-        }
+        co_await read_until_done(stream, buffer, parser, message_done, ec);
         if (ec == http::error::body_limit) {
           refusal = body_too_large(limit);
         } else if (ec) {

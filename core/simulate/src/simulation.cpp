@@ -138,7 +138,9 @@ std::optional<std::int32_t> needed_replicas(const model::DhaSpec& spec, const Lo
   return std::clamp(need, floor, std::max(floor, ceiling));
 }
 
-SimulationResult simulate(const model::DhaSpec& spec, const LoadTrace& load, const SimulationParams& params) {
+namespace {
+
+void check_inputs(const model::DhaSpec& spec, const LoadTrace& load, const SimulationParams& params) {
   for (const auto& m : spec.metrics)
     if (!load.has_column(model::to_string(m.type)))
       throw model::InputError("load",
@@ -147,7 +149,44 @@ SimulationResult simulate(const model::DhaSpec& spec, const LoadTrace& load, con
   if (params.provision_seconds < 0) throw model::InputError("--provision-seconds", "must not be negative");
   if (params.initial_replicas < 1) throw model::InputError("--initial-replicas", "must be at least 1");
   if (load.end() - load.start() > kMaxSimulatedSeconds) throw model::InputError("load", "spans more than 90 days");
+}
 
+// What the operator would observe at t: the target's replicas, the trace's row at t, and for a
+// predictive spec the forecast from the trace's rows before t. The step records the load and
+// forecast it was shown.
+model::Observation observation_at(const model::DhaSpec& spec, const LoadTrace& load, const SimulationParams& params,
+                                  const SimulatedTarget& target, const model::DecisionState& state, bool predictive,
+                                  std::int64_t t, SimulationStep& step) {
+  model::Observation obs;
+  obs.current_replicas = target.replicas();
+  obs.available_replicas = target.available(t);
+  obs.primary_count = params.primary_count;
+  obs.quorum_floor = params.quorum_floor;
+  obs.quota_max_replicas = params.quota_max_replicas;
+  for (const auto& m : spec.metrics) {
+    const std::string type(model::to_string(m.type));
+    const auto total = load.at(type, static_cast<double>(t));
+    obs.metrics.push_back({type, total});
+    step.load.emplace_back(type, total);
+  }
+  if (predictive) {
+    const std::int64_t ready = state.ready_seconds.value_or(kAssumedReadySeconds);
+    obs.forecast = seasonal_forecast(spec, load, t, forecast_horizon(spec, ready, params.interval_seconds));
+    if (!obs.forecast) obs.forecast_missing = "the history holds no earlier period to forecast from";
+    if (obs.forecast) {
+      step.forecast = obs.forecast->read_replicas;
+      step.forecast_horizon = obs.forecast->horizon_seconds;
+    }
+  }
+  obs.lag_seconds = load.at("lagSeconds", static_cast<double>(t));
+  obs.write_rate = load.at("writeRate", static_cast<double>(t));
+  return obs;
+}
+
+}  // namespace
+
+SimulationResult simulate(const model::DhaSpec& spec, const LoadTrace& load, const SimulationParams& params) {
+  check_inputs(spec, load, params);
   SimulationResult result;
   SimulatedTarget target(params.initial_replicas);
   auto& summary = result.summary;
@@ -162,32 +201,8 @@ SimulationResult simulate(const model::DhaSpec& spec, const LoadTrace& load, con
 
   for (std::int64_t t = first; t <= load.end(); t += params.interval_seconds) {
     target.settle(t);
-    model::Observation obs;
-    obs.current_replicas = target.replicas();
-    obs.available_replicas = target.available(t);
-    obs.primary_count = params.primary_count;
-    obs.quorum_floor = params.quorum_floor;
-    obs.quota_max_replicas = params.quota_max_replicas;
     SimulationStep step;
-    for (const auto& m : spec.metrics) {
-      const std::string type(model::to_string(m.type));
-      const auto total = load.at(type, static_cast<double>(t));
-      obs.metrics.push_back({type, total});
-      step.load.emplace_back(type, total);
-    }
-    // What the operator would get from the metric's history, here from the trace's rows before t.
-    if (predictive) {
-      const std::int64_t ready = state.ready_seconds.value_or(kAssumedReadySeconds);
-      obs.forecast = seasonal_forecast(spec, load, t, forecast_horizon(spec, ready, params.interval_seconds));
-      if (!obs.forecast) obs.forecast_missing = "the history holds no earlier period to forecast from";
-      if (obs.forecast) {
-        step.forecast = obs.forecast->read_replicas;
-        step.forecast_horizon = obs.forecast->horizon_seconds;
-      }
-    }
-    obs.lag_seconds = load.at("lagSeconds", static_cast<double>(t));
-    obs.write_rate = load.at("writeRate", static_cast<double>(t));
-
+    const model::Observation obs = observation_at(spec, load, params, target, state, predictive, t, step);
     const Decision d = decide(spec, obs, state, t);
     step.time = t;
     step.current_replicas = obs.current_replicas;

@@ -153,26 +153,22 @@ std::vector<Episode> freeze_episodes(const SimulationResult& r, double t1) {
   return out;
 }
 
-}  // namespace
-
-std::string render_svg(const SimulationResult& result, const model::DhaSpec& spec, const LoadTrace& load,
-                       const SimulationParams& params) {
-  const auto& metric = spec.metrics.front();
-  const std::string type(model::to_string(metric.type));
-  const double target = metric.target_in_query_unit();
-  const std::int64_t first = std::max(load.start(), params.start_at.value_or(load.start()));
-  const double t0 = static_cast<double>(first);
-  const double t1 = static_cast<double>(std::max(load.end(), first + 1));
-  const double nan = std::nan("");
-  const std::int32_t ceiling =
-      params.quota_max_replicas ? std::min(spec.max_replicas, *params.quota_max_replicas) : spec.max_replicas;
-  const std::int32_t floor =
-      std::min(std::max(spec.min_replicas, spec.constraints.respect_quorum ? params.quorum_floor : 1), ceiling);
-
-  Points load_pts, capacity_pts, current_pts, available_pts, needed_pts, forecast_pts;
+// What the chart draws, in the trace's time: the bounds the replicas are held in and each line.
+struct Chart {
+  std::string type;   // the first metric's signal
+  double target = 0;  // its target, in the query's unit
+  double t0 = 0, t1 = 0;
+  std::int32_t floor = 1, ceiling = 1;
+  Points load, capacity, current, available, needed, forecast;
   std::vector<std::pair<double, double>> outages, lag_episodes;
-  double load_max = 0;
-  const double sample = std::max(1.0, (t1 - t0) / 800);  // ~800 points are plenty for 1000 px
+  double load_max = 0, replicas_max = 0;
+};
+
+// The load, the replicas it needed and the lag, sampled over the trace: ~800 points are plenty
+// for 1000 px.
+void sample_load(Chart& c, const model::DhaSpec& spec, const LoadTrace& load, const SimulationParams& params) {
+  const double nan = std::nan("");
+  const double sample = std::max(1.0, (c.t1 - c.t0) / 800);
   const double lag_limit = spec.constraints.max_replication_lag_seconds;
   auto extend = [](std::vector<std::pair<double, double>>& runs, double from, double to) {
     if (!runs.empty() && runs.back().second >= from)
@@ -180,81 +176,110 @@ std::string render_svg(const SimulationResult& result, const model::DhaSpec& spe
     else
       runs.emplace_back(from, to);
   };
-  for (double t = t0; t <= t1; t += sample) {
-    const auto v = load.at(type, t);
-    load_pts.emplace_back(t, v ? *v : nan);
-    if (!v) extend(outages, t, std::min(t + sample, t1));
-    if (v) load_max = std::max(load_max, *v);
-    const auto n = needed_replicas(spec, load, t, params.primary_count, floor, ceiling);
-    needed_pts.emplace_back(t, n ? *n : nan);
+  for (double t = c.t0; t <= c.t1; t += sample) {
+    const auto v = load.at(c.type, t);
+    c.load.emplace_back(t, v ? *v : nan);
+    if (!v) extend(c.outages, t, std::min(t + sample, c.t1));
+    if (v) c.load_max = std::max(c.load_max, *v);
+    const auto n = needed_replicas(spec, load, t, params.primary_count, c.floor, c.ceiling);
+    c.needed.emplace_back(t, n ? *n : nan);
     const auto lag = load.at("lagSeconds", t);
     const auto writes = load.at("writeRate", t);
-    if (lag && *lag > lag_limit && (!writes || *writes > 0)) extend(lag_episodes, t, std::min(t + sample, t1));
+    if (lag && *lag > lag_limit && (!writes || *writes > 0)) extend(c.lag_episodes, t, std::min(t + sample, c.t1));
   }
-  double replicas_max = std::max<double>(ceiling, spec.max_replicas);
+}
+
+// The replicas of each simulated step, and the capacity and forecast in the load's unit.
+void add_steps(Chart& c, const SimulationResult& result, const model::DhaSpec& spec, const SimulationParams& params) {
+  const double nan = std::nan("");
+  c.replicas_max = std::max<double>(c.ceiling, spec.max_replicas);
   for (const auto& s : result.steps) {
     const double reads = std::max(s.available_replicas - params.primary_count, 1);
-    capacity_pts.emplace_back(static_cast<double>(s.time), reads * target);
-    load_max = std::max(load_max, reads * target);
+    c.capacity.emplace_back(static_cast<double>(s.time), reads * c.target);
+    c.load_max = std::max(c.load_max, reads * c.target);
     // The forecast in the load's unit: the largest load expected within the horizon.
-    forecast_pts.emplace_back(static_cast<double>(s.time), s.forecast ? *s.forecast * target : nan);
-    if (s.forecast) load_max = std::max(load_max, *s.forecast * target);
-    current_pts.emplace_back(static_cast<double>(s.time), s.current_replicas);
-    available_pts.emplace_back(static_cast<double>(s.time), s.available_replicas);
-    replicas_max = std::max<double>(replicas_max, std::max(s.current_replicas, s.desired_replicas));
+    c.forecast.emplace_back(static_cast<double>(s.time), s.forecast ? *s.forecast * c.target : nan);
+    if (s.forecast) c.load_max = std::max(c.load_max, *s.forecast * c.target);
+    c.current.emplace_back(static_cast<double>(s.time), s.current_replicas);
+    c.available.emplace_back(static_cast<double>(s.time), s.available_replicas);
+    c.replicas_max = std::max<double>(c.replicas_max, std::max(s.current_replicas, s.desired_replicas));
   }
   if (!result.steps.empty()) {  // hold the last count to the end of the trace
-    current_pts.emplace_back(t1, current_pts.back().second);
-    available_pts.emplace_back(t1, available_pts.back().second);
-    capacity_pts.emplace_back(t1, capacity_pts.back().second);
+    c.current.emplace_back(c.t1, c.current.back().second);
+    c.available.emplace_back(c.t1, c.available.back().second);
+    c.capacity.emplace_back(c.t1, c.capacity.back().second);
   }
+}
 
-  const double load_axis = nice_max(load_max * 1.05);
-  const Panel top{kTop1, t0, t1, load_axis};
-  const double replicas_axis = std::ceil((replicas_max + 1) / 2) * 2;
-  const Panel bottom{kTop2, t0, t1, replicas_axis};
+// Top: what users send, what the available replicas can take at target, and when the signal
+// was missing or the replicas lagged.
+std::string load_panel(const Chart& c, const Panel& top, const std::string& unit, const SimulationResult& result) {
+  std::string svg;
+  for (const auto& [from, to] : c.outages) svg += band(top, from, to, "#7f7f7f", 0.25);
+  for (const auto& [from, to] : c.lag_episodes) svg += band(top, from, to, "#ff7f0e", 0.2);
+  svg += axes(top, c.type + ": total read load and capacity at target", unit, top.ymax / 5);
+  svg += polyline(c.load, top, "#d62728", false);
+  svg += polyline(c.capacity, top, "#1f77b4", true);
+  const bool forecasts =
+      std::any_of(result.steps.begin(), result.steps.end(), [](const auto& s) { return s.forecast; });
+  if (forecasts) svg += polyline(c.forecast, top, "#8c564b", true, "2,2");
+  std::vector<LegendItem> top_legend{{"#d62728", "load"}, {"#1f77b4", "capacity at target"}};
+  if (forecasts) top_legend.push_back({"#8c564b", "forecast (peak within horizon)"});
+  if (!c.outages.empty()) top_legend.push_back({"#7f7f7f", "metric outage", true});
+  if (!c.lag_episodes.empty()) top_legend.push_back({"#ff7f0e", "lag above limit, writes", true});
+  svg += legend(top.top, top_legend);
+  return svg;
+}
+
+// Bottom: replicas against what was needed, inside [floor, ceiling], with freezes shaded.
+std::string replicas_panel(const Chart& c, const Panel& bottom, const SimulationResult& result) {
+  std::string svg;
+  std::map<std::string, const char*> shown;
+  for (const auto& e : freeze_episodes(result, c.t1)) {
+    svg += band(bottom, e.from, e.to, freeze_color(e.reason), 0.35);
+    shown.emplace(e.reason, freeze_color(e.reason));
+  }
+  svg += axes(bottom, "replicas (primary + read replicas)", "replicas", bottom.ymax <= 12 ? 1 : bottom.ymax / 6);
+  const double ceiling = c.ceiling, floor = c.floor;
+  svg += polyline({{c.t0, ceiling}, {c.t1, ceiling}}, bottom, "#7f7f7f", false, "2,4");
+  svg += polyline({{c.t0, floor}, {c.t1, floor}}, bottom, "#7f7f7f", false, "2,4");
+  svg += polyline(c.needed, bottom, "#555555", true, nullptr, 1);  // thin: it moves with every bit of noise
+  svg += polyline(c.current, bottom, "#2ca02c", true);
+  svg += polyline(c.available, bottom, "#9467bd", true, "5,3");
+  std::vector<LegendItem> bottom_legend{{"#2ca02c", "replicas"},
+                                        {"#9467bd", "available"},
+                                        {"#555555", "needed (clairvoyant)"},
+                                        {"#7f7f7f", fmt::format("min {} / max {}", c.floor, c.ceiling)}};
+  for (const auto& [reason, color] : shown) bottom_legend.push_back({color, "frozen: " + reason, true});
+  svg += legend(bottom.top, bottom_legend);
+  return svg;
+}
+
+}  // namespace
+
+std::string render_svg(const SimulationResult& result, const model::DhaSpec& spec, const LoadTrace& load,
+                       const SimulationParams& params) {
+  const auto& metric = spec.metrics.front();
+  Chart c;
+  c.type = std::string(model::to_string(metric.type));
+  c.target = metric.target_in_query_unit();
+  const std::int64_t first = std::max(load.start(), params.start_at.value_or(load.start()));
+  c.t0 = static_cast<double>(first);
+  c.t1 = static_cast<double>(std::max(load.end(), first + 1));
+  c.ceiling = params.quota_max_replicas ? std::min(spec.max_replicas, *params.quota_max_replicas) : spec.max_replicas;
+  c.floor = std::min(std::max(spec.min_replicas, spec.constraints.respect_quorum ? params.quorum_floor : 1), c.ceiling);
+  sample_load(c, spec, load, params);
+  add_steps(c, result, spec, params);
+
+  const Panel top{kTop1, c.t0, c.t1, nice_max(c.load_max * 1.05)};
+  const Panel bottom{kTop2, c.t0, c.t1, std::ceil((c.replicas_max + 1) / 2) * 2};
   std::string svg = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
       "font-family=\"sans-serif\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
       kWidth, kHeight);
-
-  // Top: what users send, what the available replicas can take at target, and when the signal
-  // was missing or the replicas lagged.
-  for (const auto& [from, to] : outages) svg += band(top, from, to, "#7f7f7f", 0.25);
-  for (const auto& [from, to] : lag_episodes) svg += band(top, from, to, "#ff7f0e", 0.2);
   const std::string unit = metric.type == model::MetricType::ReadCPUUtilization ? "millicores" : "connections";
-  svg += axes(top, type + ": total read load and capacity at target", unit, load_axis / 5);
-  svg += polyline(load_pts, top, "#d62728", false);
-  svg += polyline(capacity_pts, top, "#1f77b4", true);
-  const bool forecasts =
-      std::any_of(result.steps.begin(), result.steps.end(), [](const auto& s) { return s.forecast; });
-  if (forecasts) svg += polyline(forecast_pts, top, "#8c564b", true, "2,2");
-  std::vector<LegendItem> top_legend{{"#d62728", "load"}, {"#1f77b4", "capacity at target"}};
-  if (forecasts) top_legend.push_back({"#8c564b", "forecast (peak within horizon)"});
-  if (!outages.empty()) top_legend.push_back({"#7f7f7f", "metric outage", true});
-  if (!lag_episodes.empty()) top_legend.push_back({"#ff7f0e", "lag above limit, writes", true});
-  svg += legend(top.top, top_legend);
-
-  // Bottom: replicas against what was needed, inside [floor, ceiling], with freezes shaded.
-  std::map<std::string, const char*> shown;
-  for (const auto& e : freeze_episodes(result, t1)) {
-    svg += band(bottom, e.from, e.to, freeze_color(e.reason), 0.35);
-    shown.emplace(e.reason, freeze_color(e.reason));
-  }
-  svg += axes(bottom, "replicas (primary + read replicas)", "replicas", replicas_axis <= 12 ? 1 : replicas_axis / 6);
-  svg += polyline({{t0, static_cast<double>(ceiling)}, {t1, static_cast<double>(ceiling)}}, bottom, "#7f7f7f", false,
-                  "2,4");
-  svg +=
-      polyline({{t0, static_cast<double>(floor)}, {t1, static_cast<double>(floor)}}, bottom, "#7f7f7f", false, "2,4");
-  svg += polyline(needed_pts, bottom, "#555555", true, nullptr, 1);  // thin: it moves with every bit of noise
-  svg += polyline(current_pts, bottom, "#2ca02c", true);
-  svg += polyline(available_pts, bottom, "#9467bd", true, "5,3");
-  std::vector<LegendItem> bottom_legend{{"#2ca02c", "replicas"},
-                                        {"#9467bd", "available"},
-                                        {"#555555", "needed (clairvoyant)"},
-                                        {"#7f7f7f", fmt::format("min {} / max {}", floor, ceiling)}};
-  for (const auto& [reason, color] : shown) bottom_legend.push_back({color, "frozen: " + reason, true});
-  svg += legend(bottom.top, bottom_legend);
+  svg += load_panel(c, top, unit, result);
+  svg += replicas_panel(c, bottom, result);
   svg += "</svg>\n";
   return svg;
 }

@@ -1,5 +1,5 @@
-// kubectl 1.32 as the client: the flows the "Done when" lists, against a real
-// TLS server on loopback.
+// kubectl 1.32 as the client: apply, get, patch, delete, watch, scale, describe, explain, edit,
+// protobuf and server-side apply against the embedded API server, over TLS on loopback.
 
 #include "test_support.hpp"
 

@@ -1,9 +1,8 @@
 #include "test_support.hpp"
+#include "shell_run.hpp"
 
 #include <curl/curl.h>
 
-#include <sys/wait.h>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -76,15 +75,8 @@ HttpResult http(const HttpCall& call) {
 }
 
 CommandResult run_command(const std::string& command_line) {
-  CommandResult result;
-  FILE* pipe = popen((command_line + " 2>&1").c_str(), "r");
-  if (!pipe) return result;
-  char buffer[4096];
-  std::size_t n = 0;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) result.output.append(buffer, n);
-  int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
+  testsupport::ShellRun r = testsupport::run_shell(command_line + " 2>&1");
+  return {r.exit_code, std::move(r.out)};
 }
 
 std::string make_temp_dir() {

@@ -24,12 +24,8 @@ class MetricValues : public ::testing::Test {
 
   // A healthy 4-replica database whose read replicas report `connections` in all.
   void world_with(const std::string& connections) {
-    world_->create_healthy_target(dha::integration::healthy_postgres(4));
-    world_->vm().import_prometheus(dha::integration::replica_connections(connections, dha::testing::unix_millis_now()));
-    world_->create_dha("db-dha", R"({"targetRef": {"apiGroup": "apps.cozystack.io", "kind": "Postgres", "name": "db"},
-                                   "minReplicas": 2, "maxReplicas": 6,
-                                   "behavior": {"scaleDown": {"stabilizationWindowSeconds": 0}},
-                                   "metrics": [{"type": "ReadConnections", "target": {"averageValue": "100"}}]})");
+    dha::integration::healthy_db_under_load(*world_, 4, connections);
+    world_->create_dha("db-dha", dha::integration::db_dha_spec(R"({"scaleDown": {"stabilizationWindowSeconds": 0}})"));
   }
 
   std::unique_ptr<dha::testing::PipelineWorld> world_;

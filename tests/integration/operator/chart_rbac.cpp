@@ -4,11 +4,10 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-#include <sys/wait.h>
-#include <array>
-#include <cstdio>
 #include <map>
 #include <stdexcept>
+
+#include "shell_run.hpp"
 
 namespace dha::optest {
 namespace {
@@ -61,14 +60,9 @@ std::string render_chart(const std::vector<std::string>& extra_args) {
                         shell_quote(std::string(DHA_SOURCE_DIR) + "/tests/chart/render-chart.sh") + " --namespace " +
                         kReleaseNamespace + " --release " + kChartServiceAccount;
   for (const auto& a : extra_args) command += " " + shell_quote(a);
-  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) throw std::runtime_error("cannot run " + command);
-  std::string out;
-  std::array<char, 4096> buf;
-  while (std::fgets(buf.data(), static_cast<int>(buf.size()), pipe) != nullptr) out += buf.data();
-  const int status = ::pclose(pipe);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) throw std::runtime_error("rendering the chart failed:\n" + out);
-  return out;
+  const testsupport::ShellRun r = testsupport::run_shell(command + " 2>&1");
+  if (r.exit_code != 0) throw std::runtime_error("rendering the chart failed (" + command + "):\n" + r.out);
+  return r.out;
 }
 
 std::set<Grant> apply_chart_rbac(const testing::TestCluster& cluster, const std::string& rendered,

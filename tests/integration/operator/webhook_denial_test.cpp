@@ -7,11 +7,8 @@
 #include <netinet/in.h>
 #include <rapidjson/document.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -19,6 +16,7 @@
 #include "dha/kube/json.hpp"
 #include "dha/testing/test_certificates.hpp"
 #include "operator_world.hpp"
+#include "shell_run.hpp"
 
 namespace dha::optest {
 namespace {
@@ -27,21 +25,10 @@ using WebhookDenialTest = OperatorWorld;
 
 constexpr const char* kReleases = "/apis/helm.toolkit.fluxcd.io/v2/namespaces/tenant-a/helmreleases";
 
-struct CommandResult {
-  int exit_code = -1;
-  std::string output;
-};
+using CommandResult = dha::testsupport::ShellRun;
 
-CommandResult run(const std::string& command) {
-  CommandResult result;
-  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return result;
-  std::array<char, 4096> buf;
-  while (std::fgets(buf.data(), static_cast<int>(buf.size()), pipe) != nullptr) result.output += buf.data();
-  const int status = ::pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
+// Its standard error too: kubectl says why it was refused there.
+CommandResult run(const std::string& command) { return dha::testsupport::run_shell(command + " 2>&1"); }
 
 bool listening(std::uint16_t port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -113,12 +100,12 @@ TEST_F(WebhookDenialTest, ATenantsKubectlPatchOfManagedReplicasIsDeniedByKubeApi
   ASSERT_TRUE(eventually([&] { return run(patch + " --dry-run=server").exit_code != 0; }, 20s))
       << "the webhook never denied a dry run";
   const CommandResult denied = run(patch);
-  EXPECT_NE(denied.exit_code, 0) << denied.output;
-  EXPECT_NE(denied.output.find("admission webhook \"replicas.autoscaling.cozystack.io\" denied the request: replicas "
-                               "of this database is managed by DatabaseHorizontalAutoscaler \"db\""),
+  EXPECT_NE(denied.exit_code, 0) << denied.out;
+  EXPECT_NE(denied.out.find("admission webhook \"replicas.autoscaling.cozystack.io\" denied the request: replicas "
+                            "of this database is managed by DatabaseHorizontalAutoscaler \"db\""),
             std::string::npos)
-      << denied.output;
-  EXPECT_NE(denied.output.find("(attempted change 3 -> 9 by \"tenant-user\")"), std::string::npos) << denied.output;
+      << denied.out;
+  EXPECT_NE(denied.out.find("(attempted change 3 -> 9 by \"tenant-user\")"), std::string::npos) << denied.out;
 
   const std::string replicas5 = R"({"spec":{"values":{"replicas":5}}})";
   const auto by_apps = cluster_->request("apps", "PATCH", std::string(kReleases) + "/postgres-db", replicas5,

@@ -18,11 +18,8 @@ class RequeuePhase : public ::testing::Test {
   void SetUp() override {
     world_ = dha::integration::postgres_pipeline_world(/*requeue_at_namespace_phase=*/true);
     pipeline_ = &world_->pipeline();
-    world_->create_healthy_target(dha::integration::healthy_postgres(3));
-    world_->vm().import_prometheus(dha::integration::replica_connections("150", dha::testing::unix_millis_now()));
-    world_->create_dha("db-dha", R"({"targetRef": {"apiGroup": "apps.cozystack.io", "kind": "Postgres", "name": "db"},
-                                   "minReplicas": 2, "maxReplicas": 6,
-                                   "metrics": [{"type": "ReadConnections", "target": {"averageValue": "100"}}]})");
+    dha::integration::healthy_db_under_load(*world_, 3, "150");
+    world_->create_dha("db-dha", dha::integration::db_dha_spec());
   }
 
   // When the reconcile at the clock's now asks to run next, in ms since the epoch.
@@ -42,9 +39,7 @@ TEST_F(RequeuePhase, WithoutTheOptionTheTestKitRequeuesAFlatSyncPeriodAsBefore) 
   // Tests written against the kit before SDK 1.2 see the requeue they were written against.
   auto world = dha::integration::postgres_pipeline_world();
   world->create_healthy_target(dha::integration::healthy_postgres(3));
-  world->create_dha("db-dha", R"({"targetRef": {"apiGroup": "apps.cozystack.io", "kind": "Postgres", "name": "db"},
-                                 "minReplicas": 2, "maxReplicas": 6,
-                                 "metrics": [{"type": "ReadConnections", "target": {"averageValue": "100"}}]})");
+  world->create_dha("db-dha", dha::integration::db_dha_spec());
   const auto outcome = world->pipeline().reconcile("tenant-a", "db-dha");
   ASSERT_EQ(outcome.kind, Kind::kRequeueAfter) << outcome.error;
   EXPECT_EQ(outcome.requeue_after, milliseconds(60'000));

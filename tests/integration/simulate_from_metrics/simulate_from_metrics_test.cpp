@@ -4,13 +4,11 @@
 // the load. The backtest must read only its namespace's read replicas and give the numbers
 // `--load` gives on the same week written as CSV.
 #include <curl/curl.h>
-#include <sys/wait.h>
 
 #include <gtest/gtest.h>
 
 #include <array>
 #include <charconv>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -19,6 +17,7 @@
 #include <vector>
 
 #include "dha/testing/victoria_metrics.hpp"
+#include "shell_run.hpp"
 
 namespace {
 
@@ -26,22 +25,10 @@ constexpr std::int64_t kWeek = 7 * 86400;
 constexpr std::int64_t kUntil = 1764547200;  // 2025-12-01 00:00 UTC; a multiple of 60, so every step is a sample
 constexpr std::int64_t kStart = kUntil - kWeek;
 
-struct CliRun {
-  int exit_code = -1;
-  std::string out;
-};
+using CliRun = dha::testsupport::ShellRun;
 
 CliRun run_cli(const std::string& args) {
-  const std::string cmd = std::string(DHA_CLI) + " simulate " + args + " 2>&1";
-  CliRun r;
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  if (pipe == nullptr) return r;
-  std::array<char, 4096> buf{};
-  size_t n = 0;
-  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
-  const int status = ::pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return dha::testsupport::run_shell(std::string(DHA_CLI) + " simulate " + args + " 2>&1");
 }
 
 std::string from(const std::string& out, const std::string& marker) {

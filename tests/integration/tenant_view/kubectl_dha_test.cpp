@@ -2,11 +2,8 @@
 // found by kubectl on PATH as kubectl-dha (the link installed next to db-autoscaler).
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
-#include <sys/wait.h>
-#include <array>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -15,16 +12,14 @@
 #include <fmt/format.h>
 
 #include "operator_world.hpp"
+#include "shell_run.hpp"
 
 namespace dha::optest {
 namespace {
 
 using KubectlDha = OperatorWorld;
 
-struct CommandResult {
-  int exit_code = -1;
-  std::string output;
-};
+using CommandResult = testsupport::ShellRun;
 
 class Plugin {
  public:
@@ -38,17 +33,7 @@ class Plugin {
   static CommandResult db_autoscaler(const std::string& args) { return run(std::string(DHA_BINARY) + " " + args); }
 
  private:
-  static CommandResult run(const std::string& line) {
-    const std::string command = line + " 2>&1";
-    CommandResult result;
-    FILE* pipe = ::popen(command.c_str(), "r");
-    if (pipe == nullptr) return result;
-    std::array<char, 4096> buf;
-    while (std::fgets(buf.data(), static_cast<int>(buf.size()), pipe) != nullptr) result.output += buf.data();
-    const int status = ::pclose(pipe);
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return result;
-  }
+  static CommandResult run(const std::string& line) { return testsupport::run_shell(line + " 2>&1"); }
 
   std::string kubeconfig_;
 };
@@ -69,32 +54,32 @@ TEST_F(KubectlDha, StatusWhyAndHistoryTellTheScaleUpInWordsAndNumbers) {
 
   const Plugin plugin(*cluster_);
   const auto status = plugin.kubectl("dha status db-dha -n tenant-a");
-  ASSERT_EQ(status.exit_code, 0) << status.output;
-  EXPECT_TRUE(has(status.output, "Name:        tenant-a/db-dha\n")) << status.output;
-  EXPECT_TRUE(has(status.output, "Target:      Postgres/db (apps.cozystack.io)\n")) << status.output;
-  EXPECT_TRUE(has(status.output, "Replicas:    current ")) << status.output;
-  EXPECT_TRUE(has(status.output, "(min 2, max 6)")) << status.output;
-  EXPECT_TRUE(has(status.output, "/100 (ReadConnections)")) << status.output;
-  EXPECT_TRUE(has(status.output, "Decided by:  ")) << status.output;
-  EXPECT_TRUE(has(status.output, "AbleToScale")) << status.output;
-  EXPECT_TRUE(has(status.output, "Scaled")) << status.output;
-  EXPECT_TRUE(has(status.output, "scaled Postgres/db replicas 3 -> 4")) << status.output;
+  ASSERT_EQ(status.exit_code, 0) << status.out;
+  EXPECT_TRUE(has(status.out, "Name:        tenant-a/db-dha\n")) << status.out;
+  EXPECT_TRUE(has(status.out, "Target:      Postgres/db (apps.cozystack.io)\n")) << status.out;
+  EXPECT_TRUE(has(status.out, "Replicas:    current ")) << status.out;
+  EXPECT_TRUE(has(status.out, "(min 2, max 6)")) << status.out;
+  EXPECT_TRUE(has(status.out, "/100 (ReadConnections)")) << status.out;
+  EXPECT_TRUE(has(status.out, "Decided by:  ")) << status.out;
+  EXPECT_TRUE(has(status.out, "AbleToScale")) << status.out;
+  EXPECT_TRUE(has(status.out, "Scaled")) << status.out;
+  EXPECT_TRUE(has(status.out, "scaled Postgres/db replicas 3 -> 4")) << status.out;
 
   const auto why = plugin.kubectl("dha why db-dha -n tenant-a");
-  ASSERT_EQ(why.exit_code, 0) << why.output;
-  EXPECT_TRUE(has(why.output, "The metrics asked for ")) << why.output;
+  ASSERT_EQ(why.exit_code, 0) << why.out;
+  EXPECT_TRUE(has(why.out, "The metrics asked for ")) << why.out;
   for (const char* gate : {"FailSafe", "LagBrake", "Stabilization", "Bounds", "StepLimit", "DryRun"})
-    EXPECT_TRUE(has(why.output, gate)) << gate << " missing from:\n" << why.output;
+    EXPECT_TRUE(has(why.out, gate)) << gate << " missing from:\n" << why.out;
 
   const auto history = plugin.kubectl("dha history db-dha -n tenant-a");
-  ASSERT_EQ(history.exit_code, 0) << history.output;
-  EXPECT_TRUE(has(history.output, "Last scale:  20")) << history.output;
-  EXPECT_TRUE(has(history.output, "Scaled   scaled Postgres/db replicas 3 -> 4")) << history.output;
-  EXPECT_TRUE(has(history.output, "Scaled   scaled Postgres/db replicas 4 -> 5")) << history.output;
+  ASSERT_EQ(history.exit_code, 0) << history.out;
+  EXPECT_TRUE(has(history.out, "Last scale:  20")) << history.out;
+  EXPECT_TRUE(has(history.out, "Scaled   scaled Postgres/db replicas 3 -> 4")) << history.out;
+  EXPECT_TRUE(has(history.out, "Scaled   scaled Postgres/db replicas 4 -> 5")) << history.out;
 
   const auto missing = plugin.kubectl("dha status nothing-here -n tenant-a");
-  EXPECT_EQ(missing.exit_code, 1) << missing.output;
-  EXPECT_TRUE(has(missing.output, "DatabaseHorizontalAutoscaler tenant-a/nothing-here not found")) << missing.output;
+  EXPECT_EQ(missing.exit_code, 1) << missing.out;
+  EXPECT_TRUE(has(missing.out, "DatabaseHorizontalAutoscaler tenant-a/nothing-here not found")) << missing.out;
 }
 
 // A tenant who may read the DHA but not list Events is told that, with the server's reason, where
@@ -107,27 +92,27 @@ TEST_F(KubectlDha, StatusSaysTheEventsCouldNotBeReadAndWhy) {
   ASSERT_TRUE(eventually([&] { return !events("HealthUnknown").empty(); }, 30s));
 
   const auto admin = Plugin(*cluster_).kubectl("dha status db-dha -n tenant-a");
-  ASSERT_EQ(admin.exit_code, 0) << admin.output;
-  EXPECT_TRUE(has(admin.output, "Events (newest first):\n")) << admin.output;
+  ASSERT_EQ(admin.exit_code, 0) << admin.out;
+  EXPECT_TRUE(has(admin.out, "Events (newest first):\n")) << admin.out;
 
   const Plugin reader(*cluster_, "reader");
   const auto status = reader.kubectl("dha status db-dha -n tenant-a");
-  ASSERT_EQ(status.exit_code, 0) << status.output;
-  EXPECT_TRUE(has(status.output, "Name:        tenant-a/db-dha\n")) << status.output;
-  EXPECT_TRUE(has(status.output, "HealthUnknown")) << status.output;  // the conditions are readable
+  ASSERT_EQ(status.exit_code, 0) << status.out;
+  EXPECT_TRUE(has(status.out, "Name:        tenant-a/db-dha\n")) << status.out;
+  EXPECT_TRUE(has(status.out, "HealthUnknown")) << status.out;  // the conditions are readable
   const std::string unread =
       "<forbidden: User \"dha-reader\" cannot list resource \"events\" in API group \"\" in the namespace "
       "\"tenant-a\">";
-  EXPECT_TRUE(has(status.output, "Events:      " + unread + "\n")) << status.output;
-  EXPECT_FALSE(has(status.output, "Events:      none")) << status.output;
+  EXPECT_TRUE(has(status.out, "Events:      " + unread + "\n")) << status.out;
+  EXPECT_FALSE(has(status.out, "Events:      none")) << status.out;
   if (const char* record = std::getenv("DHA_TENANT_VIEW_RECORD"); record != nullptr)
     std::ofstream(std::string(record) + "/dha-status-events-forbidden.txt")
         << "$ kubectl dha status db-dha -n tenant-a\n"
-        << status.output;
+        << status.out;
 
   const auto history = reader.kubectl("dha history db-dha -n tenant-a");
-  ASSERT_EQ(history.exit_code, 0) << history.output;
-  EXPECT_TRUE(has(history.output, "Scale actions: " + unread + "\n")) << history.output;
+  ASSERT_EQ(history.exit_code, 0) << history.out;
+  EXPECT_TRUE(has(history.out, "Scale actions: " + unread + "\n")) << history.out;
 }
 
 std::string to_json(const rapidjson::Value& v) {
@@ -177,9 +162,9 @@ TEST_F(KubectlDha, BacktestPrintsWhatSimulateFromMetricsPrintsForTheClustersSpec
   const Plugin plugin(*cluster_);
   const auto backtest =
       plugin.kubectl("dha backtest db-dha -n tenant-a --from-metrics " + vm_->url() + range + plugin_dirs);
-  ASSERT_EQ(backtest.exit_code, 0) << backtest.output;
+  ASSERT_EQ(backtest.exit_code, 0) << backtest.out;
   const auto expected = Plugin::db_autoscaler(simulate + " --summary-only");
-  ASSERT_EQ(expected.exit_code, 0) << expected.output;
+  ASSERT_EQ(expected.exit_code, 0) << expected.out;
   // The backtest reads the namespace from the cluster, so it also names its monitoring label;
   // simulate given files knows no namespace. Everything else is the same.
   const auto without_monitoring_line = [](std::string out) {
@@ -187,15 +172,15 @@ TEST_F(KubectlDha, BacktestPrintsWhatSimulateFromMetricsPrintsForTheClustersSpec
     if (at != std::string::npos) out.erase(at, out.find('\n', at + 1) - at);
     return out;
   };
-  EXPECT_TRUE(has(backtest.output, "\n  monitoring namespace: tenant-root\n")) << backtest.output;
-  EXPECT_EQ(without_monitoring_line(backtest.output), expected.output);
-  EXPECT_TRUE(has(backtest.output, "history: Postgres tenant-a/db from " + vm_->url() + ", 361 steps of 60s"))
-      << backtest.output;
-  EXPECT_FALSE(has(backtest.output, "scale actions:          0 ")) << backtest.output;
+  EXPECT_TRUE(has(backtest.out, "\n  monitoring namespace: tenant-root\n")) << backtest.out;
+  EXPECT_EQ(without_monitoring_line(backtest.out), expected.out);
+  EXPECT_TRUE(has(backtest.out, "history: Postgres tenant-a/db from " + vm_->url() + ", 361 steps of 60s"))
+      << backtest.out;
+  EXPECT_FALSE(has(backtest.out, "scale actions:          0 ")) << backtest.out;
   // Its ratio is the honest one simulate prints, from the same ledger: what the policy spent
   // plus what it ran short of the need, over the bound, never below 1, the shortfall named.
   const auto json = Plugin::db_autoscaler(simulate + " --summary-only --json " + dir_ + "/backtest.json");
-  ASSERT_EQ(json.exit_code, 0) << json.output;
+  ASSERT_EQ(json.exit_code, 0) << json.out;
   std::ifstream json_file(dir_ + "/backtest.json");
   const std::string json_text((std::istreambuf_iterator<char>(json_file)), std::istreambuf_iterator<char>());
   rapidjson::Document doc;
@@ -211,48 +196,48 @@ TEST_F(KubectlDha, BacktestPrintsWhatSimulateFromMetricsPrintsForTheClustersSpec
   const std::string bound_line = fmt::format(
       "\n  clairvoyant bound:      {} replica-seconds ({:.2f}x{})\n", bound, ratio,
       shortfall > 0 ? fmt::format(", counting {} replica-seconds short of the need as spent", shortfall) : "");
-  EXPECT_TRUE(has(backtest.output, bound_line)) << bound_line << backtest.output;
+  EXPECT_TRUE(has(backtest.out, bound_line)) << bound_line << backtest.out;
   if (const char* record = std::getenv("DHA_TENANT_VIEW_RECORD"); record != nullptr)
     std::ofstream(std::string(record) + "/dha-backtest.txt")
         << "$ kubectl dha backtest db-dha -n tenant-a --from-metrics " << vm_->url() << range << "\n"
-        << backtest.output;
+        << backtest.out;
 
   const auto compared = plugin.kubectl("dha backtest db-dha -n tenant-a --from-metrics " + vm_->url() + range +
                                        plugin_dirs + " --profile default --profile adaptive");
-  ASSERT_EQ(compared.exit_code, 0) << compared.output;
+  ASSERT_EQ(compared.exit_code, 0) << compared.out;
   const auto expected_table = Plugin::db_autoscaler(simulate + " --compare --profile default --profile adaptive");
-  EXPECT_EQ(without_monitoring_line(compared.output), expected_table.output);
-  EXPECT_TRUE(has(compared.output, "adaptive")) << compared.output;
-  EXPECT_TRUE(has(compared.output, "behaviour       replica-s    short  xbound")) << compared.output;
+  EXPECT_EQ(without_monitoring_line(compared.out), expected_table.out);
+  EXPECT_TRUE(has(compared.out, "adaptive")) << compared.out;
+  EXPECT_TRUE(has(compared.out, "behaviour       replica-s    short  xbound")) << compared.out;
   if (const char* record = std::getenv("DHA_TENANT_VIEW_RECORD"); record != nullptr)
     std::ofstream(std::string(record) + "/dha-backtest-compare.txt")
         << "$ kubectl dha backtest db-dha -n tenant-a --from-metrics " << vm_->url() << range
         << " --profile default --profile adaptive\n"
-        << compared.output;
+        << compared.out;
 
   const auto missing = plugin.kubectl("dha backtest nothing-here -n tenant-a --from-metrics " + vm_->url());
-  EXPECT_EQ(missing.exit_code, 1) << missing.output;
-  EXPECT_TRUE(has(missing.output, "DatabaseHorizontalAutoscaler tenant-a/nothing-here not found")) << missing.output;
+  EXPECT_EQ(missing.exit_code, 1) << missing.out;
+  EXPECT_TRUE(has(missing.out, "DatabaseHorizontalAutoscaler tenant-a/nothing-here not found")) << missing.out;
   // The URL the operator's metric source is configured with serves as well as the flag.
   std::ofstream(dir_ + "/plugins.json") << R"({"metrics-vm":{"url":")" + vm_->url() + R"("}})";
   const auto configured =
       plugin.kubectl("dha backtest db-dha -n tenant-a --plugin-config " + dir_ + "/plugins.json" + range + plugin_dirs);
-  ASSERT_EQ(configured.exit_code, 0) << configured.output;
+  ASSERT_EQ(configured.exit_code, 0) << configured.out;
   // The same simulation; only the history line says where it read from, as the operator would.
   const auto summary_of = [](const std::string& out) {
     return out.substr(std::min(out.find("\nsummary:"), out.size()));
   };
-  EXPECT_EQ(summary_of(configured.output), summary_of(expected.output));
-  EXPECT_TRUE(has(configured.output, "from the configured metric source")) << configured.output;
-  EXPECT_TRUE(has(configured.output, "monitoring namespace: tenant-root")) << configured.output;
+  EXPECT_EQ(summary_of(configured.out), summary_of(expected.out));
+  EXPECT_TRUE(has(configured.out, "from the configured metric source")) << configured.out;
+  EXPECT_TRUE(has(configured.out, "monitoring namespace: tenant-root")) << configured.out;
   // A URL template is filled with the namespace's monitoring label, as in the operator. It
   // points at a closed loopback port, so the error names the URL the tool built.
   std::ofstream(dir_ + "/template.json")
       << R"({"metrics-vm":{"urlTemplate":"http://127.0.0.1:1/${monitoringNamespace}"}})";
   const auto templated = plugin.kubectl("dha backtest db-dha -n tenant-a --plugin-config " + dir_ + "/template.json" +
                                         range + plugin_dirs);
-  EXPECT_EQ(templated.exit_code, 1) << templated.output;
-  EXPECT_TRUE(has(templated.output, "http://127.0.0.1:1/tenant-root")) << templated.output;
+  EXPECT_EQ(templated.exit_code, 1) << templated.out;
+  EXPECT_TRUE(has(templated.out, "http://127.0.0.1:1/tenant-root")) << templated.out;
 }
 
 }  // namespace

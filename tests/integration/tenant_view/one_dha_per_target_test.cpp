@@ -3,6 +3,7 @@
 // DHA_TEST_KUBE=real) calls it for DHA creates and updates (registered as the chart registers
 // it), and a tenant's kubectl meets the refusal.
 
+#include "shell_run.hpp"
 #include "test_clients.hpp"
 #include "test_pki.hpp"
 
@@ -18,9 +19,7 @@
 #include <gtest/gtest.h>
 #include <openssl/evp.h>
 
-#include <sys/wait.h>
 #include <unistd.h>
-#include <array>
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
@@ -44,21 +43,12 @@ std::string dha_yaml(const std::string& name, const std::string& target) {
          "\"150\"}\n";
 }
 
-struct CommandResult {
-  int exit_code = -1;
-  std::string output;
-};
+using CommandResult = dha::testsupport::ShellRun;
 
 CommandResult run(const std::string& command, const std::string& stdin_text) {
   const auto input = std::filesystem::temp_directory_path() / ("dha-stdin-" + std::to_string(::getpid()));
   { std::ofstream(input) << stdin_text; }
-  CommandResult result;
-  FILE* pipe = ::popen((command + " < " + input.string() + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return result;
-  std::array<char, 4096> buf;
-  while (std::fgets(buf.data(), static_cast<int>(buf.size()), pipe) != nullptr) result.output += buf.data();
-  const int status = ::pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  CommandResult result = dha::testsupport::run_shell(command + " < " + input.string() + " 2>&1");
   std::filesystem::remove(input);
   return result;
 }
@@ -152,33 +142,31 @@ class OneDhaPerTarget : public ::testing::Test {
 
 TEST_F(OneDhaPerTarget, ASecondDhaOnTheSameTargetIsRefused) {
   auto first = kubectl("apply -f -", dha_yaml("reads", "db"));
-  ASSERT_EQ(first.exit_code, 0) << first.output;
+  ASSERT_EQ(first.exit_code, 0) << first.out;
   auto second = kubectl("apply -f -", dha_yaml("reads-too", "db"));
-  EXPECT_NE(second.exit_code, 0) << second.output;
-  EXPECT_NE(
-      second.output.find("admission webhook \"target.autoscaling.cozystack.io\" denied the request: "
-                         "Postgres/db is already scaled by another DatabaseHorizontalAutoscaler in this namespace"),
-      std::string::npos)
-      << second.output;
+  EXPECT_NE(second.exit_code, 0) << second.out;
+  EXPECT_NE(second.out.find("admission webhook \"target.autoscaling.cozystack.io\" denied the request: "
+                            "Postgres/db is already scaled by another DatabaseHorizontalAutoscaler in this namespace"),
+            std::string::npos)
+      << second.out;
   EXPECT_EQ(kubectl("-n tenant-a get dha reads-too").exit_code, 1) << "the refused DHA must not exist";
   // Another database in the namespace is free.
   auto other = kubectl("apply -f -", dha_yaml("reads-too", "db2"));
-  EXPECT_EQ(other.exit_code, 0) << other.output;
+  EXPECT_EQ(other.exit_code, 0) << other.out;
   // Nor can it be moved onto the claimed one.
   auto moved =
       kubectl("-n tenant-a patch dha reads-too --type merge -p '{\"spec\":{\"targetRef\":{\"name\":\"db\"}}}'");
-  EXPECT_NE(moved.exit_code, 0) << moved.output;
-  EXPECT_NE(moved.output.find("already scaled by another DatabaseHorizontalAutoscaler"), std::string::npos)
-      << moved.output;
+  EXPECT_NE(moved.exit_code, 0) << moved.out;
+  EXPECT_NE(moved.out.find("already scaled by another DatabaseHorizontalAutoscaler"), std::string::npos) << moved.out;
 }
 
 TEST_F(OneDhaPerTarget, TheHolderStaysEditableAndTheTargetIsFreeOnceItIsGone) {
   ASSERT_EQ(kubectl("apply -f -", dha_yaml("reads", "db")).exit_code, 0);
   auto edited = kubectl("-n tenant-a patch dha reads --type merge -p '{\"spec\":{\"maxReplicas\":6}}'");
-  EXPECT_EQ(edited.exit_code, 0) << edited.output;
+  EXPECT_EQ(edited.exit_code, 0) << edited.out;
   ASSERT_EQ(kubectl("-n tenant-a delete dha reads").exit_code, 0);
   auto next = kubectl("apply -f -", dha_yaml("reads-too", "db"));
-  EXPECT_EQ(next.exit_code, 0) << next.output;
+  EXPECT_EQ(next.exit_code, 0) << next.out;
 }
 
 }  // namespace

@@ -5,8 +5,6 @@
 // the lag brake while another writer owned the count.
 #include <fmt/format.h>
 
-#include <sys/wait.h>
-#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -15,6 +13,7 @@
 
 #include "dha/kube/json.hpp"
 #include "operator_world.hpp"
+#include "shell_run.hpp"
 
 namespace dha::optest {
 namespace {
@@ -23,15 +22,7 @@ using WhatATenantSees = OperatorWorld;
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-std::string run(const std::string& command) {
-  std::string out;
-  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return out;
-  std::array<char, 4096> buf;
-  while (std::fgets(buf.data(), static_cast<int>(buf.size()), pipe) != nullptr) out += buf.data();
-  ::pclose(pipe);
-  return out;
-}
+std::string run(const std::string& command) { return dha::testsupport::run_shell(command + " 2>&1").out; }
 
 // kubectl as the tenant runs it, with kubectl-dha on PATH. With DHA_TENANT_VIEW_RECORD set to a
 // directory, each output is also written there (the docs show them).

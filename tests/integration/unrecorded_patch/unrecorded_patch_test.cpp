@@ -34,9 +34,7 @@ class UnrecordedPatch : public ::testing::Test {
                announced + R"("})"));
     vm_->import_prometheus(  // 300 active connections on the replicas: 3 read replicas + the primary
         dha::integration::replica_connections("300", dha::testing::unix_millis_now()));
-    world_->create_dha("db-dha", R"({"targetRef": {"apiGroup": "apps.cozystack.io", "kind": "Postgres", "name": "db"},
-                                   "minReplicas": 2, "maxReplicas": 6,
-                                   "metrics": [{"type": "ReadConnections", "target": {"averageValue": "100"}}]})");
+    world_->create_dha("db-dha", dha::integration::db_dha_spec());
     pipeline_->patch_status(kDha, R"({"status": {"currentReplicas": 3, "desiredReplicas": 4, "lastAppliedReplicas": 3,
                                                   "lastConvergedReplicas": 3}})");
   }

@@ -3,6 +3,7 @@
 // it), and writers
 // with different bearer-token identities try to change a managed release.
 
+#include "shell_run.hpp"
 #include "test_clients.hpp"
 #include "test_pki.hpp"
 
@@ -17,8 +18,6 @@
 #include <openssl/evp.h>
 #include <rapidjson/document.h>
 
-#include <sys/wait.h>
-#include <array>
 #include <cstdio>
 #include <filesystem>
 
@@ -63,21 +62,8 @@ std::string webhook_configuration(const std::string& ca_pem, const std::string& 
          R"("apiVersions":["v2","v2beta2","v2beta1"],"resources":["helmreleases"]}]}]})";
 }
 
-struct CommandResult {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr
-};
-
-CommandResult run(const std::string& command) {
-  CommandResult result;
-  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return result;
-  std::array<char, 4096> buf;
-  while (std::fgets(buf.data(), static_cast<int>(buf.size()), pipe) != nullptr) result.output += buf.data();
-  int status = ::pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
+// Its standard error too: kubectl says why it was refused there.
+dha::testsupport::ShellRun run(const std::string& command) { return dha::testsupport::run_shell(command + " 2>&1"); }
 
 class ForceWriter : public ::testing::Test {
  protected:
@@ -256,13 +242,13 @@ TEST_F(ForceWriter, KubectlSeesTheDenial) {
   auto result =
       run("kubectl --kubeconfig " + kubeconfig +
           " -n tenant-a patch helmrelease postgres-db --type merge -p '{\"spec\":{\"values\":{\"replicas\":9}}}'");
-  EXPECT_NE(result.exit_code, 0) << result.output;
-  EXPECT_NE(result.output.find("denied the request: replicas of this database is managed by "
-                               "DatabaseHorizontalAutoscaler \"db\""),
+  EXPECT_NE(result.exit_code, 0) << result.out;
+  EXPECT_NE(result.out.find("denied the request: replicas of this database is managed by "
+                            "DatabaseHorizontalAutoscaler \"db\""),
             std::string::npos)
-      << result.output;
-  EXPECT_NE(result.output.find("(attempted change 3 -> 9 by \"" + std::string(gitops_user) + "\")"), std::string::npos)
-      << result.output;
+      << result.out;
+  EXPECT_NE(result.out.find("(attempted change 3 -> 9 by \"" + std::string(gitops_user) + "\")"), std::string::npos)
+      << result.out;
 }
 
 TEST_F(ForceWriter, WithTheWebhookDownFailurePolicyDecides) {

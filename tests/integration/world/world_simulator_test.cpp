@@ -17,6 +17,7 @@
 #include "dha/testing/victoria_metrics.hpp"
 #include "dha/testing/world/world_simulator.hpp"
 #include "postgres_adapter.hpp"
+#include "shell_run.hpp"
 #include "world_servers.hpp"
 
 namespace dha::testing::world {
@@ -272,20 +273,7 @@ TEST(WorldOptions, BadOptionsAreRejected) {
 
 // ---- the dha-world-sim binary -------------------------------------------------------------
 
-struct Run {
-  int exit_code;
-  std::string output;
-};
-
-Run run(const std::string& command) {
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return {-1, "popen failed"};
-  std::string out;
-  char buffer[4096];
-  while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
-  const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+dha::testsupport::ShellRun run(const std::string& command) { return dha::testsupport::run_shell(command + " 2>&1"); }
 
 TEST_F(WorldOnRealServers, BinaryRunsForItsDurationAndWritesTheStatusFile) {
   create_postgres("db", 3);
@@ -295,8 +283,8 @@ TEST_F(WorldOnRealServers, BinaryRunsForItsDurationAndWritesTheStatusFile) {
   const auto r =
       run(std::string(DHA_WORLD_SIM) + " --kubeconfig " + kubeconfig_ + " --vm-url " + vm_->url() + " --load " + curve +
           " --namespace " + ns_ + " --time-scale 5 --duration 1.2 --status-file " + status);
-  EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find(ns_ + "/db: Postgres with 3 instances"), std::string::npos) << r.output;
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find(ns_ + "/db: Postgres with 3 instances"), std::string::npos) << r.out;
   std::ifstream in(status);
   std::stringstream text;
   text << in.rdbuf();
@@ -318,7 +306,7 @@ TEST(WorldSimBinary, BadArgumentsFailWithAClearMessage) {
              "--time-scale"}}) {
     const auto r = run("env -u KUBECONFIG " DHA_WORLD_SIM " " + c.args);
     EXPECT_NE(r.exit_code, 0) << c.args;
-    EXPECT_NE(r.output.find(c.message), std::string::npos) << c.args << "\n" << r.output;
+    EXPECT_NE(r.out.find(c.message), std::string::npos) << c.args << "\n" << r.out;
   }
 }
 
