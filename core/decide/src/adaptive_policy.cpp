@@ -134,8 +134,8 @@ AdaptiveProposal adaptive_proposal(const model::DhaSpec& spec, const model::Obse
     a.message += "; " + seen;
     if (ahead > current && !overload_expected)
       a.message += f.read_replicas > reads
-                       ? fmt::format(" (only its margin is above what {} replicas serve, and the load fills them "
-                                     "within the {:g}% headroom: nothing to pre-provision)",
+                       ? fmt::format(" (only its margin is above what {} replicas serve, and the load leaves them "
+                                     "their {:g}% headroom: nothing to pre-provision)",
                                      current, spec.behavior.adaptive.down_hysteresis * 100)
                        : fmt::format(" (within what {} replicas serve: nothing to pre-provision)", current);
     return a;

@@ -94,7 +94,8 @@ INSTANTIATE_TEST_SUITE_P(Examples, DecideExamples,
                                            ExampleRow{"dry-run.json", "Scale", 4, "Ready"},
                                            ExampleRow{"not-converged.json", "Freeze", 4, "NotConverged"},
                                            ExampleRow{"adaptive-overload.json", "Scale", 5, "Ready"},
-                                           ExampleRow{"adaptive-forecast.json", "Scale", 6, "Ready"}),
+                                           ExampleRow{"adaptive-forecast.json", "Scale", 6, "Ready"},
+                                           ExampleRow{"adaptive-forecast-margin.json", "NoChange", 5, "Ready"}),
                          [](const auto& info) {
                            std::string n = info.param.file;
                            n = n.substr(0, n.find('.'));

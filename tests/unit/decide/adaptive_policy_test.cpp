@@ -343,7 +343,7 @@ TEST(PredictiveEstimate, TheTraceSaysOnlyTheMarginWasAbove) {
   EXPECT_EQ(d.desired_replicas, 5);
   ASSERT_FALSE(d.trace.empty());
   EXPECT_NE(d.trace.front().message.find("forecast 4.10 read replicas within 240s (estimate 3.80) (only its margin "
-                                         "is above what 5 replicas serve, and the load fills them within the 20% "
+                                         "is above what 5 replicas serve, and the load leaves them their 20% "
                                          "headroom: nothing to pre-provision)"),
             std::string::npos)
       << d.trace.front().message;
