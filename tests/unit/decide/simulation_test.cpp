@@ -364,6 +364,13 @@ TEST(SimulationPredictive, ThreeWeeksTakeNoMoreActionsThanTheDefault) {
   SimulationParams params;
   params.start_at = 14 * decide::kSecondsPerDay;
   params.initial_replicas = 4;
+  // A new DHA, as `simulate` and the operator start one (the windows count from the first
+  // observation; with no up-window, from a second before it), so that these are the docs' figures.
+  params.initial_state = [](std::int32_t replicas, std::int64_t now) {
+    model::DecisionState state;
+    state.recommendations.push_back({now - 1, replicas});
+    return state;
+  };
   for (std::uint64_t seed = 1; seed <= 5; ++seed) {
     SCOPED_TRACE(seed);
     const auto load = LoadTrace::parse_csv(decide::generate_load_csv(decide::LoadFamily::WeeklyHoliday, seed));
