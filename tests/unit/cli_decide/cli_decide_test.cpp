@@ -127,6 +127,24 @@ TEST_F(Cli, DecideOutputHasEveryDocumentedField) {
   EXPECT_EQ(s["lastAppliedReplicas"].GetInt(), 4);
 }
 
+// An input written before the forecast had a central estimate decides as it always did: its one
+// figure serves as both, so the margin example without its estimate raises as the old rule did.
+TEST_F(Cli, AForecastWithoutAnEstimateDecidesAsBefore) {
+  std::string input = slurp(example("decide/adaptive-forecast-margin.json"));
+  const std::string field = "\"estimateReadReplicas\": 3.8, ";
+  const auto at = input.find(field);
+  ASSERT_NE(at, std::string::npos) << input;
+  input.erase(at, field.size());
+  const auto r = run("decide -", write("without-estimate.json", input).string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  rapidjson::Document d;
+  d.Parse(r.out.c_str());
+  ASSERT_FALSE(d.HasParseError()) << r.out;
+  EXPECT_STREQ(d["kind"].GetString(), "Scale");
+  EXPECT_EQ(d["desiredReplicas"].GetInt(), 6);
+  EXPECT_STREQ(d["trace"][0]["reason"].GetString(), "Forecast");
+}
+
 TEST_F(Cli, DecideReadsStdinWithDashAndPrettyPrints) {
   const auto compact = run("decide -", example("decide/rollback.json"));
   const auto pretty = run("decide --pretty " + example("decide/rollback.json"));
