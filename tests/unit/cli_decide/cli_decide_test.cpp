@@ -353,6 +353,24 @@ TEST_F(Cli, SimulatePredictiveOnTheLastDayOfAWeek) {
   EXPECT_NE(bad.err.find("--start-at: must be before the trace's last second"), std::string::npos) << bad.err;
 }
 
+// --json shows each forecast a predictive policy was given: both figures, the estimate never above
+// the one with the margin.
+TEST_F(Cli, SimulateJsonCarriesTheForecastsTwoFigures) {
+  const auto r = run("simulate --dha " + example("load/dha.yaml") + " --load " + example("load/diurnal-week.csv") +
+                     " --start-at 604800 --profile predictive --json -");
+  ASSERT_EQ(r.code, 0) << r.err;
+  rapidjson::Document d;
+  d.Parse(r.out.c_str());
+  ASSERT_FALSE(d.HasParseError()) << r.out.substr(0, 200);
+  ASSERT_GT(d["steps"].Size(), 1000u);
+  for (const auto& step : d["steps"].GetArray()) {
+    const auto& f = step["forecast"];
+    ASSERT_TRUE(f.IsObject()) << step["time"].GetInt64();
+    ASSERT_TRUE(f["estimateReadReplicas"].IsNumber()) << step["time"].GetInt64();
+    EXPECT_LE(f["estimateReadReplicas"].GetDouble(), f["readReplicas"].GetDouble()) << step["time"].GetInt64();
+  }
+}
+
 TEST_F(Cli, SimulateCompareMarkdownAndSeveralFiles) {
   const auto fast = write("fast.yaml",
                           "spec: {minReplicas: 2, maxReplicas: 8, metrics: [{type: ReadConnections, target: "
