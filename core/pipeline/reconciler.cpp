@@ -178,10 +178,12 @@ kube::ReconcileResult Reconciler::reconcile_dha(const std::string& ns, const std
     return again;
   }
   const sdk::DhaRef dha_ref{ns, name};
-  if (act_.adopt_unrecorded_patch(report.previous.state, target, topology.replicas_path, dha_ref,
-                                  obs.current_replicas, report.now))
-    spdlog::info("replicas {} are our own unrecorded write (the target shows what our actuator writes): "
-                 "not a competing writer", obs.current_replicas);
+  if (act_.adopt_unrecorded_patch(report.previous.state, target, topology.replicas_path, dha_ref, obs.current_replicas,
+                                  report.now))
+    spdlog::info(
+        "replicas {} are our own unrecorded write (the target shows what our actuator writes): "
+        "not a competing writer",
+        obs.current_replicas);
 
   // DECIDE
   decide::DecideOptions options;

@@ -12,10 +12,10 @@
 #include <rapidjson/document.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -23,10 +23,10 @@
 #include <thread>
 
 #include "abuse_clients.hpp"
+#include "chart_rbac.hpp"
 #include "chart_webhooks.hpp"
 #include "dha/kube/json.hpp"
 #include "dha/testing/test_certificates.hpp"
-#include "chart_rbac.hpp"
 #include "operator_world.hpp"
 #include "sanitized_build.hpp"
 
@@ -83,7 +83,8 @@ std::string review(const std::string& uid) {
   new_hr.replace(new_hr.find("\"replicas\":3"), 12, "\"replicas\":9");
   return R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":")" + uid +
          R"(","kind":{"group":"helm.toolkit.fluxcd.io","version":"v2","kind":"HelmRelease"},"operation":"UPDATE",)"
-         R"("userInfo":{"username":"tenant-user"},"object":)" + new_hr + R"(,"oldObject":)" + old_hr + "}}";
+         R"("userInfo":{"username":"tenant-user"},"object":)" +
+         new_hr + R"(,"oldObject":)" + old_hr + "}}";
 }
 
 // One attack: started by `start`, kept up by `tick` every 50 ms on a thread of its own.
@@ -95,7 +96,7 @@ struct Attack {
 };
 
 struct Figures {
-  std::vector<double> review_ms; // direct reviews on new connections
+  std::vector<double> review_ms;  // direct reviews on new connections
   int review_failed = 0;
   std::vector<double> probe_ms;
   int probe_failed = 0;
@@ -108,7 +109,7 @@ TEST_F(DispatchFlood, EveryTenantPatchOfAManagedReleaseIsDeniedDuringEachFlood) 
   if (cluster_->backend() != testing::KubeBackend::embedded)
     GTEST_SKIP() << "the embedded API server opens a connection per review, as measured here";
   std::signal(SIGPIPE, SIG_IGN);
-  const long fd_limit = abuse::raise_open_file_limit(20000); // inherited by the operator
+  const long fd_limit = abuse::raise_open_file_limit(20000);  // inherited by the operator
   ASSERT_GE(fd_limit, 14000) << "the floods need 6000 sockets on each side";
 
   const auto cert = testing::issue_test_certificate({"localhost"}, {"127.0.0.1"});
@@ -163,33 +164,36 @@ TEST_F(DispatchFlood, EveryTenantPatchOfAManagedReleaseIsDeniedDuringEachFlood) 
   const std::string post_head =
       "POST /validate-helmrelease-replicas HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n";
   auto idle_attack = [&](std::string name, int b, int sources, int per_source) {
-    return Attack{std::move(name),
-                  [&, b, sources, per_source] {
-                    idle = std::make_unique<IdleConnections>(webhook_port, abuse::loopback_sources(b, sources), per_source);
-                    idle_probes = std::make_unique<IdleConnections>(probe_port, abuse::loopback_sources(b + 100, 200), 8);
-                  },
-                  [&] {
-                    idle->maintain();
-                    idle_probes->maintain();
-                  },
-                  [&] {
-                    return fmt::format("{} opened, {} closed by the server; probes: {} opened, {} closed", idle->opened(),
-                                       idle->closed_by_server(), idle_probes->opened(), idle_probes->closed_by_server());
-                  }};
+    return Attack{
+        std::move(name),
+        [&, b, sources, per_source] {
+          idle = std::make_unique<IdleConnections>(webhook_port, abuse::loopback_sources(b, sources), per_source);
+          idle_probes = std::make_unique<IdleConnections>(probe_port, abuse::loopback_sources(b + 100, 200), 8);
+        },
+        [&] {
+          idle->maintain();
+          idle_probes->maintain();
+        },
+        [&] {
+          return fmt::format("{} opened, {} closed by the server; probes: {} opened, {} closed", idle->opened(),
+                             idle->closed_by_server(), idle_probes->opened(), idle_probes->closed_by_server());
+        }};
   };
   auto slow_attack = [&](std::string name, int b, int senders, std::string request, std::size_t chunk) {
-    return Attack{std::move(name),
-                  [&, b, senders, request, chunk] {
-                    slow = std::make_unique<SlowTlsSenders>(webhook_port, abuse::loopback_sources(b, senders), request, chunk);
-                  },
-                  [&] { slow->tick(); },
-                  [&] { return fmt::format("{} opened, {} cut by the server", slow->opened(), slow->cut_by_server()); }};
+    return Attack{
+        std::move(name),
+        [&, b, senders, request, chunk] {
+          slow = std::make_unique<SlowTlsSenders>(webhook_port, abuse::loopback_sources(b, senders), request, chunk);
+        },
+        [&] { slow->tick(); },
+        [&] { return fmt::format("{} opened, {} cut by the server", slow->opened(), slow->cut_by_server()); }};
   };
   std::vector<Attack> attacks;
   attacks.push_back(idle_attack("6000 idle connections from 100 addresses", 10, 100, 60));
   attacks.push_back(idle_attack("3000 idle connections from 3000 addresses", 20, 3000, 1));
   attacks.push_back(idle_attack("4500 idle connections from 90 x 50", 30, 90, 50));
-  attacks.push_back(slow_attack("300 slow headers, 1 byte per tick", 40, 300, post_head + "X-Pad: " + std::string(4000, 'a'), 1));
+  attacks.push_back(
+      slow_attack("300 slow headers, 1 byte per tick", 40, 300, post_head + "X-Pad: " + std::string(4000, 'a'), 1));
   attacks.push_back(slow_attack("40 slow 7 MB bodies, 2 KB per tick", 50, 40,
                                 post_head + "Content-Length: 7000000\r\n\r\n" + std::string(7000000, ' '), 2048));
   attacks.push_back(slow_attack("20 parallel 7 MB uploads, 512 KB per tick", 60, 20,
@@ -211,7 +215,7 @@ TEST_F(DispatchFlood, EveryTenantPatchOfAManagedReleaseIsDeniedDuringEachFlood) 
         std::this_thread::sleep_for(50ms);
       }
     });
-    std::this_thread::sleep_for(500ms); // let it build up
+    std::this_thread::sleep_for(500ms);  // let it build up
     Figures f;
     // The tenant's patches go through the API server; meanwhile direct reviews and probes,
     // each on a new connection.
@@ -254,12 +258,13 @@ TEST_F(DispatchFlood, EveryTenantPatchOfAManagedReleaseIsDeniedDuringEachFlood) 
     prober.join();
     stop = true;
     attacker.join();
-    report.push_back(fmt::format("  {}: {}\n    reviews on new connections: {} answered, p50 {:.1f} ms, p99 {:.1f} ms, "
-                                 "max {:.1f} ms, {} failed; tenant patches: {} of {} denied, {} admitted; probes: {} "
-                                 "answered, max {:.1f} ms, {} failed",
-                                 attack.name, attack.summary(), f.review_ms.size(), percentile(f.review_ms, 0.5),
-                                 percentile(f.review_ms, 0.99), percentile(f.review_ms, 1.0), f.review_failed, f.denied,
-                                 f.patches, f.admitted, f.probe_ms.size(), percentile(f.probe_ms, 1.0), f.probe_failed));
+    report.push_back(
+        fmt::format("  {}: {}\n    reviews on new connections: {} answered, p50 {:.1f} ms, p99 {:.1f} ms, "
+                    "max {:.1f} ms, {} failed; tenant patches: {} of {} denied, {} admitted; probes: {} "
+                    "answered, max {:.1f} ms, {} failed",
+                    attack.name, attack.summary(), f.review_ms.size(), percentile(f.review_ms, 0.5),
+                    percentile(f.review_ms, 0.99), percentile(f.review_ms, 1.0), f.review_failed, f.denied, f.patches,
+                    f.admitted, f.probe_ms.size(), percentile(f.probe_ms, 1.0), f.probe_failed));
     EXPECT_GT(f.patches, 0);
     EXPECT_EQ(f.denied, f.patches) << "tenant patches admitted (by timeout, failurePolicy Ignore) or failed";
     EXPECT_EQ(f.admitted, 0);
@@ -276,10 +281,11 @@ TEST_F(DispatchFlood, EveryTenantPatchOfAManagedReleaseIsDeniedDuringEachFlood) 
     slow.reset();
   }
   std::printf("dispatch flood figures (%lld s per attack, open-file limit %ld):\n",
-              static_cast<long long>(std::chrono::duration_cast<std::chrono::seconds>(attack_length).count()), fd_limit);
+              static_cast<long long>(std::chrono::duration_cast<std::chrono::seconds>(attack_length).count()),
+              fd_limit);
   for (const auto& line : report) std::printf("%s\n", line.c_str());
   std::fflush(stdout);
 }
 
-} // namespace
-} // namespace dha::optest
+}  // namespace
+}  // namespace dha::optest

@@ -82,10 +82,9 @@ TEST(Observation, ErrorsNameTheField) {
             "observation.metrics: must be an array");
   EXPECT_EQ(expect_error([] { parse_observation(json(R"({"currentReplicas":3,"metrics":[{"value":1}]})")); }),
             "observation.metrics[0].type: required");
-  EXPECT_EQ(expect_error([] {
-              parse_observation(json(R"({"currentReplicas":3,"metrics":[{"type":"X","value":"lots"}]})"));
-            }),
-            "observation.metrics[0].value: must be a number");
+  EXPECT_EQ(
+      expect_error([] { parse_observation(json(R"({"currentReplicas":3,"metrics":[{"type":"X","value":"lots"}]})")); }),
+      "observation.metrics[0].value: must be a number");
   EXPECT_EQ(expect_error([] { parse_observation(json(R"({"currentReplicas":3,"operational":"yes"})")); }),
             "observation.operational: must be true or false");
 }
@@ -105,7 +104,8 @@ TEST(Observation, ForecastEstimateIsOptionalAndNeverAboveTheUpperFigure) {
   EXPECT_EQ(without.forecast->central(), 4.1);
   for (const char* bad : {"4.2", "-1", "\"NaN\"", "\"lots\""}) {
     const std::string text = std::string(R"({"currentReplicas":5,"forecast":{"readReplicas":4.1,"horizonSeconds":780,)"
-                                         R"("estimateReadReplicas":)") + bad + "}}";
+                                         R"("estimateReadReplicas":)") +
+                             bad + "}}";
     const std::string err = expect_error([&] { parse_observation(json(text.c_str())); });
     EXPECT_EQ(err.rfind("observation.forecast.estimateReadReplicas: ", 0), 0u) << bad << ": " << err;
   }
@@ -146,7 +146,12 @@ TEST(Status, RoundTripsThroughJsonWithRfc3339Times) {
   s.state.last_converged_replicas = 4;
   s.state.backoff = Backoff{6, 1700003600, 2};
   s.current_metrics = {{"ReadConnections", "210"}, {"ReadCPUUtilization", "250m"}};
-  s.last_decision = LastDecision{1700000060, DecisionKind::Scale, 5, 5, "Ready", "scale 4 -> 5",
+  s.last_decision = LastDecision{1700000060,
+                                 DecisionKind::Scale,
+                                 5,
+                                 5,
+                                 "Ready",
+                                 "scale 4 -> 5",
                                  {{"FailSafe", 5, 5, "Pass", "ok"}, {"Bounds", 5, 5, "Pass", "within bounds"}}};
   s.conditions = {{"AbleToScale", "True", "Ready", "ready to scale", 1700000000, 3}};
   s.target_display = "Postgres/db";
@@ -185,10 +190,9 @@ TEST(Status, ErrorsNameTheField) {
             "status.backoff.until: not an RFC3339 time (\"soon\")");
   EXPECT_EQ(expect_error([] { parse_status(json(R"({"recommendations":[{"replicas":3}]})")); }),
             "status.recommendations[0].time: required");
-  EXPECT_EQ(expect_error([] {
-              parse_status(json(R"({"lastDecision":{"time":"2023-11-14T22:13:20Z","kind":"Panic"}})"));
-            }),
-            "status.lastDecision.kind: must be Scale, NoChange, Freeze or Rollback");
+  EXPECT_EQ(
+      expect_error([] { parse_status(json(R"({"lastDecision":{"time":"2023-11-14T22:13:20Z","kind":"Panic"}})")); }),
+      "status.lastDecision.kind: must be Scale, NoChange, Freeze or Rollback");
 }
 
 TEST(Conditions, TransitionTimeChangesOnlyWhenStatusFlips) {

@@ -13,16 +13,16 @@ namespace dha::testing_clients {
 struct HttpResult {
   long status = 0;
   std::string body;
-  std::string headers;        // raw response headers
-  long new_connections = 0;   // 0 means the keep-alive connection was reused
-  std::string peer_subject;   // TLS only: "CN = ..." of the server certificate
-  std::string error;          // curl's message when the transfer failed
+  std::string headers;       // raw response headers
+  long new_connections = 0;  // 0 means the keep-alive connection was reused
+  std::string peer_subject;  // TLS only: "CN = ..." of the server certificate
+  std::string error;         // curl's message when the transfer failed
 };
 
 // One libcurl easy handle: consecutive requests reuse its connection when the server keeps it.
 class HttpClient {
-public:
-  explicit HttpClient(std::string ca_pem = {}); // empty = plain HTTP use only
+ public:
+  explicit HttpClient(std::string ca_pem = {});  // empty = plain HTTP use only
   ~HttpClient();
   HttpClient(const HttpClient&) = delete;
   HttpClient& operator=(const HttpClient&) = delete;
@@ -31,14 +31,14 @@ public:
                      const std::vector<std::string>& headers = {},
                      std::chrono::milliseconds timeout = std::chrono::seconds(5));
 
-private:
+ private:
   void* curl_;
   std::string ca_pem_;
 };
 
 // A blocking TCP connection to 127.0.0.1:port, from `source` (a 127.x.y.z address) if given.
 class RawConnection {
-public:
+ public:
   explicit RawConnection(std::uint16_t port, const std::string& source = {});
   ~RawConnection();
   RawConnection(const RawConnection&) = delete;
@@ -52,7 +52,7 @@ public:
   void close();
   int native_handle() const { return fd_; }
 
-private:
+ private:
   int fd_ = -1;
 };
 
@@ -66,4 +66,4 @@ struct TlsProbe {
 // alpn_wire: ALPN list in wire format (length-prefixed); empty sends none.
 TlsProbe probe_tls(std::uint16_t port, int max_version, const std::string& alpn_wire);
 
-} // namespace dha::testing_clients
+}  // namespace dha::testing_clients

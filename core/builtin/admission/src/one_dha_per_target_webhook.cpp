@@ -15,4 +15,4 @@ void mount_one_dha_per_target_webhook(server::Router& router, const OneDhaPerTar
   mount_admission_review(router, options.path, std::move(decide), metrics);
 }
 
-} // namespace dha::admission
+}  // namespace dha::admission

@@ -37,7 +37,7 @@ inline constexpr std::int64_t kMaxSimulatedSeconds = 90LL * 86400;
 
 struct SimulationStep {
   std::int64_t time = 0;
-  std::int32_t current_replicas = 0;    // before the decision
+  std::int32_t current_replicas = 0;  // before the decision
   std::int32_t available_replicas = 0;
   std::int32_t desired_replicas = 0;
   std::int32_t raw_desired_replicas = 0;
@@ -48,7 +48,7 @@ struct SimulationStep {
   std::vector<std::pair<std::string, std::optional<double>>> load;  // total per spec metric
   std::optional<double> lag_seconds;
   std::optional<double> write_rate;
-  std::optional<double> forecast;  // read replicas expected within the horizon (predictive only)
+  std::optional<double> forecast;           // read replicas expected within the horizon (predictive only)
   std::optional<double> forecast_estimate;  // its central estimate, without the margin
   std::int64_t forecast_horizon = 0;
 };
@@ -73,7 +73,7 @@ struct SimulationSummary {
   // starting ones included, as in the cost): what it saved by leaving load unserved. The bound
   // is a lower bound only for a policy that serves the load, so bound_ratio adds this back.
   std::int64_t shortfall_replica_seconds = 0;
-  std::int32_t scale_actions = 0;         // applied Scale and Rollback decisions
+  std::int32_t scale_actions = 0;  // applied Scale and Rollback decisions
   std::int32_t rollbacks = 0;
   std::int32_t min_replicas = 0;
   std::int32_t max_replicas = 0;

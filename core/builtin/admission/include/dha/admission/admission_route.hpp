@@ -18,4 +18,4 @@ namespace dha::admission {
 void mount_admission_review(server::Router& router, const std::string& path, Decision decide,
                             telemetry::Registry* metrics = nullptr);
 
-} // namespace dha::admission
+}  // namespace dha::admission
