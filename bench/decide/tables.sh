@@ -1,6 +1,7 @@
 #!/bin/sh
 # The policy comparison tables of docs/decide.md, regenerated: the four families (seed 2) and the
-# three-week predictive trace, each through examples/load/dha.yaml. Usage:
+# three-week predictive trace (seed 2, then default against predictive on seeds 1-5), each through
+# examples/load/dha.yaml. Usage:
 #   bench/decide/tables.sh [path/to/db-autoscaler]   (default: build/ci/core/cli/db-autoscaler)
 set -eu
 bin=${1:-build/ci/core/cli/db-autoscaler}
@@ -18,3 +19,14 @@ echo "weekly-holiday (seed 2), the third week:"
 "$bin" simulate --compare --markdown --dha examples/load/dha.yaml --load "$dir/weekly.csv" \
   --start-at 1209600 --initial-replicas 4 \
   --profile windowed --profile hpa --profile default --profile predictive --profile forecast-only
+echo
+echo "weekly-holiday, the third week, seeds 1-5 (default against predictive):"
+echo "| seed | overloaded s, default | overloaded s, predictive | share | actions, default | actions, predictive | × bound, predictive |"
+echo "|---:|---:|---:|---:|---:|---:|---:|"
+for seed in 1 2 3 4 5; do
+  "$bin" simulate --generate weekly-holiday --seed "$seed" > "$dir/weekly.csv"
+  "$bin" simulate --compare --dha examples/load/dha.yaml --load "$dir/weekly.csv" \
+    --start-at 1209600 --initial-replicas 4 --profile default --profile predictive |
+    awk -v seed="$seed" '$1 == "default" { o = $5; a = $11 }
+      $1 == "predictive" { printf "| %s | %s | %s | %.1f %% | %s | %s | %s |\n", seed, o, $5, (o > 0 ? 100 * $5 / o : 0), a, $11, $4 }'
+done

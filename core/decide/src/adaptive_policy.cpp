@@ -103,16 +103,24 @@ AdaptiveProposal adaptive_proposal(const model::DhaSpec& spec, const model::Obse
     return a;
   }
   // The forecast only ever raises or holds; it never scales down by itself. It holds, with the
-  // headroom, the replicas a need is coming back for, but it raises only for a load the current
-  // size cannot serve: the same two thresholds the load itself has (an overload to go up, the
-  // headroom to go down), so a forecast that wavers within the headroom moves nothing.
+  // headroom, the replicas its upper figure (estimate + margin) needs, but it raises only for a
+  // load the current size cannot serve: the same two thresholds the load itself has (an overload
+  // to go up, the headroom to go down), so a forecast that wavers within the headroom moves nothing.
+  // Which figure must be above the current size to raise depends on how full that size is now: a
+  // size the load already fills past its headroom is raised on the upper figure, as noise within
+  // the margin would overload it; a comfortable one only on the central estimate, since raising it
+  // for the margin alone is a replica bought for a load that mostly does not come (and, on a quiet
+  // day, given back the same afternoon: two actions for nothing).
   const auto& f = *obs.forecast;
   const std::int32_t current = obs.current_replicas;
+  const double reads = read_replicas(current, obs.primary_count);
   const double headroom = 1 - spec.behavior.adaptive.down_hysteresis;
   const std::int32_t ahead = total_for(f.read_replicas / headroom, obs.primary_count);
-  const bool overload_expected = f.read_replicas > read_replicas(current, obs.primary_count);
+  const bool filled = demand > headroom * reads;
+  const bool overload_expected = (filled ? f.read_replicas : f.central()) > reads;
   const std::int32_t wanted = overload_expected ? ahead : std::min(ahead, current);
-  const std::string seen = fmt::format("forecast {:.2f} read replicas within {}s", f.read_replicas, f.horizon_seconds);
+  std::string seen = fmt::format("forecast {:.2f} read replicas within {}s", f.read_replicas, f.horizon_seconds);
+  if (f.estimate) seen += fmt::format(" (estimate {:.2f})", *f.estimate);
   // Watching the forecast before trusting it: say what it would do, do what the load asks.
   if (spec.behavior.adaptive.forecast_only) {
     a.message += wanted > a.replicas
@@ -124,7 +132,12 @@ AdaptiveProposal adaptive_proposal(const model::DhaSpec& spec, const model::Obse
   if (wanted <= a.replicas) {
     a.message += "; " + seen;
     if (ahead > current && !overload_expected)
-      a.message += fmt::format(" (within what {} replicas serve: nothing to pre-provision)", current);
+      a.message += f.read_replicas > reads
+                       ? fmt::format(
+                             " (only its margin is above what {} replicas serve, and the load leaves them "
+                             "their {:g}% headroom: nothing to pre-provision)",
+                             current, spec.behavior.adaptive.down_hysteresis * 100)
+                       : fmt::format(" (within what {} replicas serve: nothing to pre-provision)", current);
     return a;
   }
   return {wanted, a.recorded, "Forecast",

@@ -129,7 +129,7 @@ std::optional<ForecastDetail> seasonal_forecast_detail(const model::DhaSpec& spe
   detail.estimate = median(peaks);
   detail.margin = spread(peaks, detail.estimate);
   detail.level = median(levels);
-  detail.forecast = model::Forecast{detail.estimate + detail.margin, horizon};
+  detail.forecast = model::Forecast(detail.estimate + detail.margin, horizon, detail.estimate);
   return detail;
 }
 

@@ -53,7 +53,12 @@ Observation parse_observation(const rapidjson::Value& v, const std::string& path
       throw InputError(child(fp, "readReplicas"), "required, a number >= 0");
     const auto horizon = json::optional_int64(*f, "horizonSeconds", fp);
     if (!horizon || *horizon < 0) throw InputError(child(fp, "horizonSeconds"), "required, an integer >= 0");
-    obs.forecast = Forecast{*reads, *horizon};
+    // The central estimate is optional (an input written before it existed decides as it did),
+    // and never above the figure that includes the margin.
+    const auto estimate = json::optional_number(*f, "estimateReadReplicas", fp);
+    if (estimate && (!std::isfinite(*estimate) || *estimate < 0 || *estimate > *reads))
+      throw InputError(child(fp, "estimateReadReplicas"), "a number >= 0 and at most readReplicas");
+    obs.forecast = Forecast(*reads, *horizon, estimate);
   }
   return obs;
 }

@@ -94,7 +94,8 @@ INSTANTIATE_TEST_SUITE_P(Examples, DecideExamples,
                                            ExampleRow{"dry-run.json", "Scale", 4, "Ready"},
                                            ExampleRow{"not-converged.json", "Freeze", 4, "NotConverged"},
                                            ExampleRow{"adaptive-overload.json", "Scale", 5, "Ready"},
-                                           ExampleRow{"adaptive-forecast.json", "Scale", 6, "Ready"}),
+                                           ExampleRow{"adaptive-forecast.json", "Scale", 6, "Ready"},
+                                           ExampleRow{"adaptive-forecast-margin.json", "NoChange", 5, "Ready"}),
                          [](const auto& info) {
                            std::string n = info.param.file;
                            n = n.substr(0, n.find('.'));
@@ -124,6 +125,24 @@ TEST_F(Cli, DecideOutputHasEveryDocumentedField) {
     EXPECT_TRUE(s.HasMember(key)) << key;
   EXPECT_EQ(s["inFlightSince"].GetInt64(), 10000);
   EXPECT_EQ(s["lastAppliedReplicas"].GetInt(), 4);
+}
+
+// An input written before the forecast had a central estimate decides as it always did: its one
+// figure serves as both, so the margin example without its estimate raises as the old rule did.
+TEST_F(Cli, AForecastWithoutAnEstimateDecidesAsBefore) {
+  std::string input = slurp(example("decide/adaptive-forecast-margin.json"));
+  const std::string field = "\"estimateReadReplicas\": 3.8, ";
+  const auto at = input.find(field);
+  ASSERT_NE(at, std::string::npos) << input;
+  input.erase(at, field.size());
+  const auto r = run("decide -", write("without-estimate.json", input).string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  rapidjson::Document d;
+  d.Parse(r.out.c_str());
+  ASSERT_FALSE(d.HasParseError()) << r.out;
+  EXPECT_STREQ(d["kind"].GetString(), "Scale");
+  EXPECT_EQ(d["desiredReplicas"].GetInt(), 6);
+  EXPECT_STREQ(d["trace"][0]["reason"].GetString(), "Forecast");
 }
 
 TEST_F(Cli, DecideReadsStdinWithDashAndPrettyPrints) {
@@ -337,6 +356,24 @@ TEST_F(Cli, SimulatePredictiveOnTheLastDayOfAWeek) {
                        " --start-at 99999999");
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("--start-at: must be before the trace's last second"), std::string::npos) << bad.err;
+}
+
+// --json shows each forecast a predictive policy was given: both figures, the estimate never above
+// the one with the margin.
+TEST_F(Cli, SimulateJsonCarriesTheForecastsTwoFigures) {
+  const auto r = run("simulate --dha " + example("load/dha.yaml") + " --load " + example("load/diurnal-week.csv") +
+                     " --start-at 604800 --profile predictive --json -");
+  ASSERT_EQ(r.code, 0) << r.err;
+  rapidjson::Document d;
+  d.Parse(r.out.c_str());
+  ASSERT_FALSE(d.HasParseError()) << r.out.substr(0, 200);
+  ASSERT_GT(d["steps"].Size(), 1000u);
+  for (const auto& step : d["steps"].GetArray()) {
+    const auto& f = step["forecast"];
+    ASSERT_TRUE(f.IsObject()) << step["time"].GetInt64();
+    ASSERT_TRUE(f["estimateReadReplicas"].IsNumber()) << step["time"].GetInt64();
+    EXPECT_LE(f["estimateReadReplicas"].GetDouble(), f["readReplicas"].GetDouble()) << step["time"].GetInt64();
+  }
 }
 
 TEST_F(Cli, SimulateCompareMarkdownAndSeveralFiles) {

@@ -292,6 +292,74 @@ INSTANTIATE_TEST_SUITE_P(
                     DecisionKind::NoChange, 3, "Pass", "Ready"}),
     [](const auto& info) { return std::string(info.param.name); });
 
+// With a central estimate beside the figure that includes the margin: a comfortable size (the
+// load within its headroom, here 20%) is raised only when the estimate is beyond it; a size the
+// load already fills past its headroom is raised on the upper figure; either way a fall is held
+// at what the upper figure needs.
+void with_estimate(DecideCase& c, double estimate) { c.obs.forecast->estimate = estimate; }
+
+INSTANTIATE_TEST_SUITE_P(
+    Estimate, PredictiveTable,
+    ::testing::Values(
+        // 4 readers carry 3.0 (within 80% of them); only the margin reaches beyond 4: nothing raised.
+        ForecastRow{"a_comfortable_size_is_not_raised_for_the_margin", 4.1,
+                    [](DecideCase& c) {
+                      with_estimate(c, 3.8);
+                      c.current(5).load(450);
+                    },
+                    DecisionKind::NoChange, 5, "Pass", "Ready"},
+        // The estimate itself is beyond 4 readers: raised with the headroom on the upper figure
+        // (4.3 x 1.25 = 5.375 -> 6 readers).
+        ForecastRow{"an_estimate_beyond_the_current_size_raises", 4.3,
+                    [](DecideCase& c) {
+                      with_estimate(c, 4.1);
+                      c.current(5).load(450);
+                    },
+                    DecisionKind::Scale, 7, "Forecast", "Ready"},
+        // 3.4 fills 4 readers past 80%: noise within the margin would overload them, so the upper
+        // figure raises (4.1 x 1.25 -> 6 readers).
+        ForecastRow{"a_full_size_is_raised_for_the_margin", 4.1,
+                    [](DecideCase& c) {
+                      with_estimate(c, 3.8);
+                      c.current(5).load(510);
+                    },
+                    DecisionKind::Scale, 7, "Forecast", "Ready"},
+        // The load alone would fall to 3 replicas; the upper figure (3.9 x 1.25 -> 5 readers) holds
+        // the current 5, though the estimate alone would let two go.
+        ForecastRow{"the_margin_holds_a_fall", 3.9,
+                    [](DecideCase& c) {
+                      with_estimate(c, 2.5);
+                      c.current(5).load(225);
+                    },
+                    DecisionKind::NoChange, 5, "Forecast", "Ready"},
+        // Forecast-only says what the same rule would do.
+        ForecastRow{"forecast_only_reports_no_raise_for_the_margin", 4.1,
+                    [](DecideCase& c) {
+                      with_estimate(c, 3.8);
+                      c.spec.behavior.adaptive.forecast_only = true;
+                      c.current(5).load(450);
+                    },
+                    DecisionKind::NoChange, 5, "Pass", "Ready"}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+// The trace says which figure kept the forecast from raising a comfortable size.
+TEST(PredictiveEstimate, TheTraceSaysOnlyTheMarginWasAbove) {
+  DecideCase c = predictive_case(4.1);
+  with_estimate(c, 3.8);
+  c.current(5).load(450);
+  const auto d = c.run();
+  EXPECT_EQ(d.desired_replicas, 5);
+  ASSERT_FALSE(d.trace.empty());
+  EXPECT_NE(d.trace.front().message.find("forecast 4.10 read replicas within 240s (estimate 3.80) (only its margin "
+                                         "is above what 5 replicas serve, and the load leaves them their 20% "
+                                         "headroom: nothing to pre-provision)"),
+            std::string::npos)
+      << d.trace.front().message;
+  // What the upper figure needs is still recorded, so the down-window holds it.
+  ASSERT_FALSE(d.next_state.recommendations.empty());
+  EXPECT_EQ(d.next_state.recommendations.back().replicas, 7);
+}
+
 // A forecast that raises nothing still holds: what it needs with the headroom is recorded, so the
 // down-window keeps that size until the forecast has let go of it for the whole window.
 TEST(PredictiveHold, RecordsWhatTheForecastNeedsWhenItRaisesNothing) {

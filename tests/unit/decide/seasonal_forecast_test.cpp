@@ -78,6 +78,7 @@ TEST(SeasonalForecast, TheSpreadBetweenDaysIsTheMargin) {
   EXPECT_DOUBLE_EQ(f->estimate, 5.0);  // the median of two: their mean
   EXPECT_DOUBLE_EQ(f->margin, 1.0);    // half their difference
   EXPECT_DOUBLE_EQ(f->forecast.read_replicas, 6.0);
+  EXPECT_EQ(f->forecast.estimate, 5.0);  // the policy is given both figures
   EXPECT_EQ(f->references, 2);
 }
 

@@ -89,6 +89,28 @@ TEST(Observation, ErrorsNameTheField) {
             "observation.operational: must be true or false");
 }
 
+// A forecast's central estimate is optional: without it the one figure serves as both, as an
+// input written before the estimate existed always meant.
+TEST(Observation, ForecastEstimateIsOptionalAndNeverAboveTheUpperFigure) {
+  const auto with = parse_observation(json(R"({"currentReplicas":5,
+      "forecast":{"readReplicas":4.1,"horizonSeconds":780,"estimateReadReplicas":3.8}})"));
+  ASSERT_TRUE(with.forecast);
+  EXPECT_EQ(with.forecast->estimate, 3.8);
+  EXPECT_EQ(with.forecast->central(), 3.8);
+  const auto without =
+      parse_observation(json(R"({"currentReplicas":5,"forecast":{"readReplicas":4.1,"horizonSeconds":780}})"));
+  ASSERT_TRUE(without.forecast);
+  EXPECT_FALSE(without.forecast->estimate);
+  EXPECT_EQ(without.forecast->central(), 4.1);
+  for (const char* bad : {"4.2", "-1", "\"NaN\"", "\"lots\""}) {
+    const std::string text = std::string(R"({"currentReplicas":5,"forecast":{"readReplicas":4.1,"horizonSeconds":780,)"
+                                         R"("estimateReadReplicas":)") +
+                             bad + "}}";
+    const std::string err = expect_error([&] { parse_observation(json(text.c_str())); });
+    EXPECT_EQ(err.rfind("observation.forecast.estimateReadReplicas: ", 0), 0u) << bad << ": " << err;
+  }
+}
+
 TEST(DecisionStateJson, RoundTrips) {
   DecisionState s;
   s.recommendations = {{100, 3}, {160, 4}};

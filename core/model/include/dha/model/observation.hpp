@@ -19,8 +19,17 @@ struct MetricReading {
 // trace's earlier days): the largest demand, in read replicas at target and with its error margin,
 // expected within horizon_seconds from now.
 struct Forecast {
+  Forecast() = default;
+  // The estimate is optional so that a forecast made without one reads as it always did.
+  Forecast(double reads, std::int64_t horizon, std::optional<double> central = std::nullopt)
+      : read_replicas(reads), horizon_seconds(horizon), estimate(central) {}
   double read_replicas = 0;
   std::int64_t horizon_seconds = 0;
+  // The central estimate of that demand, without the margin (at most read_replicas): the Adaptive
+  // policy raises a comfortable size only for it. nullopt: the maker gave only the figure with
+  // the margin, which then serves as both.
+  std::optional<double> estimate;
+  double central() const { return estimate.value_or(read_replicas); }
   bool operator==(const Forecast&) const = default;
 };
 

@@ -48,7 +48,8 @@ struct SimulationStep {
   std::vector<std::pair<std::string, std::optional<double>>> load;  // total per spec metric
   std::optional<double> lag_seconds;
   std::optional<double> write_rate;
-  std::optional<double> forecast;  // read replicas expected within the horizon (predictive only)
+  std::optional<double> forecast;           // read replicas expected within the horizon (predictive only)
+  std::optional<double> forecast_estimate;  // its central estimate, without the margin
   std::int64_t forecast_horizon = 0;
 };
 
