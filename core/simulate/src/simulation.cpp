@@ -175,6 +175,7 @@ model::Observation observation_at(const model::DhaSpec& spec, const LoadTrace& l
     if (!obs.forecast) obs.forecast_missing = "the history holds no earlier period to forecast from";
     if (obs.forecast) {
       step.forecast = obs.forecast->read_replicas;
+      step.forecast_estimate = obs.forecast->estimate;
       step.forecast_horizon = obs.forecast->horizon_seconds;
     }
   }
@@ -268,6 +269,7 @@ rapidjson::Value simulation_to_json(const SimulationResult& r, rapidjson::Docume
       Value f(rapidjson::kObjectType);
       f.AddMember("readReplicas", *s.forecast, a);
       f.AddMember("horizonSeconds", s.forecast_horizon, a);
+      f.AddMember("estimateReadReplicas", opt(s.forecast_estimate), a);
       o.AddMember("forecast", f, a);
     } else {
       o.AddMember("forecast", Value(rapidjson::kNullType), a);
