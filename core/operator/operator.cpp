@@ -266,7 +266,11 @@ void Operator::start() {
           "webhook", server::BindAddress{options_.webhook_host, static_cast<std::uint16_t>(options_.webhook_port)},
           server::TlsOptions{server::certificate_dir_or_self_signed(options_.cert_dir, "the webhook")},
           std::move(router), {},
-          [&](server::ServerOptions& o) { o.trusted_networks = options_.webhook_trusted_networks; });
+          [&](server::ServerOptions& o) {
+            o.trusted_networks = options_.webhook_trusted_networks;
+            // The API server sends its ClientHello with its connect: only floods are silent.
+            o.defer_accept = std::chrono::seconds(1);
+          });
     } catch (const std::invalid_argument& e) {
       throw std::runtime_error(std::string("--webhook-trusted-cidrs: ") + e.what());
     }
