@@ -17,6 +17,7 @@
 #include "pipeline/first_observation.hpp"
 #include "pipeline/target_claim.hpp"
 #include "pipeline/target_ref_limits.hpp"
+#include "pipeline/tenant_metadata.hpp"
 
 namespace dha::pipeline {
 namespace {
@@ -126,6 +127,8 @@ kube::ReconcileResult Reconciler::reconcile_dha(const std::string& ns, const std
     forget(ns, name);
     return kube::Done{};
   }
+  dha = without_tenant_metadata(*dha); // held for the whole reconcile, by each worker
+
   if (kube::find_path(*dha, {"metadata", "deletionTimestamp"}) != nullptr) {
     // Release the target (best effort), drop what is kept for the DHA, let the deletion go on.
     if (has_finalizer(*dha)) finalize_.release_target(*dha);
@@ -139,7 +142,7 @@ kube::ReconcileResult Reconciler::reconcile_dha(const std::string& ns, const std
   // acts costs no write for it: at 10 000 DHAs that was a third of the first pass's requests.
   const auto ensure_finalizer = [&] {
     if (has_finalizer(*dha)) return;
-    dha = add_finalizer(client_, metrics_, ref, *dha);
+    dha = without_tenant_metadata(add_finalizer(client_, metrics_, ref));
     report.dha = &*dha;
   };
   if (report.previous.state.last_applied_replicas) ensure_finalizer();
