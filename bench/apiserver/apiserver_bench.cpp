@@ -68,7 +68,8 @@ std::unique_ptr<dha::testing::ApiServer> start_server(bool tls, int objects) {
   for (int i = 0; i < objects; ++i) {
     std::string body = R"({"apiVersion":"apps.cozystack.io/v1alpha1","kind":"Postgres","metadata":{"name":"db)" +
                        std::to_string(i) + R"("},"spec":{"replicas":2,"resources":{"cpu":"1"}}})";
-    if (client.send("POST", kPgs, body, "Content-Type: application/json") != 201) throw std::runtime_error("seed failed");
+    if (client.send("POST", kPgs, body, "Content-Type: application/json") != 201)
+      throw std::runtime_error("seed failed");
   }
   return server;
 }

@@ -39,8 +39,9 @@ std::string padded_dha(int i, std::size_t annotation_bytes, int finalizers) {
          n + R"(-dha","namespace":"tenant-)" + std::to_string(i % 100) + R"(","uid":"0b9e5f4e-8a57-4c1e-9d2a-)" +
          std::to_string(100000000000LL + i) + R"(","resourceVersion":")" + std::to_string(5000 + i) +
          R"(","generation":1,"annotations":{"tenant.example/padding":")" + std::string(annotation_bytes, 'a') +
-         R"("},"finalizers":[)" + list + R"(]},"spec":{"targetRef":{"apiGroup":"apps.cozystack.io","kind":"Postgres","name":"db-)" +
-         n + R"("},"minReplicas":2,"maxReplicas":6,"metrics":[{"type":"ReadConnections","target":{"averageValue":"100"}}]}})";
+         R"("},"finalizers":[)" + list +
+         R"(]},"spec":{"targetRef":{"apiGroup":"apps.cozystack.io","kind":"Postgres","name":"db-)" + n +
+         R"("},"minReplicas":2,"maxReplicas":6,"metrics":[{"type":"ReadConnections","target":{"averageValue":"100"}}]}})";
 }
 
 void metadata_only(rapidjson::Document& d) {
@@ -83,6 +84,6 @@ int main() {
   } shapes[] = {{"plain", 0, 0}, {"250 KB annotation", 256000, 0}, {"4500 finalizers", 0, 4500}};
   for (const auto& t : transforms)
     for (const auto& s : shapes)
-      std::printf("%-30s %-18s %7.1f MiB for %d DHAs\n", t.name, s.name, cache_mib(s.annotation_bytes, s.finalizers, t.transform),
-                  kDhas);
+      std::printf("%-30s %-18s %7.1f MiB for %d DHAs\n", t.name, s.name,
+                  cache_mib(s.annotation_bytes, s.finalizers, t.transform), kDhas);
 }

@@ -49,15 +49,17 @@ class ServerProcess {
   ServerProcess(const fs::path& dir, bool tls) : kubeconfig_(dir / "kubeconfig") {
     const fs::path tokens = dir / "tokens.csv";
     std::ofstream(tokens) << "bench-token,bench,uid-bench,\"system:masters\"\n";
-    std::vector<std::string> args{DHA_APISERVER_BINARY, "--listen", "127.0.0.1:0", "--kubeconfig-out", kubeconfig_.string(),
-                                  "--tokens", tokens.string(), "--kubeconfig-token", "bench-token"};
+    std::vector<std::string> args{DHA_APISERVER_BINARY, "--listen",           "127.0.0.1:0",
+                                  "--kubeconfig-out",   kubeconfig_.string(), "--tokens",
+                                  tokens.string(),      "--kubeconfig-token", "bench-token"};
     if (tls) args.emplace_back("--tls");
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
     if (posix_spawn(&pid_, argv[0], nullptr, nullptr, argv.data(), environ) != 0)
       throw std::runtime_error(fmt::format("cannot start {}", DHA_APISERVER_BINARY));
-    for (int i = 0; i < 500 && !fs::exists(kubeconfig_); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    for (int i = 0; i < 500 && !fs::exists(kubeconfig_); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
     std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the file is written in one go; let it land
     if (!fs::exists(kubeconfig_)) throw std::runtime_error("dha-apiserver did not write its kubeconfig within 5 s");
   }
@@ -83,7 +85,8 @@ double run_curl(const std::string& config_path) {
   return rc == 0 ? took : -1.0;
 }
 
-void write_curl_config(const std::string& path, const std::string& url, int n, const std::string& ca_file, bool patch, int first_value) {
+void write_curl_config(const std::string& path, const std::string& url, int n, const std::string& ca_file, bool patch,
+                       int first_value) {
   std::ofstream out(path);
   for (int i = 0; i < n; ++i) {
     // Each request is its own group (options reset at "next"); the connection is still reused.
@@ -110,7 +113,8 @@ double raw_libcurl(const dha::kube::Config& config, const std::string& url, int 
   curl_easy_setopt(c, CURLOPT_URL, url.c_str());
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(c, CURLOPT_HTTP_VERSION, long(CURL_HTTP_VERSION_1_1));
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, +[](char*, size_t size, size_t count, void*) { return size * count; });
+  curl_easy_setopt(
+      c, CURLOPT_WRITEFUNCTION, +[](char*, size_t size, size_t count, void*) { return size * count; });
   curl_blob ca{const_cast<char*>(config.ca_pem.data()), config.ca_pem.size(), CURL_BLOB_COPY};
   if (!config.ca_pem.empty()) curl_easy_setopt(c, CURLOPT_CAINFO_BLOB, &ca);
   curl_slist* headers = nullptr;
@@ -131,7 +135,8 @@ double raw_libcurl(const dha::kube::Config& config, const std::string& url, int 
       curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.c_str());
     }
     long code = 0;
-    ok = curl_easy_perform(c) == CURLE_OK && curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code) == CURLE_OK && code / 100 == 2;
+    ok = curl_easy_perform(c) == CURLE_OK && curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code) == CURLE_OK &&
+         code / 100 == 2;
   }
   const double took = seconds_since(t0);
   curl_slist_free_all(headers);
@@ -172,7 +177,8 @@ int main(int argc, char** argv) {
     dha::kube::Client client(config);
     const dha::kube::ResourceRef cm{"", "v1", "configmaps", "default", "bench"};
     client.create(cm.collection(),
-                  dha::kube::parse_json(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"bench"},"data":{"k":"0"}})"));
+                  dha::kube::parse_json(
+                      R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"bench"},"data":{"k":"0"}})"));
     const std::string url = config.server + dha::kube::resource_path(cm);
     const std::string get_cfg = (dir / "get.curl").string();
     const std::string patch_cfg = (dir / "patch.curl").string();
@@ -199,7 +205,8 @@ int main(int argc, char** argv) {
       const double cp = run_curl(patch_cfg);
       const std::string last = dha::kube::string_at(client.get(cm), {"data", "k"});
       if (cg < 0 || cp < 0 || last != std::to_string(value)) {
-        std::cerr << fmt::format("curl side failed (curl missing or a non-2xx answer; last value '{}', want '{}')\n", last, value);
+        std::cerr << fmt::format("curl side failed (curl missing or a non-2xx answer; last value '{}', want '{}')\n",
+                                 last, value);
         rc = 1;
         break;
       }
@@ -215,11 +222,13 @@ int main(int argc, char** argv) {
         const double o = median(ours);
         const double c = median(theirs);
         const double r = median(raw);
-        std::cout << fmt::format("{:<12} dha_kube {:>7.0f} req/s | curl {:>7.0f} req/s, ratio {:.2f} | raw libcurl {:>7.0f} req/s, ratio {:.2f}\n",
-                                 what, o, c, o / c, r, o / r);
+        std::cout << fmt::format(
+            "{:<12} dha_kube {:>7.0f} req/s | curl {:>7.0f} req/s, ratio {:.2f} | raw libcurl {:>7.0f} req/s, ratio "
+            "{:.2f}\n",
+            what, o, c, o / c, r, o / r);
       };
-      std::cout << fmt::format("{} rounds x {} sequential keep-alive requests per side, {} on 127.0.0.1 (medians)\n", rounds, n,
-                               tls ? "HTTPS" : "HTTP");
+      std::cout << fmt::format("{} rounds x {} sequential keep-alive requests per side, {} on 127.0.0.1 (medians)\n",
+                               rounds, n, tls ? "HTTPS" : "HTTP");
       row("GET", ours_get, curl_get, raw_get);
       row("merge PATCH", ours_patch, curl_patch, raw_patch);
     }

@@ -40,13 +40,25 @@ OperatorFleet::OperatorFleet(const testing::ApiServer& api, const FleetOptions& 
     m.metrics_port = testing::free_loopback_port();
     const std::string kubeconfig = fmt::format("{}/kubeconfig-operator-{}", options.dir, k);
     api.write_kubeconfig(kubeconfig, token_of(k, count));
-    std::vector<std::string> argv{"/usr/bin/taskset", "-c", std::to_string(options.cpu), options.binary, "run",
-                                  "--plugin-dir", DHA_POSTGRES_PLUGIN_DIR, "--plugin-dir", DHA_METRICS_VM_PLUGIN_DIR,
-                                  "--plugins=postgres,metrics-vm", "--plugin-config=" + options.plugin_config,
-                                  "--kubeconfig=" + kubeconfig, fmt::format("--sync-period={}s", options.sync_period),
-                                  "--enable-webhook=false", "--health-probe-bind-address=127.0.0.1:0",
+    std::vector<std::string> argv{"/usr/bin/taskset",
+                                  "-c",
+                                  std::to_string(options.cpu),
+                                  options.binary,
+                                  "run",
+                                  "--plugin-dir",
+                                  DHA_POSTGRES_PLUGIN_DIR,
+                                  "--plugin-dir",
+                                  DHA_METRICS_VM_PLUGIN_DIR,
+                                  "--plugins=postgres,metrics-vm",
+                                  "--plugin-config=" + options.plugin_config,
+                                  "--kubeconfig=" + kubeconfig,
+                                  fmt::format("--sync-period={}s", options.sync_period),
+                                  "--enable-webhook=false",
+                                  "--health-probe-bind-address=127.0.0.1:0",
                                   fmt::format("--metrics-bind-address=127.0.0.1:{}", m.metrics_port),
-                                  "--metrics-secure=false", "--operator-username=" + m.username, "--log-format=json",
+                                  "--metrics-secure=false",
+                                  "--operator-username=" + m.username,
+                                  "--log-format=json",
                                   "--log-level=" + options.log_level};
     if (count > 1) {
       argv.insert(argv.end(), {"--leader-elect", fmt::format("--shards={}", count),
@@ -55,7 +67,8 @@ OperatorFleet::OperatorFleet(const testing::ApiServer& api, const FleetOptions& 
       argv.push_back("--leader-elect");
     }
     argv.insert(argv.end(), options.extra_flags.begin(), options.extra_flags.end());
-    const std::string log = count > 1 ? fmt::format("{}/operator-{}.log", options.dir, k) : options.dir + "/operator.log";
+    const std::string log =
+        count > 1 ? fmt::format("{}/operator-{}.log", options.dir, k) : options.dir + "/operator.log";
     m.process = std::make_unique<testing::ChildProcess>(argv, log, options.env);
     members_.push_back(std::move(m));
   }

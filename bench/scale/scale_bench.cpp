@@ -8,8 +8,8 @@
 // Phases: build the world → start the operator(s) → wait until every DHA has been reconciled once
 // (first pass) → measure one steady sync period (API requests, metric queries, CPU) while the
 // load of a sample of DHAs rises → wait for the sample's scale-up PATCHes (end-to-end latency).
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -59,7 +59,7 @@ struct Args {
   std::string binary = DHA_BINARY;
   std::string log_level = "info";
   std::string work_dir;
-  std::vector<std::string> operator_env;  // extra NAME=VALUE for the operator (experiments)
+  std::vector<std::string> operator_env;    // extra NAME=VALUE for the operator (experiments)
   std::vector<std::string> operator_flags;  // extra flags for every operator process (experiments)
   double first_pass_timeout = 600;
   std::size_t dha_annotation_bytes = 0;  // a tenant's metadata on each DHA (bench/abuse: DHA cache)
@@ -221,10 +221,12 @@ int run(const Args& args) {
   dha::testing::ApiServerOptions o;
   o.tokens = sb::fleet_tokens(args.shards);
   o.tokens["admin-token"] = {"admin", {"system:masters"}, "uid-admin"};
-  o.crd_dirs = {std::string(DHA_SOURCE_DIR) + "/sdk/testing/crds", std::string(DHA_SOURCE_DIR) + "/charts/db-autoscaler/crds"};
+  o.crd_dirs = {std::string(DHA_SOURCE_DIR) + "/sdk/testing/crds",
+                std::string(DHA_SOURCE_DIR) + "/charts/db-autoscaler/crds"};
   // The first pass writes ~N statuses while the operator's watchers catch up: they must keep
   // up from the history, not relist.
-  o.watch_history = args.watch_history > 0 ? args.watch_history : std::max<std::size_t>(100000, 3 * static_cast<std::size_t>(args.n));
+  o.watch_history =
+      args.watch_history > 0 ? args.watch_history : std::max<std::size_t>(100000, 3 * static_cast<std::size_t>(args.n));
   dha::testing::ApiServer api(o);
   api.start();
   dha::testing::VictoriaMetrics vm;
@@ -236,9 +238,10 @@ int run(const Args& args) {
   const double create_s = seconds_since(t);
   kube::Client admin_client(admin);
   if (sharded)
-    admin_client.create(kube::resources::namespaces(),
-                        kube::parse_json(fmt::format(R"({{"apiVersion":"v1","kind":"Namespace","metadata":{{"name":"{}"}}}})",
-                                                     sb::kLeaseNamespace)));
+    admin_client.create(
+        kube::resources::namespaces(),
+        kube::parse_json(fmt::format(R"({{"apiVersion":"v1","kind":"Namespace","metadata":{{"name":"{}"}}}})",
+                                     sb::kLeaseNamespace)));
   SeriesPusher series(vm, apps);
   series.push_now();
   vm.flush();
@@ -342,10 +345,11 @@ int run(const Args& args) {
   // Where the first pass's time went: the CPU of each side (the API server runs in this process).
   const double api_cpu = sb::sample_process(getpid()).cpu_seconds - api_cpu_at_start;
   const double vm_cpu = (vm_pid > 0 ? sb::sample_process(vm_pid).cpu_seconds : 0) - vm_cpu_at_start;
-  std::cerr << fmt::format("scale: first pass {:.1f}s, {} reconciles, CPU s: operator{} {:.1f}, API server + this process "
-                           "{:.1f}, VictoriaMetrics {:.1f}; load average {}; requests: {}\n",
-                           first_pass_s, first_pass_reconciles, sharded ? "s" : "", first_pass_cpu, api_cpu, vm_cpu,
-                           sb::load_average(), format_verbs(first_pass_verbs, 1));
+  std::cerr << fmt::format(
+      "scale: first pass {:.1f}s, {} reconciles, CPU s: operator{} {:.1f}, API server + this process "
+      "{:.1f}, VictoriaMetrics {:.1f}; load average {}; requests: {}\n",
+      first_pass_s, first_pass_reconciles, sharded ? "s" : "", first_pass_cpu, api_cpu, vm_cpu, sb::load_average(),
+      format_verbs(first_pass_verbs, 1));
 
   // Let the first pass's own follow-ups (finalizer re-enqueues) drain, then one steady period.
   // The audit so far is counted: drop it, a 50 000-DHA first pass is a few hundred MiB of it.
@@ -367,7 +371,8 @@ int run(const Args& args) {
   series.push_only(sampled);
   vm.flush();
   const auto load_changed = Clock::now();
-  std::cerr << fmt::format("scale: load change visible {:.1f}s after the window started\n", seconds_since(window_start));
+  std::cerr << fmt::format("scale: load change visible {:.1f}s after the window started\n",
+                           seconds_since(window_start));
 
   std::this_thread::sleep_until(window_start + std::chrono::seconds(args.sync_period));
   const auto audit = api.audit();
@@ -391,7 +396,8 @@ int run(const Args& args) {
   std::vector<double> latencies;
   {
     std::lock_guard lock(patch_mu);
-    for (const auto& [key, at] : patched_at) latencies.push_back(std::chrono::duration<double>(at - load_changed).count());
+    for (const auto& [key, at] : patched_at)
+      latencies.push_back(std::chrono::duration<double>(at - load_changed).count());
   }
   std::sort(latencies.begin(), latencies.end());
   // PATCHes of the sampled targets since the window started, from the server's record: one
@@ -400,7 +406,8 @@ int run(const Args& args) {
   for (const auto& e : api.audit()) {
     if (e.method != "PATCH" || e.status >= 300 || users.count(e.username) == 0) continue;
     for (const auto& [key, i] : sample_index)
-      if (e.path == fmt::format("/apis/apps.cozystack.io/v1alpha1/namespaces/{}/postgreses/{}", apps[i].ns, apps[i].name))
+      if (e.path ==
+          fmt::format("/apis/apps.cozystack.io/v1alpha1/namespaces/{}/postgreses/{}", apps[i].ns, apps[i].name))
         ++patches_per_key[key];
   }
   std::vector<sb::ProcessSample> final_proc;
@@ -420,44 +427,49 @@ int run(const Args& args) {
     peak += p.peak_mib;
   }
   auto pct = [&](double p) {
-    return latencies.empty() ? std::string("-")
-                             : fmt::format("{:.1f}", latencies[std::min(latencies.size() - 1,
-                                                                         static_cast<std::size_t>(p * latencies.size()))]);
+    return latencies.empty()
+               ? std::string("-")
+               : fmt::format("{:.1f}",
+                             latencies[std::min(latencies.size() - 1, static_cast<std::size_t>(p * latencies.size()))]);
   };
 
-  std::cerr << fmt::format("scale: steady window {:.1f}s: {} reconciles, operator CPU {:.1f}s, API server + this process "
-                           "CPU {:.1f}s, VictoriaMetrics CPU {:.1f}s, load average {}, requests: {}\n",
-                           window_s, reconciles, cpu, bench_after - bench_before, vm_after - vm_before,
-                           sb::load_average(), format_verbs(verbs, 1));
+  std::cerr << fmt::format(
+      "scale: steady window {:.1f}s: {} reconciles, operator CPU {:.1f}s, API server + this process "
+      "CPU {:.1f}s, VictoriaMetrics CPU {:.1f}s, load average {}, requests: {}\n",
+      window_s, reconciles, cpu, bench_after - bench_before, vm_after - vm_before, sb::load_average(),
+      format_verbs(verbs, 1));
   // | N | ns | first pass s | first-pass rec/s | steady rec/s | API req/rec | by verb | queries/rec |
   // CPU ms/rec | CPU s per sync period | harness CPU s per sync period | RSS MiB | peak MiB | KiB/DHA |
   // latency p50/max s (patched/sample) |; with --shards: CPU and RSS are sums over the replicas.
   std::cout << fmt::format(
-      "| {} | {} | {:.1f} | {:.0f} | {:.1f} | {:.2f} | {} | {:.2f} | {:.2f} | {:.1f} | {:.1f} | {:.1f} | {:.1f} | {:.1f} | {} / {} "
+      "| {} | {} | {:.1f} | {:.0f} | {:.1f} | {:.2f} | {} | {:.2f} | {:.2f} | {:.1f} | {:.1f} | {:.1f} | {:.1f} | "
+      "{:.1f} | {} / {} "
       "({}/{}) |",
       args.n, namespaces, first_pass_s, first_pass_reconciles / first_pass_s, reconciles / window_s,
       reconciles > 0 ? requests / reconciles : 0.0, format_verbs(verbs, reconciles),
-      reconciles > 0 ? (queries_after - queries_before) / reconciles : 0.0, reconciles > 0 ? 1000 * cpu / reconciles : 0.0,
-      cpu * per_period, (bench_after - bench_before + vm_after - vm_before) * per_period, rss, peak, rss * 1024 / args.n,
-      pct(0.5), latencies.empty() ? std::string("-") : fmt::format("{:.1f}", latencies.back()), latencies.size(),
+      reconciles > 0 ? (queries_after - queries_before) / reconciles : 0.0,
+      reconciles > 0 ? 1000 * cpu / reconciles : 0.0, cpu * per_period,
+      (bench_after - bench_before + vm_after - vm_before) * per_period, rss, peak, rss * 1024 / args.n, pct(0.5),
+      latencies.empty() ? std::string("-") : fmt::format("{:.1f}", latencies.back()), latencies.size(),
       sample_index.size());
   if (sharded) {
-    // | shards | metric queries / cycle (one sync period) | API server / VM CPU s per sync period | patches per sampled DHA |
-    // per replica: shards held, reconciles/s, API requests/s, CPU s per sync period, RSS / peak MiB |
+    // | shards | metric queries / cycle (one sync period) | API server / VM CPU s per sync period | patches per sampled
+    // DHA | per replica: shards held, reconciles/s, API requests/s, CPU s per sync period, RSS / peak MiB |
     std::string per_replica;
     for (std::size_t k = 0; k < ops.size(); ++k) {
       std::string shards;
       for (int s : held[k]) shards += fmt::format("{}{}", shards.empty() ? "" : ",", s);
-      per_replica += fmt::format("{}{}: shards [{}], {:.1f} reconciles/s, {:.1f} requests/s ({}), {:.1f} CPU s, {:.1f} / {:.1f} MiB",
-                                 k == 0 ? "" : "; ", k, shards, (reconciles_after[k] - reconciles_before[k]) / window_s,
-                                 total_of(operator_requests(audit, 0, {ops.username(k)})) / window_s,
-                                 format_verbs(operator_requests(audit, 0, {ops.username(k)}), window_s),
-                                 (cpu_after[k] - cpu_before[k]) * per_period, final_proc[k].rss_mib, final_proc[k].peak_mib);
+      per_replica += fmt::format(
+          "{}{}: shards [{}], {:.1f} reconciles/s, {:.1f} requests/s ({}), {:.1f} CPU s, {:.1f} / {:.1f} MiB",
+          k == 0 ? "" : "; ", k, shards, (reconciles_after[k] - reconciles_before[k]) / window_s,
+          total_of(operator_requests(audit, 0, {ops.username(k)})) / window_s,
+          format_verbs(operator_requests(audit, 0, {ops.username(k)}), window_s),
+          (cpu_after[k] - cpu_before[k]) * per_period, final_proc[k].rss_mib, final_proc[k].peak_mib);
     }
     std::cout << fmt::format(" {} | {:.0f} | {:.1f} / {:.1f} | {} | {} |", args.shards,
                              (queries_after - queries_before) * per_period, (bench_after - bench_before) * per_period,
-                             (vm_after - vm_before) * per_period, format_patch_counts(patches_per_key, sample_index.size()),
-                             per_replica);
+                             (vm_after - vm_before) * per_period,
+                             format_patch_counts(patches_per_key, sample_index.size()), per_replica);
   }
   std::cout << "\n";
   ops.stop();
@@ -471,7 +483,8 @@ int main(int argc, char** argv) {
   CLI::App app{"db-autoscaler scale benchmark: one markdown row per run"};
   Args a;
   app.add_option("--n", a.n, "number of applications and DHAs")->check(CLI::Range(1, 1000000));
-  app.add_option("--dha-annotation-bytes", a.dha_annotation_bytes, "an annotation of this many bytes on each DHA (a tenant's)")
+  app.add_option("--dha-annotation-bytes", a.dha_annotation_bytes,
+                 "an annotation of this many bytes on each DHA (a tenant's)")
       ->check(CLI::Range(0, 256 * 1024));
   app.add_option("--dha-finalizers", a.dha_finalizers, "this many finalizers of a tenant's own on each DHA");
   app.add_option("--namespaces", a.namespaces, "tenant namespaces (default N/10)");
@@ -488,8 +501,9 @@ int main(int argc, char** argv) {
   app.add_option("--work-dir", a.work_dir, "keep kubeconfigs and the operator logs here");
   app.add_option("--first-pass-timeout", a.first_pass_timeout, "seconds");
   app.add_option("--operator-env", a.operator_env, "NAME=VALUE added to the operator's environment (repeatable)");
-  app.add_option("--operator-flag", a.operator_flags, "flag added to every operator's command line, e.g. "
-                                                     "--operator-flag=--workers=16 (repeatable)");
+  app.add_option("--operator-flag", a.operator_flags,
+                 "flag added to every operator's command line, e.g. "
+                 "--operator-flag=--workers=16 (repeatable)");
   CLI11_PARSE(app, argc, argv);
   try {
     return run(a);

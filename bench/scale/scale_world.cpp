@@ -33,12 +33,13 @@ void create_namespace(kube::Client& c, const std::string& ns) {
 }
 
 void create_app(kube::Client& c, const App& app, const DhaPadding& padding) {
-  c.create(postgreses(app.ns),
-           kube::parse_json(fmt::format(
-               R"({{"apiVersion":"apps.cozystack.io/v1alpha1","kind":"Postgres","metadata":{{"name":"{}","namespace":"{}"}},)"
-               R"("spec":{{"replicas":{},"resourcesPreset":"t1.micro","size":"10Gi",)"
-               R"("quorum":{{"minSyncReplicas":0,"maxSyncReplicas":0}}}}}})",
-               app.name, app.ns, kInitialReplicas)));
+  c.create(
+      postgreses(app.ns),
+      kube::parse_json(fmt::format(
+          R"({{"apiVersion":"apps.cozystack.io/v1alpha1","kind":"Postgres","metadata":{{"name":"{}","namespace":"{}"}},)"
+          R"("spec":{{"replicas":{},"resourcesPreset":"t1.micro","size":"10Gi",)"
+          R"("quorum":{{"minSyncReplicas":0,"maxSyncReplicas":0}}}}}})",
+          app.name, app.ns, kInitialReplicas)));
   auto monitor = c.create(
       monitors(app.ns),
       kube::parse_json(fmt::format(
@@ -53,22 +54,23 @@ void create_app(kube::Client& c, const App& app, const DhaPadding& padding) {
   status.AddMember("observedReplicas", kInitialReplicas, a);
   monitor.AddMember("status", status, a);
   c.update_status(monitors(app.ns).named("postgres-" + app.name), monitor);
-  auto dha = kube::parse_json(fmt::format(
-               R"({{"apiVersion":"autoscaling.cozystack.io/v1alpha1","kind":"DatabaseHorizontalAutoscaler",)"
-               R"("metadata":{{"name":"{0}-dha","namespace":"{1}"}},)"
-               R"("spec":{{"targetRef":{{"apiGroup":"apps.cozystack.io","kind":"Postgres","name":"{0}"}},)"
-               R"("minReplicas":2,"maxReplicas":6,)"
-               R"("metrics":[{{"type":"ReadConnections","target":{{"averageValue":"100"}}}}],)"
-               R"("behavior":{{"scaleUp":{{"stabilizationWindowSeconds":0,"step":1}},)"
-               R"("scaleDown":{{"stabilizationWindowSeconds":600,"step":1}},"convergenceDeadlineSeconds":600}},)"
-               R"("constraints":{{"respectQuorum":true,"maxReplicationLagSeconds":30}}}}}})",
-               app.name, app.ns));
+  auto dha = kube::parse_json(
+      fmt::format(R"({{"apiVersion":"autoscaling.cozystack.io/v1alpha1","kind":"DatabaseHorizontalAutoscaler",)"
+                  R"("metadata":{{"name":"{0}-dha","namespace":"{1}"}},)"
+                  R"("spec":{{"targetRef":{{"apiGroup":"apps.cozystack.io","kind":"Postgres","name":"{0}"}},)"
+                  R"("minReplicas":2,"maxReplicas":6,)"
+                  R"("metrics":[{{"type":"ReadConnections","target":{{"averageValue":"100"}}}}],)"
+                  R"("behavior":{{"scaleUp":{{"stabilizationWindowSeconds":0,"step":1}},)"
+                  R"("scaleDown":{{"stabilizationWindowSeconds":600,"step":1}},"convergenceDeadlineSeconds":600}},)"
+                  R"("constraints":{{"respectQuorum":true,"maxReplicationLagSeconds":30}}}}}})",
+                  app.name, app.ns));
   auto& meta = dha["metadata"];
   auto& da = dha.GetAllocator();
   if (padding.annotation_bytes > 0) {
     rapidjson::Value annotations(rapidjson::kObjectType);
     const std::string text(padding.annotation_bytes, 'a');
-    annotations.AddMember("tenant.example/padding", rapidjson::Value(text.c_str(), static_cast<rapidjson::SizeType>(text.size()), da), da);
+    annotations.AddMember("tenant.example/padding",
+                          rapidjson::Value(text.c_str(), static_cast<rapidjson::SizeType>(text.size()), da), da);
     meta.AddMember("annotations", annotations, da);
   }
   if (padding.finalizers > 0) {
@@ -130,7 +132,8 @@ std::vector<std::string> namespaces_of(const std::vector<App>& apps) {
 
 void create_world(const kube::Config& config, const std::vector<App>& apps, int threads, const DhaPadding& padding) {
   const auto namespaces = namespaces_of(apps);
-  parallel(config, namespaces.size(), threads, [&](kube::Client& c, std::size_t i) { create_namespace(c, namespaces[i]); });
+  parallel(config, namespaces.size(), threads,
+           [&](kube::Client& c, std::size_t i) { create_namespace(c, namespaces[i]); });
   parallel(config, apps.size(), threads, [&](kube::Client& c, std::size_t i) { create_app(c, apps[i], padding); });
 }
 
@@ -139,15 +142,16 @@ std::string series_for(const std::vector<App>& apps, const std::vector<double>& 
   out.reserve(apps.size() * 900);
   for (std::size_t i = 0; i < apps.size(); ++i) {
     const auto& [ns, app] = apps[i];
-    fmt::format_to(std::back_inserter(out),
-                   "cnpg_backends_total{{namespace=\"{0}\",pod=\"{1}-2\",state=\"active\"}} {2} {3}\n"
-                   "kube_pod_labels{{namespace=\"{0}\",pod=\"{1}-2\",label_apps_cozystack_io_application_name=\"{1}\","
-                   "label_apps_cozystack_io_application_kind=\"Postgres\",label_cnpg_io_instance_role=\"replica\"}} 1 {3}\n"
-                   "kube_pod_labels{{namespace=\"{0}\",pod=\"{1}-1\",label_apps_cozystack_io_application_name=\"{1}\","
-                   "label_apps_cozystack_io_application_kind=\"Postgres\",label_cnpg_io_instance_role=\"primary\"}} 1 {3}\n"
-                   "cnpg_pg_replication_lag{{namespace=\"{0}\",pod=\"{1}-2\"}} 0 {3}\n"
-                   "cnpg_pg_stat_replication_sent_diff_bytes{{namespace=\"{0}\",pod=\"{1}-1\"}} 1000 {3}\n",
-                   ns, app, load[i], ts);
+    fmt::format_to(
+        std::back_inserter(out),
+        "cnpg_backends_total{{namespace=\"{0}\",pod=\"{1}-2\",state=\"active\"}} {2} {3}\n"
+        "kube_pod_labels{{namespace=\"{0}\",pod=\"{1}-2\",label_apps_cozystack_io_application_name=\"{1}\","
+        "label_apps_cozystack_io_application_kind=\"Postgres\",label_cnpg_io_instance_role=\"replica\"}} 1 {3}\n"
+        "kube_pod_labels{{namespace=\"{0}\",pod=\"{1}-1\",label_apps_cozystack_io_application_name=\"{1}\","
+        "label_apps_cozystack_io_application_kind=\"Postgres\",label_cnpg_io_instance_role=\"primary\"}} 1 {3}\n"
+        "cnpg_pg_replication_lag{{namespace=\"{0}\",pod=\"{1}-2\"}} 0 {3}\n"
+        "cnpg_pg_stat_replication_sent_diff_bytes{{namespace=\"{0}\",pod=\"{1}-1\"}} 1000 {3}\n",
+        ns, app, load[i], ts);
   }
   return out;
 }

@@ -35,7 +35,8 @@ struct DhaPadding {
 
 // Creates the namespaces, quotas, applications, monitors (with status) and DHAs using
 // `threads` parallel clients built from `config`. Throws on the first failure.
-void create_world(const kube::Config& config, const std::vector<App>& apps, int threads, const DhaPadding& padding = {});
+void create_world(const kube::Config& config, const std::vector<App>& apps, int threads,
+                  const DhaPadding& padding = {});
 
 // Exposition text for every app's series at `timestamp_ms` (load per app from `load`).
 std::string series_for(const std::vector<App>& apps, const std::vector<double>& load, std::int64_t timestamp_ms);

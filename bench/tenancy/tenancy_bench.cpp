@@ -12,7 +12,8 @@ namespace {
 // The longest engine query in the repository (MongoDB write activity) and a short one.
 const std::string kLong =
     R"(sum( rate(mongodb_ss_opcounters{namespace="${namespace}", legacy_op_type=~"insert|update|delete"}[5m]) and on(namespace,pod) (mongodb_mongod_replset_my_state{namespace="${namespace}"} == 1) * on(namespace,pod) group_left() kube_pod_labels{namespace="${namespace}", label_app_kubernetes_io_instance="mongodb-${name}"} ))";
-const std::string kShort = R"(max( mysql_slave_status_seconds_behind_master{namespace="${namespace}", job="mariadb-${name}-metrics"} ))";
+const std::string kShort =
+    R"(max( mysql_slave_status_seconds_behind_master{namespace="${namespace}", job="mariadb-${name}-metrics"} ))";
 const dha::tenancy::TargetLabels kTarget{"tenant-a", "db", "mongodb-db"};
 
 void BM_RenderScopedQueryLong(benchmark::State& state) {

@@ -1,7 +1,7 @@
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <rapidjson/document.h>
+#include <CLI/CLI.hpp>
 
 #include <memory>
 #include <string>

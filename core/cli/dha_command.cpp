@@ -8,10 +8,10 @@
 #include <string>
 
 #include "commands.hpp"
-#include "dha_cluster.hpp"
 #include "dha/kube/client.hpp"
 #include "dha/kube/errors.hpp"
 #include "dha/kube/resource.hpp"
+#include "dha_cluster.hpp"
 #include "dha_output.hpp"
 #include "dha_report.hpp"
 #include "exit.hpp"
@@ -67,9 +67,10 @@ void add_screen(CLI::App& parent, const std::string& name, const std::string& de
 // list); -o json|yaml prints the object itself.
 void add_status(CLI::App& parent, std::shared_ptr<DhaOptions> options) {
   auto output = std::make_shared<std::string>();
-  auto* cmd = parent.add_subcommand(
-      "status", "One screen: target, replicas, metrics, the decision and who made it, conditions, events; "
-                "without a name, every DHA of the namespace");
+  auto* cmd =
+      parent.add_subcommand("status",
+                            "One screen: target, replicas, metrics, the decision and who made it, conditions, events; "
+                            "without a name, every DHA of the namespace");
   cmd->add_option("name", options->name, "Name of the DatabaseHorizontalAutoscaler (none: list them)");
   cmd->add_option("-o,--output", *output, "json or yaml: the object, as kubectl get -o prints it")
       ->check(CLI::IsMember({"json", "yaml"}));
@@ -81,7 +82,8 @@ void add_status(CLI::App& parent, std::shared_ptr<DhaOptions> options) {
       try {
         list = cluster.client->list_all(kube::resources::dhas(cluster.namespace_name)).list;
       } catch (const kube::ApiError& e) {
-        throw Exit(kExitFailure, "cannot list DatabaseHorizontalAutoscalers in " + cluster.namespace_name + ": " + e.what());
+        throw Exit(kExitFailure,
+                   "cannot list DatabaseHorizontalAutoscalers in " + cluster.namespace_name + ": " + e.what());
       }
       std::cout << (output->empty() ? render_list(list) : render_object(list, *output));
       throw Exit(kExitOk, "");

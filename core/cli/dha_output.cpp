@@ -28,7 +28,8 @@ std::string at(const Value& v, std::initializer_list<const char*> path) {
 
 std::string able_reason(const Value& dha) {
   const Value* status = dha.IsObject() && dha.HasMember("status") ? &dha["status"] : nullptr;
-  if (status == nullptr || !status->IsObject() || !status->HasMember("conditions") || !(*status)["conditions"].IsArray())
+  if (status == nullptr || !status->IsObject() || !status->HasMember("conditions") ||
+      !(*status)["conditions"].IsArray())
     return "";
   for (const auto& c : (*status)["conditions"].GetArray())
     if (at(c, {"type"}) == "AbleToScale") return at(c, {"reason"});
@@ -81,7 +82,8 @@ std::string render_list(const Value& list) {
   std::string out;
   for (const auto& r : rows) {
     std::string line;
-    for (std::size_t i = 0; i < r.size(); ++i) line += r[i] + (i + 1 < r.size() ? std::string(width[i] - r[i].size() + 3, ' ') : "");
+    for (std::size_t i = 0; i < r.size(); ++i)
+      line += r[i] + (i + 1 < r.size() ? std::string(width[i] - r[i].size() + 3, ' ') : "");
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
   }

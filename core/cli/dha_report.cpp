@@ -91,8 +91,8 @@ std::string events_table(const std::vector<EventView>& events, std::size_t limit
   std::vector<std::vector<std::string>> rows{{"AGE", "TYPE", "REASON", "MESSAGE"}};
   for (std::size_t i = 0; i < events.size() && i < limit; ++i) {
     const auto& e = events[i];
-    rows.push_back({age(now - e.time) + (e.count > 1 ? " (x" + std::to_string(e.count) + ")" : ""), e.type, e.reason,
-                    e.message});
+    rows.push_back(
+        {age(now - e.time) + (e.count > 1 ? " (x" + std::to_string(e.count) + ")" : ""), e.type, e.reason, e.message});
   }
   return table(rows, "  ");
 }
@@ -166,8 +166,8 @@ std::string render_status(const Value& dha, const Value& events, std::int64_t no
     if (v.spec) out << "Metrics:     " << model::metrics_display(*v.spec, s.current_metrics) << "\n";
     if (s.last_decision) {
       // The operator's summary names the gate that held the count; an older status has none.
-      out << "Decision:    " << (s.summary.empty() ? model::decision_summary(*s.last_decision, decided_at(s)) : s.summary)
-          << "\n";
+      out << "Decision:    "
+          << (s.summary.empty() ? model::decision_summary(*s.last_decision, decided_at(s)) : s.summary) << "\n";
       out << "Decided by:  " << decided_by(*s.last_decision) << "\n";
     }
     if (!s.conditions.empty()) {
@@ -177,9 +177,12 @@ std::string render_status(const Value& dha, const Value& events, std::int64_t no
     }
   }
   const auto list = events_newest_first(events);
-  if (!events_unread.empty()) out << "Events:      <" << events_unread << ">\n";
-  else if (list.empty()) out << "Events:      none\n";
-  else out << "Events (newest first):\n" << events_table(list, kStatusEvents, now);
+  if (!events_unread.empty())
+    out << "Events:      <" << events_unread << ">\n";
+  else if (list.empty())
+    out << "Events:      none\n";
+  else
+    out << "Events (newest first):\n" << events_table(list, kStatusEvents, now);
   return out.str();
 }
 
@@ -192,8 +195,7 @@ std::string render_why(const Value& dha) {
     return out.str();
   }
   const auto& d = *v.status->last_decision;
-  out << "At " << model::format_rfc3339(d.time) << ": " << model::decision_summary(d, decided_at(*v.status))
-      << "\n";
+  out << "At " << model::format_rfc3339(d.time) << ": " << model::decision_summary(d, decided_at(*v.status)) << "\n";
   out << "The metrics asked for " << d.raw_desired_replicas << "; after every guardrail the count is "
       << d.desired_replicas << ".\n";
   int step = 1;
@@ -221,9 +223,12 @@ std::string render_history(const Value& dha, const Value& events, std::int64_t n
     if (e.reason == "Scaled" || e.reason == "Rollback" || e.reason == "RolledBack" || e.reason == "DryRunScale" ||
         e.reason == "PatchFailed")
       actions.push_back(std::move(e));
-  if (!events_unread.empty()) out << "Scale actions: <" << events_unread << ">\n";
-  else if (actions.empty()) out << "Scale actions: none recorded (Events expire after an hour by default)\n";
-  else out << "Scale actions (newest first):\n" << events_table(actions, kHistoryEntries, now);
+  if (!events_unread.empty())
+    out << "Scale actions: <" << events_unread << ">\n";
+  else if (actions.empty())
+    out << "Scale actions: none recorded (Events expire after an hour by default)\n";
+  else
+    out << "Scale actions (newest first):\n" << events_table(actions, kHistoryEntries, now);
   return out.str();
 }
 

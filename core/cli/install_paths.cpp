@@ -22,7 +22,8 @@ std::vector<std::string> plugin_search_dirs(const std::vector<std::string>& flag
   const std::string installed = default_plugin_dir();
   const bool named = std::any_of(dirs.begin(), dirs.end(), [&](const std::string& dir) {
     std::error_code ec;
-    return fs::path(dir).lexically_normal() == fs::path(installed).lexically_normal() || fs::equivalent(dir, installed, ec);
+    return fs::path(dir).lexically_normal() == fs::path(installed).lexically_normal() ||
+           fs::equivalent(dir, installed, ec);
   });
   if (!named) dirs.push_back(installed);
   return dirs;
@@ -30,7 +31,8 @@ std::vector<std::string> plugin_search_dirs(const std::vector<std::string>& flag
 
 std::string plugin_dir_help() {
   return "Directory of plugin .so files; repeatable, searched in order (first match wins), then this "
-         "installation's " + default_plugin_dir();
+         "installation's " +
+         default_plugin_dir();
 }
 
 }  // namespace dha::cli

@@ -98,8 +98,8 @@ void run_metrics_command(MetricsOptions& o) {
 
   GivenObjects given;
   if (!client) {
-    const kube::ResourceRef ref{engine.target.api_group, engine.target.version, engine.target.plural,
-                                o.namespace_name, spec.target_ref->name};
+    const kube::ResourceRef ref{engine.target.api_group, engine.target.version, engine.target.plural, o.namespace_name,
+                                spec.target_ref->name};
     given.add(ref, identity_object(engine, o.namespace_name, spec.target_ref->name));
   }
   std::optional<kube::ClientReader> cluster;
@@ -115,8 +115,8 @@ void run_metrics_command(MetricsOptions& o) {
     throw Exit(kExitFailure, "");
   }
   const auto& observed = std::get<pipeline::Observed>(read);
-  const pipeline::Signals signals = observe.signals({o.namespace_name, o.dha, spec, engine,
-                                                     *observed.target.object, observed.topology});
+  const pipeline::Signals signals =
+      observe.signals({o.namespace_name, o.dha, spec, engine, *observed.target.object, observed.topology});
   const MetricsReport report{spec, engine, o.namespace_name, observed.topology, signals, o.replicas};
   print_metrics_report(report);
   if (any_query_failed(signals)) throw Exit(kExitFailure, "");
@@ -150,8 +150,9 @@ void add_metrics_command(CLI::App& app) {
                   "The target's instances, primary included (default: read from the target): adds the "
                   "per-read-replica values the gates compare")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--timeout", o.timeout_seconds, "Per-query timeout in seconds")->capture_default_str()->check(
-      CLI::PositiveNumber);
+  cmd->add_option("--timeout", o.timeout_seconds, "Per-query timeout in seconds")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd->callback([] { run_metrics_command(o); });
 }
 

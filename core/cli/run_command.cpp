@@ -11,8 +11,8 @@
 
 #include "commands.hpp"
 #include "exit.hpp"
-#include "install_paths.hpp"
 #include "host/logging.hpp"
+#include "install_paths.hpp"
 #include "operator/operator.hpp"
 
 namespace dha::cli {
@@ -135,10 +135,10 @@ void add_run_command(CLI::App& app) {
   static RunFlags f;
   auto& o = f.options;
   auto* run = app.add_subcommand("run", "Run the operator: watch DHAs and scale their targets");
-  run->add_option("--kubeconfig", o.kubeconfig, "Path to a kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)");
+  run->add_option("--kubeconfig", o.kubeconfig,
+                  "Path to a kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)");
   run->add_flag("--leader-elect", o.leader_elect, "Hold the Lease " + o.leader_election_id + " before reconciling");
-  run->add_option("--leader-election-id", o.leader_election_id,
-                  "Name of the leader Lease (shard i: <id>-shard-<i>)")
+  run->add_option("--leader-election-id", o.leader_election_id, "Name of the leader Lease (shard i: <id>-shard-<i>)")
       ->capture_default_str();
   run->add_option("--leader-election-namespace", o.leader_election_namespace,
                   "Namespace of the leader Lease (default: the pod's namespace)");
@@ -212,8 +212,8 @@ void add_run_command(CLI::App& app) {
   auto* level = run->add_option("--log-level,--zap-log-level", f.log_level,
                                 "trace, debug, info, warn, error, or a verbosity 0 (info), 1 (debug), 2+ (trace)")
                     ->capture_default_str();
-  auto* format = run->add_option("--log-format,--zap-encoder", f.log_format, "json or text (console)")
-                     ->capture_default_str();
+  auto* format =
+      run->add_option("--log-format,--zap-encoder", f.log_format, "json or text (console)")->capture_default_str();
   run->add_flag("--zap-devel", f.zap_devel,
                 "Development defaults: text lines at debug level (an explicit --log-level/--log-format wins)");
   // Accepted so that manifests written for controller-runtime operators start unchanged: these
@@ -231,8 +231,10 @@ void add_run_command(CLI::App& app) {
       ->capture_default_str();
   run->callback([level, format] {
     auto& o = f.options;
-    check_one_of("--zap-stacktrace-level", f.zap_stacktrace_level, {"debug", "info", "warn", "error", "dpanic", "panic", "fatal"});
-    check_one_of("--zap-time-encoding", f.zap_time_encoding, {"epoch", "millis", "nano", "iso8601", "rfc3339", "rfc3339nano"});
+    check_one_of("--zap-stacktrace-level", f.zap_stacktrace_level,
+                 {"debug", "info", "warn", "error", "dpanic", "panic", "fatal"});
+    check_one_of("--zap-time-encoding", f.zap_time_encoding,
+                 {"epoch", "millis", "nano", "iso8601", "rfc3339", "rfc3339nano"});
     if (o.leader_election_id.empty())
       throw Exit(kExitBadInput, "--leader-election-id must not be empty: it names the leader Lease");
     if (f.zap_devel) {

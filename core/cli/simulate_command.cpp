@@ -17,12 +17,12 @@
 #include "dha/kube/client.hpp"
 #include "dha/kube/config.hpp"
 #include "dha/kube/object_reader.hpp"
-#include "dha/simulate/load_generator.hpp"
-#include "dha/simulate/simulation.hpp"
-#include "dha/simulate/simulation_profiles.hpp"
 #include "dha/model/input_error.hpp"
 #include "dha/model/json_read.hpp"
 #include "dha/model/yaml_to_json.hpp"
+#include "dha/simulate/load_generator.hpp"
+#include "dha/simulate/simulation.hpp"
+#include "dha/simulate/simulation_profiles.hpp"
 #include "exit.hpp"
 #include "install_paths.hpp"
 #include "pipeline/first_observation.hpp"
@@ -34,7 +34,6 @@
 // `db-autoscaler simulate`: replays a load trace through decide() over simulated time.
 namespace dha::cli {
 namespace {
-
 
 std::string read_file(const std::string& path, const char* what) {
   std::ifstream in(path, std::ios::binary);
@@ -76,8 +75,8 @@ void print_timeline(const decide::SimulationResult& r) {
     if (s.lag_seconds) load += " lag=" + fmt_load(s.lag_seconds);
     if (s.forecast) load += fmt::format(" forecast={:.2f}/{}s", *s.forecast, s.forecast_horizon);
     std::cout << fmt::format("{:>8} {:>7} {:>5} {:>7} {:>4}  {:<9} {:<19} {}\n", s.time, s.current_replicas,
-                             s.available_replicas, s.desired_replicas, s.raw_desired_replicas,
-                             model::to_string(s.kind), s.reason, load);
+                             s.available_replicas, s.desired_replicas, s.raw_desired_replicas, model::to_string(s.kind),
+                             s.reason, load);
   }
 }
 
@@ -90,8 +89,7 @@ void print_summary(const decide::SimulationSummary& s) {
   std::cout << fmt::format("  clairvoyant bound:      {} replica-seconds ({:.2f}x", s.bound_replica_seconds,
                            decide::bound_ratio(s));
   if (s.shortfall_replica_seconds > 0)
-    std::cout << fmt::format(", counting {} replica-seconds short of the need as spent",
-                             s.shortfall_replica_seconds);
+    std::cout << fmt::format(", counting {} replica-seconds short of the need as spent", s.shortfall_replica_seconds);
   std::cout << ")";
   if (s.bound_unknown_seconds > 0)
     std::cout << fmt::format("; unknown for {} s without a reading, left out of both", s.bound_unknown_seconds);
@@ -354,7 +352,8 @@ void add_simulate_command(CLI::App& app) {
                   "decide from this trace time (seconds) on; earlier rows are history for a forecast");
   cmd->add_option("--quota-max", f->quota_max, "tenant quota ceiling in replicas (default: none)")
       ->check(CLI::Range(0, 1000000));
-  cmd->add_option("--json", f->json_out, "write the timeline and summary as JSON to this file ('-': to stdout, instead of the table)");
+  cmd->add_option("--json", f->json_out,
+                  "write the timeline and summary as JSON to this file ('-': to stdout, instead of the table)");
   cmd->add_option("--svg", f->svg_out, "draw load, capacity and replicas over time to this SVG file");
   cmd->add_flag("--summary-only", f->summary_only, "print only the summary");
   cmd->callback([f, from_metrics] {

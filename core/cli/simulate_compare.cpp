@@ -23,10 +23,9 @@ std::vector<Cells> cells(const std::vector<CompareRow>& rows) {
   for (const auto& r : rows) {
     const auto& s = r.summary;
     out.push_back({r.name, std::to_string(s.replica_seconds), std::to_string(s.shortfall_replica_seconds),
-                   fmt::format("{:.2f}", decide::bound_ratio(s)),
-                   std::to_string(s.seconds_above_target), std::to_string(s.overload_unavoidable),
-                   std::to_string(s.overload_provisioning), std::to_string(s.overload_reaction),
-                   std::to_string(s.overload_held),
+                   fmt::format("{:.2f}", decide::bound_ratio(s)), std::to_string(s.seconds_above_target),
+                   std::to_string(s.overload_unavoidable), std::to_string(s.overload_provisioning),
+                   std::to_string(s.overload_reaction), std::to_string(s.overload_held),
                    std::to_string(s.overload_other), std::to_string(s.scale_actions)});
   }
   return out;

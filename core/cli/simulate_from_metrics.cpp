@@ -24,7 +24,7 @@ rapidjson::Document given_target(const op::EngineBinding& engine, const HistoryR
   const auto* meta = object.HasMember("metadata") && object["metadata"].IsObject() ? &object["metadata"] : nullptr;
   const auto field = [&](const char* key) {
     return meta != nullptr && meta->HasMember(key) && (*meta)[key].IsString() ? std::string((*meta)[key].GetString())
-                                                                                : std::string();
+                                                                              : std::string();
   };
   if (object["kind"].GetString() != r.kind || field("name") != r.name ||
       (!field("namespace").empty() && field("namespace") != r.namespace_name))
@@ -58,8 +58,11 @@ std::int64_t parse_duration_seconds(const std::string& text, const std::string& 
   const long long n = std::strtoll(text.c_str(), &end, 10);
   if (errno == ERANGE || n <= 0 || n > 10LL * 365 * 86400) throw bad();
   const std::string unit(end);
-  const std::int64_t scale =
-      unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : unit == "d" ? 86400 : 0;
+  const std::int64_t scale = unit.empty() || unit == "s" ? 1
+                             : unit == "m"               ? 60
+                             : unit == "h"               ? 3600
+                             : unit == "d"               ? 86400
+                                                         : 0;
   if (scale == 0 || n > 10LL * 365 * 86400 / scale) throw bad();
   return n * scale;
 }
@@ -89,8 +92,9 @@ History read_history(const HistoryRequest& r) {
   h.start = grid.start;
   h.rows = grid.rows();
   try {
-    pipeline::ObservedHistory read_back = observe.history(
-        {r.namespace_name, "", spec, engine, *observed.target.object, observed.topology}, grid, true, r.timeout_seconds);
+    pipeline::ObservedHistory read_back =
+        observe.history({r.namespace_name, "", spec, engine, *observed.target.object, observed.topology}, grid, true,
+                        r.timeout_seconds);
     h.trace = std::move(read_back.trace);
     h.notes = std::move(read_back.notes);
     h.monitoring_namespace = std::move(read_back.monitoring_namespace);

@@ -20,27 +20,27 @@ namespace dha::cli {
 struct HistoryRequest {
   ToolPlugins plugins;
   std::string kind;
-  std::string api_group;       // "" = the default group, as a DHA's targetRef
+  std::string api_group;  // "" = the default group, as a DHA's targetRef
   std::string namespace_name;
   std::string name;
-  std::string target_file;     // "" = the cluster's object, or a minimal one with the identity above
+  std::string target_file;                      // "" = the cluster's object, or a minimal one with the identity above
   const kube::ObjectReader* cluster = nullptr;  // set: the target and its namespace are read from it
   // The driver columns to read, one per metric type, as the spec compares them (an
   // averageUtilization target: percent of the CPU request).
   std::vector<model::MetricSpec> metrics;
   std::int64_t since_seconds = 7 * 86400;
   std::int64_t step_seconds = 60;
-  std::int64_t until = 0;      // unix seconds; 0 = now
+  std::int64_t until = 0;  // unix seconds; 0 = now
   double timeout_seconds = 60;
 };
 
 struct History {
-  decide::LoadTrace trace;          // time from 0 at `start`, one row per step
-  std::int64_t start = 0;           // unix seconds of time 0
+  decide::LoadTrace trace;  // time from 0 at `start`, one row per step
+  std::int64_t start = 0;   // unix seconds of time 0
   std::int64_t rows = 0;
-  TargetShape shape;                // from the adapter's topology of the target
+  TargetShape shape;  // from the adapter's topology of the target
   std::optional<std::string> monitoring_namespace;
-  std::vector<std::string> notes;   // signals left out, steps left empty, and why
+  std::vector<std::string> notes;  // signals left out, steps left empty, and why
 };
 
 // Throws Exit(2) for bad input (unknown kind, a refused query, no history for a driver metric)

@@ -72,7 +72,8 @@ std::vector<std::string> tool_plugin_dirs(const ToolPlugins& p) { return plugin_
 std::unique_ptr<op::PluginSet> load_tool_plugins(const ToolPlugins& p) {
   for (const auto& dir : p.plugin_dirs) {
     std::error_code ec;
-    if (!std::filesystem::is_directory(dir, ec)) throw Exit(kExitBadInput, "plugin directory " + dir + " does not exist");
+    if (!std::filesystem::is_directory(dir, ec))
+      throw Exit(kExitBadInput, "plugin directory " + dir + " does not exist");
   }
   const std::vector<std::string> search = tool_plugin_dirs(p);
   op::PluginSetOptions options;
@@ -83,7 +84,8 @@ std::unique_ptr<op::PluginSet> load_tool_plugins(const ToolPlugins& p) {
     options.dirs = search;
   }
   options.config_json = configuration(p);
-  options.config_origin = p.plugin_config.empty() ? "the metric source's configuration" : "--plugin-config " + p.plugin_config;
+  options.config_origin =
+      p.plugin_config.empty() ? "the metric source's configuration" : "--plugin-config " + p.plugin_config;
   std::unique_ptr<op::PluginSet> set;
   try {
     set = op::PluginSet::load(options);
@@ -93,19 +95,20 @@ std::unique_ptr<op::PluginSet> load_tool_plugins(const ToolPlugins& p) {
   const auto* source = set->metric_source();
   if (!p.needs_metric_source) return set;
   if (source == nullptr || source->info().id != p.metrics_plugin)
-    throw Exit(kExitBadInput, "metrics plugin \"" + p.metrics_plugin + "\" is not loaded; plugin directories searched: " +
-                                  plugin_host::describe_plugin_dirs(search, true));
+    throw Exit(kExitBadInput,
+               "metrics plugin \"" + p.metrics_plugin +
+                   "\" is not loaded; plugin directories searched: " + plugin_host::describe_plugin_dirs(search, true));
   return set;
 }
 
 const op::EngineBinding& tool_engine(const op::PluginSet& set, const std::string& api_group, const std::string& kind,
                                      const ToolPlugins& p) {
   if (const op::EngineBinding* engine = set.engine_for(api_group, kind)) return *engine;
-  throw Exit(kExitBadInput, "no loaded engine adapter handles kind " + kind + " in group " +
-                                (api_group.empty() ? std::string(model::kDefaultApiGroup) : api_group) +
-                                " (NoAdapter); loaded adapters handle: " + set.handled_kinds() +
-                                "; plugin directories searched: " +
-                                plugin_host::describe_plugin_dirs(tool_plugin_dirs(p), true));
+  throw Exit(kExitBadInput,
+             "no loaded engine adapter handles kind " + kind + " in group " +
+                 (api_group.empty() ? std::string(model::kDefaultApiGroup) : api_group) +
+                 " (NoAdapter); loaded adapters handle: " + set.handled_kinds() +
+                 "; plugin directories searched: " + plugin_host::describe_plugin_dirs(tool_plugin_dirs(p), true));
 }
 
 }  // namespace dha::cli

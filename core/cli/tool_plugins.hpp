@@ -19,12 +19,12 @@ struct ToolPlugins {
   // --plugins; empty: every plugin in the directories (and one folder down, as a build tree
   // keeps them), the first file of a name winning.
   std::vector<std::string> plugins;
-  std::string plugin_config;              // the operator's --plugin-config file ("" = none)
-  std::string metrics_url;                // replaces the metric source's url (and urlTemplate); "" = as configured
+  std::string plugin_config;                  // the operator's --plugin-config file ("" = none)
+  std::string metrics_url;                    // replaces the metric source's url (and urlTemplate); "" = as configured
   std::string metrics_plugin = "metrics-vm";  // the metric source the URL is for
   // For a range history: metrics-vm gets this timeout and a response cap a week of series fits in.
-  double history_timeout_seconds = 0;     // 0: not a history read
-  bool needs_metric_source = true;        // false: only an adapter's topology is asked for
+  double history_timeout_seconds = 0;  // 0: not a history read
+  bool needs_metric_source = true;     // false: only an adapter's topology is asked for
 };
 
 // Loads the plugin set; throws Exit(2) naming the problem (a plugin not found with each

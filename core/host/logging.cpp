@@ -39,13 +39,19 @@ void append_time(spdlog::memory_buf_t& dest, std::chrono::system_clock::time_poi
 
 std::string_view level_name(spdlog::level::level_enum level) {
   switch (level) {
-    case spdlog::level::trace: return "trace";
-    case spdlog::level::debug: return "debug";
-    case spdlog::level::info: return "info";
-    case spdlog::level::warn: return "warn";
+    case spdlog::level::trace:
+      return "trace";
+    case spdlog::level::debug:
+      return "debug";
+    case spdlog::level::info:
+      return "info";
+    case spdlog::level::warn:
+      return "warn";
     case spdlog::level::err:
-    case spdlog::level::critical: return "error";
-    default: return "off";
+    case spdlog::level::critical:
+      return "error";
+    default:
+      return "off";
   }
 }
 
@@ -53,8 +59,8 @@ std::string random_uuid() {
   thread_local std::mt19937_64 random{std::random_device{}()};
   std::uint64_t high = random();
   std::uint64_t low = random();
-  high = (high & ~0xf000ULL) | 0x4000ULL;                           // version 4
-  low = (low & ~(0xc000ULL << 48)) | (0x8000ULL << 48);              // variant 10
+  high = (high & ~0xf000ULL) | 0x4000ULL;                // version 4
+  low = (low & ~(0xc000ULL << 48)) | (0x8000ULL << 48);  // variant 10
   char buf[40];
   std::snprintf(buf, sizeof buf, "%08llx-%04llx-%04llx-%04llx-%012llx", static_cast<unsigned long long>(high >> 32),
                 static_cast<unsigned long long>((high >> 16) & 0xffff), static_cast<unsigned long long>(high & 0xffff),
@@ -77,11 +83,21 @@ DhaLogScope::~DhaLogScope() {
 void append_json_escaped(std::string_view text, spdlog::memory_buf_t& dest) {
   for (const char c : text) {
     switch (c) {
-      case '"': append(dest, "\\\""); break;
-      case '\\': append(dest, "\\\\"); break;
-      case '\n': append(dest, "\\n"); break;
-      case '\r': append(dest, "\\r"); break;
-      case '\t': append(dest, "\\t"); break;
+      case '"':
+        append(dest, "\\\"");
+        break;
+      case '\\':
+        append(dest, "\\\\");
+        break;
+      case '\n':
+        append(dest, "\\n");
+        break;
+      case '\r':
+        append(dest, "\\r");
+        break;
+      case '\t':
+        append(dest, "\\t");
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           char buf[8];

@@ -10,9 +10,9 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "dha/gates/external_gate.hpp"
 #include "dha/actuators/builtin_actuators.hpp"
 #include "dha/components/builtin_components.hpp"
+#include "dha/gates/external_gate.hpp"
 
 namespace dha::op {
 namespace {
@@ -41,11 +41,9 @@ std::map<std::string, std::string> split_config(const std::string& text, const s
   rapidjson::Document doc;
   doc.Parse(text.c_str());
   if (doc.HasParseError())
-    throw std::runtime_error(origin + ": not JSON (" +
-                             rapidjson::GetParseError_En(doc.GetParseError()) + " at offset " +
-                             std::to_string(doc.GetErrorOffset()) + ")");
-  if (!doc.IsObject())
-    throw std::runtime_error(origin + ": expected an object {\"<plugin>\": {...}}");
+    throw std::runtime_error(origin + ": not JSON (" + rapidjson::GetParseError_En(doc.GetParseError()) +
+                             " at offset " + std::to_string(doc.GetErrorOffset()) + ")");
+  if (!doc.IsObject()) throw std::runtime_error(origin + ": expected an object {\"<plugin>\": {...}}");
   for (auto it = doc.MemberBegin(); it != doc.MemberEnd(); ++it) {
     const std::string name(it->name.GetString(), it->name.GetStringLength());
     if (!it->value.IsObject())

@@ -17,9 +17,9 @@
 namespace dha::op {
 
 struct PluginSetOptions {
-  std::vector<std::string> dirs;          // --plugin-dir, searched in order
-  std::vector<std::string> names;         // --plugins; gate plugins run in this order
-  std::string config_json;                // {"<plugin id>": {...}, ...}; "" = none
+  std::vector<std::string> dirs;                       // --plugin-dir, searched in order
+  std::vector<std::string> names;                      // --plugins; gate plugins run in this order
+  std::string config_json;                             // {"<plugin id>": {...}, ...}; "" = none
   std::string config_origin = "plugin configuration";  // where config_json came from, for errors
 };
 

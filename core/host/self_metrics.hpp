@@ -26,8 +26,7 @@ class SelfMetrics {
   explicit SelfMetrics(telemetry::Registry& registry);
 
   void set_dha(const std::string& ns, const std::string& name, const DhaGauges& g);
-  void set_metric(const std::string& ns, const std::string& name, const std::string& type, double value,
-                  double target);
+  void set_metric(const std::string& ns, const std::string& name, const std::string& type, double value, double target);
   void clear_metrics(const std::string& ns, const std::string& name);
   void count_decision(const std::string& ns, const std::string& name, const std::string& kind,
                       const std::string& reason);

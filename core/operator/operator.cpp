@@ -11,6 +11,7 @@
 
 #include <random>
 
+#include "dha/abi.h"
 #include "dha/admission/one_dha_per_target_webhook.hpp"
 #include "dha/admission/replicas_ownership_webhook.hpp"
 #include "dha/kube/client.hpp"
@@ -20,21 +21,20 @@
 #include "dha/kube/informer.hpp"
 #include "dha/kube/json.hpp"
 #include "dha/kube/leader_election.hpp"
+#include "dha/server/metrics_auth.hpp"
 #include "dha/server/self_signed_certificate.hpp"
 #include "dha/server/server.hpp"
 #include "dha/server/standard_routes.hpp"
-#include "dha/abi.h"
 #include "dha/telemetry/process_metrics.hpp"
 #include "dha/telemetry/registry.hpp"
 #include "host/cached_reader.hpp"
+#include "host/plugin_set.hpp"
+#include "host/self_metrics.hpp"
 #include "operator/dha_cache_entry.hpp"
 #include "operator/heap_trim.hpp"
-#include "dha/server/metrics_auth.hpp"
 #include "operator/pipeline_wiring.hpp"
-#include "host/plugin_set.hpp"
-#include "plugin_host/calls_in_flight.hpp"
-#include "host/self_metrics.hpp"
 #include "operator/sharded_work.hpp"
+#include "plugin_host/calls_in_flight.hpp"
 
 namespace dha::op {
 namespace {
@@ -182,8 +182,7 @@ void Operator::start() {
   p.heap_trim = std::make_unique<HeapTrim>(std::chrono::seconds(10));
   PipelineWiringOptions wo;
   wo.plugins = {options_.plugin_dirs, split_plugin_names(options_.plugins),
-                read_plugin_config_text(options_.plugin_config),
-                "--plugin-config " + options_.plugin_config};
+                read_plugin_config_text(options_.plugin_config), "--plugin-config " + options_.plugin_config};
   wo.kube.kubeconfig = options_.kubeconfig;
   wo.kube.qps = options_.kube_api_qps;
   wo.kube.burst = options_.kube_api_burst;
@@ -192,11 +191,12 @@ void Operator::start() {
   wo.watch = [this](const kube::ResourceRef& c) { ensure_watch(c); };
   p.wiring = std::make_unique<PipelineWiring>(p.registry, std::move(wo));
   telemetry::register_process_metrics(p.registry);
-  telemetry::register_build_info(p.registry, options_.version, std::to_string(DHA_ABI_VERSION_MAJOR) + "." +
-                                                                   std::to_string(DHA_ABI_VERSION_MINOR));
+  telemetry::register_build_info(p.registry, options_.version,
+                                 std::to_string(DHA_ABI_VERSION_MAJOR) + "." + std::to_string(DHA_ABI_VERSION_MINOR));
   if (options_.shards < 1) throw std::runtime_error("--shards must be at least 1");
   if (options_.shards > 1 && !options_.leader_elect)
-    throw std::runtime_error(fmt::format("--shards {} needs --leader-elect: shards are held through Leases", options_.shards));
+    throw std::runtime_error(
+        fmt::format("--shards {} needs --leader-elect: shards are held through Leases", options_.shards));
   if (options_.shards > 1) p.sharded = std::make_unique<ShardedWork>(options_.shards, options_.shard_key);
   kube::ControllerOptions co;
   co.workers = options_.workers;
@@ -256,8 +256,7 @@ void Operator::start() {
     wo.apps_api_username = options_.apps_api_username;
     admission::mount_replicas_ownership_webhook(router, wo, &p.registry);
     admission::mount_one_dha_per_target_webhook(
-        router, {},
-        [&dhas = *p.dha_informer](const std::string& ns) { return claims_in_cache(dhas, ns); },
+        router, {}, [&dhas = *p.dha_informer](const std::string& ns) { return claims_in_cache(dhas, ns); },
         &p.registry);
     if (options_.webhook_port < 0 || options_.webhook_port > 65535)
       throw std::runtime_error("--webhook-port must be 0..65535");
@@ -265,8 +264,7 @@ void Operator::start() {
       p.webhook = make_server(
           "webhook", server::BindAddress{options_.webhook_host, static_cast<std::uint16_t>(options_.webhook_port)},
           server::TlsOptions{server::certificate_dir_or_self_signed(options_.cert_dir, "the webhook")},
-          std::move(router), {},
-          [&](server::ServerOptions& o) {
+          std::move(router), {}, [&](server::ServerOptions& o) {
             o.trusted_networks = options_.webhook_trusted_networks;
             // The API server sends its ClientHello with its connect: only floods are silent.
             o.defer_accept = std::chrono::seconds(1);
@@ -293,8 +291,7 @@ void Operator::start() {
     // nothing more, whatever its in-flight reconciles were about to do.
     // A write that passes is abandoned when the lease it was sent under ends, so none is still
     // on its way once another replica may take the lease over (docs/behaviour.md#leader-election).
-    p.wiring->client->set_write_fence(
-        [&p] { return lease_covers_writes_until(p.elector.get(), *p.wiring->metrics); });
+    p.wiring->client->set_write_fence([&p] { return lease_covers_writes_until(p.elector.get(), *p.wiring->metrics); });
   }
   p.dha_informer->start();
   // Every reconcile reads its namespace (monitoring label) and the namespace's quotas: cached.
@@ -306,9 +303,8 @@ void Operator::start() {
     spdlog::info("reconciling (leader election off), sync period {}s", options_.sync_period.count());
     return;
   }
-  const std::string lease_namespace =
-      options_.leader_election_namespace.empty() ? p.wiring->config.default_namespace
-                                                 : options_.leader_election_namespace;
+  const std::string lease_namespace = options_.leader_election_namespace.empty() ? p.wiring->config.default_namespace
+                                                                                 : options_.leader_election_namespace;
   if (p.sharded) {
     kube::ShardLeaseConfig sc;
     sc.lease_namespace = lease_namespace;
@@ -321,12 +317,12 @@ void Operator::start() {
                  kube::shard_key_name(options_.shard_key), lease_namespace, options_.leader_election_id,
                  options_.shards - 1, sc.identity);
     p.controller->start();
-    p.shard_leases = start_shard_leases(p.wiring->config, std::move(sc), *p.sharded, *p.dha_informer,
-                                        p.controller->queue(), *p.wiring->metrics,
-                                        [&r = *p.wiring->reconciler](const std::string& key) {
-                                          const auto slash = key.find('/');
-                                          r.forget(key.substr(0, slash), key.substr(slash + 1));
-                                        });
+    p.shard_leases =
+        start_shard_leases(p.wiring->config, std::move(sc), *p.sharded, *p.dha_informer, p.controller->queue(),
+                           *p.wiring->metrics, [&r = *p.wiring->reconciler](const std::string& key) {
+                             const auto slash = key.find('/');
+                             r.forget(key.substr(0, slash), key.substr(slash + 1));
+                           });
     return;
   }
   kube::LeaderElectionConfig le;
@@ -351,9 +347,10 @@ void Operator::start() {
     // replica may have acted: exit, as controller-runtime does, and restart as a follower.
     const int in_flight = p.controller->in_flight();
     p.controller->queue().shut_down();
-    spdlog::error("leader election lost: stopped leading; queued reconciles dropped, {} in flight (their writes are "
-                  "refused) get {:.1f} s to finish; then exiting",
-                  in_flight, std::chrono::duration<double>(drain_limit()).count());
+    spdlog::error(
+        "leader election lost: stopped leading; queued reconciles dropped, {} in flight (their writes are "
+        "refused) get {:.1f} s to finish; then exiting",
+        in_flight, std::chrono::duration<double>(drain_limit()).count());
     fail("leader election lost");
   };
   le.on_new_leader = [](const std::string& holder) { spdlog::info("leader is now {}", holder); };
@@ -374,9 +371,10 @@ void Operator::stop() {
   const bool drained = p.controller == nullptr || p.controller->stop_within(drain_limit());
   if (!drained) {
     abandoned_ = p.controller->in_flight();
-    spdlog::error("{} reconcile(s) still running after {:.1f} s (a plugin call that has not returned); not releasing "
-                  "the Lease: it runs out on its own",
-                  abandoned_.load(), std::chrono::duration<double>(drain_limit()).count());
+    spdlog::error(
+        "{} reconcile(s) still running after {:.1f} s (a plugin call that has not returned); not releasing "
+        "the Lease: it runs out on its own",
+        abandoned_.load(), std::chrono::duration<double>(drain_limit()).count());
   }
   if (p.elector) p.elector->stop(drained);
   if (p.shard_leases) p.shard_leases->stop();  // releases only the shards whose reconciles ended

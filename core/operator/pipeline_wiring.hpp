@@ -23,7 +23,7 @@ namespace dha::op {
 
 struct PipelineWiringOptions {
   PluginSetOptions plugins;
-  kube::ConfigFlags kube;                        // loaded after the plugins, whose errors come first
+  kube::ConfigFlags kube;  // loaded after the plugins, whose errors come first
   std::chrono::seconds sync_period{60};
   bool requeue_at_namespace_phase = true;  // reconciler.hpp
   // How long one grouped metric answer serves a namespace's DHAs (observe.hpp); `run` uses
@@ -32,7 +32,7 @@ struct PipelineWiringOptions {
   // The one clock of the pipeline: decision time (its wall time, in seconds) and Event
   // timestamps. nullptr: the system clock. Outlives the wiring.
   const kube::Clock* clock = nullptr;
-  pipeline::Reconciler::WatchRequest watch;      // may be empty (no informers)
+  pipeline::Reconciler::WatchRequest watch;  // may be empty (no informers)
 };
 
 struct PipelineWiring {

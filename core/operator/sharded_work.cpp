@@ -15,7 +15,8 @@ thread_local int current_shard = -1;
 
 }  // namespace
 
-ShardedWork::ShardedWork(int shards, kube::ShardKey by) : shards_(shards), by_(by), running_(static_cast<std::size_t>(shards), 0) {}
+ShardedWork::ShardedWork(int shards, kube::ShardKey by)
+    : shards_(shards), by_(by), running_(static_cast<std::size_t>(shards), 0) {}
 
 int ShardedWork::shard_of(const std::string& key) const { return kube::shard_of(key, shards_, by_); }
 
@@ -57,7 +58,8 @@ kube::TimePoint ShardedWork::fence() const {
   const auto now = std::chrono::steady_clock::now();
   if (until && now < *until) return *until;
   if (!until)
-    throw kube::WriteFenced(fmt::format("not writing: this replica does not hold the lease of shard {} of {}", shard, shards_));
+    throw kube::WriteFenced(
+        fmt::format("not writing: this replica does not hold the lease of shard {} of {}", shard, shards_));
   throw kube::WriteFenced(fmt::format("not writing: the lease of shard {} of {} ran out {:.1f} s ago", shard, shards_,
                                       std::chrono::duration<double>(now - *until).count()));
 }

@@ -4,8 +4,8 @@
 //
 // A reconcile runs only for a DHA whose shard (kube::shard_of of "namespace/name", or of its
 // namespace with --shard-key=namespace) this replica holds; a key of another shard is dropped
-// when a worker takes it (it comes back when its shard is gained). The reconcile runs with its shard in scope, so fence() — called before every
-// write of the shared client — lets through only writes of a shard still held, as of now.
+// when a worker takes it (it comes back when its shard is gained). The reconcile runs with its shard in scope, so
+// fence() — called before every write of the shared client — lets through only writes of a shard still held, as of now.
 // A result that comes back after the shard was lost is dropped too: no retry, no requeue here.
 
 #include <chrono>
@@ -38,7 +38,8 @@ class ShardedWork {
   int shard_of(const std::string& key) const;
   bool owns(const std::string& key) const;
 
-  kube::ReconcileResult reconcile(const std::string& key, const std::function<kube::ReconcileResult(const std::string&)>& run);
+  kube::ReconcileResult reconcile(const std::string& key,
+                                  const std::function<kube::ReconcileResult(const std::string&)>& run);
   // The write fence: the time by which a write must be over (the end of the Lease of the shard
   // the calling thread reconciles); throws kube::WriteFenced, with the numbers, when there is none.
   kube::TimePoint fence() const;

@@ -78,8 +78,8 @@ void Act::carry_out(const Target& target, const sdk::ActuatorPlan& steps, bool c
       if (reader_ != nullptr) reader_->wrote(target.ref, response);
       version = kube::resource_version_of(response);
     } catch (const kube::ApiError& e) {
-      const bool refused_precondition = e.reason() == kube::Reason::Conflict ||
-                                        (step.patch_type == "json" && e.reason() == kube::Reason::Invalid);
+      const bool refused_precondition =
+          e.reason() == kube::Reason::Conflict || (step.patch_type == "json" && e.reason() == kube::Reason::Invalid);
       if (guarded && refused_precondition)
         throw TargetChanged((first ? "the target changed since it was read (resourceVersion "
                                    : "the target changed between our writes (resourceVersion ") +

@@ -78,8 +78,10 @@ bool answers_for_each_target(const SeriesAnswer& grouped) {
     case DHA_NOT_FOUND:
     case DHA_UNAVAILABLE:
     case DHA_DEADLINE_EXCEEDED:
-    case DHA_UNAUTHENTICATED: return true;
-    default: return false;
+    case DHA_UNAUTHENTICATED:
+      return true;
+    default:
+      return false;
   }
 }
 

@@ -54,7 +54,9 @@ class GroupedAnswers {
     std::int64_t asked_at;
     std::shared_future<Answer> answer;
   };
-  bool fresh(const Entry& e, std::int64_t now) const { return now >= e.asked_at && now - e.asked_at < max_age_seconds_; }
+  bool fresh(const Entry& e, std::int64_t now) const {
+    return now >= e.asked_at && now - e.asked_at < max_age_seconds_;
+  }
 
   const std::int64_t max_age_seconds_;
   mutable std::mutex mu_;

@@ -59,7 +59,7 @@ class HistoryCache {
 
   std::int64_t refresh_seconds_;
   mutable std::mutex mutex_;
-  std::map<std::string, Entry> entries_;                  // by uid + '\x1f' + depends_on
+  std::map<std::string, Entry> entries_;  // by uid + '\x1f' + depends_on
   std::map<std::string, std::int64_t> last_fetch_by_uid_;
 };
 

@@ -33,10 +33,10 @@ Signal read_signal(const HistoryQuery& h, const std::string& query_template, boo
   const plugin_host::CallResult result = plugin_host::call_range_query(h.source, q.to_json());
   if (result.status == DHA_NOT_FOUND) return std::nullopt;
   if (!result.ok())
-    throw HistoryError(result.status == DHA_INVALID_ARGUMENT || result.status == DHA_FAILED_PRECONDITION ||
-                           result.status == DHA_UNIMPLEMENTED,
-                       fmt::format("{} range query failed ({}): {}", what, sdk::status_name(result.status),
-                                   result.error));
+    throw HistoryError(
+        result.status == DHA_INVALID_ARGUMENT || result.status == DHA_FAILED_PRECONDITION ||
+            result.status == DHA_UNIMPLEMENTED,
+        fmt::format("{} range query failed ({}): {}", what, sdk::status_name(result.status), result.error));
   sdk::RangeResult range;
   try {
     range = sdk::RangeResult::from_json(sdk::json::parse(result.output, "range result"));

@@ -14,13 +14,20 @@ namespace {
 
 std::string outcome_of(dha_status status) {
   switch (status) {
-    case DHA_NOT_FOUND: return "empty";
-    case DHA_UNAVAILABLE: return "unavailable";
-    case DHA_DEADLINE_EXCEEDED: return "timeout";
-    case DHA_DATA_LOSS: return "bad_response";
-    case DHA_OUT_OF_RANGE: return "non_finite";
-    case DHA_RESOURCE_EXHAUSTED: return "too_large";
-    default: return "error";
+    case DHA_NOT_FOUND:
+      return "empty";
+    case DHA_UNAVAILABLE:
+      return "unavailable";
+    case DHA_DEADLINE_EXCEEDED:
+      return "timeout";
+    case DHA_DATA_LOSS:
+      return "bad_response";
+    case DHA_OUT_OF_RANGE:
+      return "non_finite";
+    case DHA_RESOURCE_EXHAUSTED:
+      return "too_large";
+    default:
+      return "error";
   }
 }
 

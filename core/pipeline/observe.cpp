@@ -48,8 +48,7 @@ std::variant<Observed, Stop> Observe::target(const std::string& ns, const model:
     auto object = reader_.get(ref);
     return object || options_.server == nullptr ? object : options_.server->get(ref);
   };
-  if (auto stop = read_target(o.target, read))
-    return std::move(*stop);
+  if (auto stop = read_target(o.target, read)) return std::move(*stop);
   auto topology = read_topology(o.target);
   if (auto* stop = std::get_if<Stop>(&topology)) return std::move(*stop);
   o.topology = std::get<sdk::Topology>(std::move(topology));
@@ -63,10 +62,9 @@ std::variant<Observed, Stop> Observe::run(const std::string& ns, const std::stri
   if (auto* stop = std::get_if<Stop>(&read)) return std::move(*stop);
   Observed o = std::get<Observed>(std::move(read));
   const std::optional<std::int32_t> current =
-      o.topology.current_replicas
-          ? std::optional<std::int32_t>(static_cast<std::int32_t>(
-                std::clamp<std::int64_t>(*o.topology.current_replicas, 0, INT32_MAX)))
-          : std::nullopt;
+      o.topology.current_replicas ? std::optional<std::int32_t>(static_cast<std::int32_t>(
+                                        std::clamp<std::int64_t>(*o.topology.current_replicas, 0, INT32_MAX)))
+                                  : std::nullopt;
   if (!o.topology.scalable) return Stop{kNotScalable, o.topology.reason, current};
   // A target without a replicas value is not "0 replicas".
   if (!current) return Stop{kNotScalable, "target has no replicas value", std::nullopt};
@@ -203,8 +201,7 @@ std::optional<MetricQueryResult> Observe::grouped_reading(const std::string& gro
 
 std::optional<double> Observe::query(const std::string& query_template, const std::string& grouped,
                                      const sdk::Queries& queries, const ObserveRequest& r, Aggregation how,
-                                     const std::string& what, std::vector<std::string>& problems,
-                                     Signals& out) const {
+                                     const std::string& what, std::vector<std::string>& problems, Signals& out) const {
   std::optional<MetricQueryResult> result;
   if (options_.grouped_queries && !grouped.empty() && queries.grouped)
     result = grouped_reading(grouped, *queries.grouped, r, out.monitoring_namespace, how, what);
@@ -304,8 +301,8 @@ void Observe::observe_metrics(const ObserveRequest& r, Signals& out) const {
   } else {
     const std::string no_group;
     const auto& grouped = queries.grouped;
-    obs.lag_seconds = query(queries.lag_query, grouped ? grouped->lag_query : no_group, queries, r,
-                            Aggregation::kMax, "lag", out.notes, out);
+    obs.lag_seconds = query(queries.lag_query, grouped ? grouped->lag_query : no_group, queries, r, Aggregation::kMax,
+                            "lag", out.notes, out);
   }
   // The lag brake needs the write activity only beside a lag in seconds, so without a lag reading
   // it is not asked for (one query per DHA saved) — unless a gate plugin is loaded: one that holds
@@ -324,8 +321,9 @@ void Observe::observe_metrics(const ObserveRequest& r, Signals& out) const {
   if (r.predictive != nullptr && wants_forecast(r.spec)) {
     const tenancy::TargetLabels target{r.namespace_name, kube::name_of(r.target), r.topology.release_name};
     std::vector<std::string> unused;  // a metric without its request is already unavailable
-    const HistorySource history{*plugins_.metric_source(), queries, target, monitoring_ns,
-                                options_.query_timeout_seconds, utilization_scale(r, unused)};
+    const HistorySource history{
+        *plugins_.metric_source(),   queries, target, monitoring_ns, options_.query_timeout_seconds,
+        utilization_scale(r, unused)};
     observe_forecast(history_, history, r.spec, *r.predictive, obs);
   }
 }

@@ -15,10 +15,10 @@
 #include "dha/model/observation.hpp"
 #include "dha/model/spec.hpp"
 #include "dha/sdk/engine_types.hpp"
-#include "pipeline/metric_history.hpp"
 #include "host/plugin_set.hpp"
 #include "pipeline/grouped_query.hpp"
 #include "pipeline/history_cache.hpp"
+#include "pipeline/metric_history.hpp"
 #include "pipeline/metric_query.hpp"
 #include "pipeline/predictive_forecast.hpp"
 #include "pipeline/stop.hpp"
@@ -65,8 +65,8 @@ struct ObserveRequest {
 
 // How one signal was read: the tools print it, so a reader sees the query the operator sent.
 struct SignalReading {
-  std::string what;             // "ReadConnections", "lag", "write activity"
-  std::string query;            // as sent (for a grouped reading, the grouped query)
+  std::string what;   // "ReadConnections", "lag", "write activity"
+  std::string query;  // as sent (for a grouped reading, the grouped query)
   Aggregation how = Aggregation::kSum;
   std::size_t series = 0;       // how many series went into the value
   bool grouped = false;         // read from the namespace's grouped answer
@@ -81,9 +81,9 @@ struct Signals {
   // them in the condition message of a HealthUnknown or MetricUnavailable freeze.
   std::vector<std::string> health_causes;
   std::vector<std::string> metric_causes;
-  std::vector<std::string> problems;               // other unknowns (quota, namespace), for logs
-  std::vector<std::string> notes;                  // the same for optional signals (lag, writes): debug
-  std::vector<SignalReading> readings;             // every metric query, in the order asked
+  std::vector<std::string> problems;                // other unknowns (quota, namespace), for logs
+  std::vector<std::string> notes;                   // the same for optional signals (lag, writes): debug
+  std::vector<SignalReading> readings;              // every metric query, in the order asked
   std::optional<std::string> monitoring_namespace;  // the namespace's label, as the metric source got it
 };
 
@@ -156,7 +156,7 @@ class Observe {
   const op::PluginSet& plugins_;
   ObserveOptions options_;
   QueryCounter count_;
-  mutable HistoryCache history_;  // predictive DHAs' metric history, refreshed hourly
+  mutable HistoryCache history_;    // predictive DHAs' metric history, refreshed hourly
   mutable GroupedAnswers grouped_;  // this cycle's grouped metric answers
 };
 

@@ -58,8 +58,8 @@ bool wants_forecast(const model::DhaSpec& spec) {
 
 void observe_forecast(HistoryCache& cache, const HistorySource& h, const model::DhaSpec& spec,
                       const PredictiveContext& context, model::Observation& obs) {
-  const auto history =
-      cache.get(context.uid, history_depends_on(h.target, h.monitoring_namespace, spec), context.now, [&] { return fetch_history(h, spec, context.now); });
+  const auto history = cache.get(context.uid, history_depends_on(h.target, h.monitoring_namespace, spec), context.now,
+                                 [&] { return fetch_history(h, spec, context.now); });
   ForecastOrReason f = forecast_from(*history, spec, context);
   obs.forecast = f.forecast;
   obs.forecast_missing = std::move(f.reason);

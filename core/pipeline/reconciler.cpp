@@ -127,7 +127,7 @@ kube::ReconcileResult Reconciler::reconcile_dha(const std::string& ns, const std
     forget(ns, name);
     return kube::Done{};
   }
-  dha = without_tenant_metadata(*dha); // held for the whole reconcile, by each worker
+  dha = without_tenant_metadata(*dha);  // held for the whole reconcile, by each worker
 
   if (kube::find_path(*dha, {"metadata", "deletionTimestamp"}) != nullptr) {
     // Release the target (best effort), drop what is kept for the DHA, let the deletion go on.
@@ -181,10 +181,12 @@ kube::ReconcileResult Reconciler::reconcile_dha(const std::string& ns, const std
     return again;
   }
   const sdk::DhaRef dha_ref{ns, name};
-  if (act_.adopt_unrecorded_patch(report.previous.state, target, topology.replicas_path, dha_ref,
-                                  obs.current_replicas, report.now))
-    spdlog::info("replicas {} are our own unrecorded write (the target shows what our actuator writes): "
-                 "not a competing writer", obs.current_replicas);
+  if (act_.adopt_unrecorded_patch(report.previous.state, target, topology.replicas_path, dha_ref, obs.current_replicas,
+                                  report.now))
+    spdlog::info(
+        "replicas {} are our own unrecorded write (the target shows what our actuator writes): "
+        "not a competing writer",
+        obs.current_replicas);
 
   // DECIDE
   decide::DecideOptions options;

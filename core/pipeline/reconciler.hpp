@@ -48,8 +48,8 @@ class Reconciler {
 
   // `reader` serves the target, health object, namespace and quota reads (cached_reader.hpp).
   Reconciler(kube::Client& client, const op::CachedReader& reader, const op::PluginSet& plugins,
-             kube::EventRecorder& events, op::SelfMetrics& metrics, kube::OwnerIndex& owners,
-             ReconcilerOptions options, WatchRequest watch = {});
+             kube::EventRecorder& events, op::SelfMetrics& metrics, kube::OwnerIndex& owners, ReconcilerOptions options,
+             WatchRequest watch = {});
 
   kube::ReconcileResult reconcile(const std::string& key);
   // ReconcilerOptions::requeue_at_namespace_phase after construction (the test kit's switch);

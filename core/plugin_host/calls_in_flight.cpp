@@ -26,8 +26,8 @@ std::string CallsInFlight::overdue(std::chrono::milliseconds limit) const {
   const auto running = std::chrono::steady_clock::now() - oldest.since;
   if (running <= limit) return "";
   const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(running).count();
-  return "a call into plugin " + oldest.plugin_id + " has not returned for " + std::to_string(seconds) +
-         " s (limit " + std::to_string(std::chrono::duration_cast<std::chrono::seconds>(limit).count()) + " s)";
+  return "a call into plugin " + oldest.plugin_id + " has not returned for " + std::to_string(seconds) + " s (limit " +
+         std::to_string(std::chrono::duration_cast<std::chrono::seconds>(limit).count()) + " s)";
 }
 
 }  // namespace dha::plugin_host

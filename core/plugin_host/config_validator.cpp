@@ -25,13 +25,19 @@ bool has_type(const rapidjson::Value& v, const std::string& type) {
 
 const char* type_name(const rapidjson::Value& v) {
   switch (v.GetType()) {
-    case rapidjson::kNullType: return "null";
+    case rapidjson::kNullType:
+      return "null";
     case rapidjson::kFalseType:
-    case rapidjson::kTrueType: return "boolean";
-    case rapidjson::kObjectType: return "object";
-    case rapidjson::kArrayType: return "array";
-    case rapidjson::kStringType: return "string";
-    case rapidjson::kNumberType: return v.IsInt64() || v.IsUint64() ? "integer" : "number";
+    case rapidjson::kTrueType:
+      return "boolean";
+    case rapidjson::kObjectType:
+      return "object";
+    case rapidjson::kArrayType:
+      return "array";
+    case rapidjson::kStringType:
+      return "string";
+    case rapidjson::kNumberType:
+      return v.IsInt64() || v.IsUint64() ? "integer" : "number";
   }
   return "unknown";
 }
@@ -110,7 +116,8 @@ std::string validate_plugin_config(const std::string& plugin_id, const std::stri
     if (!known.contains(name)) {
       std::string list;
       for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-      fail(plugin_id, fmt::format("key \"{}\" is unknown (known keys: {})", printable(name), list.empty() ? "none" : list));
+      fail(plugin_id,
+           fmt::format("key \"{}\" is unknown (known keys: {})", printable(name), list.empty() ? "none" : list));
     }
   }
 

@@ -53,8 +53,8 @@ PluginInstance::PluginInstance(std::shared_ptr<PluginLibrary> library, PluginInf
                                std::shared_ptr<const dha_host> host)
     : library_(std::move(library)), info_(std::move(info)), plugin_(plugin), host_(std::move(host)) {
   engine_ = lookup<dha_engine>(plugin_, DHA_EXT_ENGINE, offsetof(dha_engine, health) + sizeof(void*), info_.id);
-  metrics_ = lookup<dha_metrics>(plugin_, DHA_EXT_METRICS, offsetof(dha_metrics, instant_query) + sizeof(void*),
-                                 info_.id);
+  metrics_ =
+      lookup<dha_metrics>(plugin_, DHA_EXT_METRICS, offsetof(dha_metrics, instant_query) + sizeof(void*), info_.id);
   gate_ = lookup<dha_gate>(plugin_, DHA_EXT_GATE, offsetof(dha_gate, evaluate) + sizeof(void*), info_.id);
   actuator_ = lookup<dha_actuator>(plugin_, DHA_EXT_ACTUATOR, offsetof(dha_actuator, plan) + sizeof(void*), info_.id);
 }

@@ -78,9 +78,9 @@ std::shared_ptr<PluginLibrary> PluginLibrary::open(const std::string& path) {
     unsigned major = 0;
     const std::string other = other_major_symbol(handle->library, major);
     if (!other.empty()) {
-      refuse(path, fmt::format("{}.x", major),
-             fmt::format("exports {} instead of {}: it was built for another ABI major", other,
-                         DHA_PLUGIN_ENTRY_SYMBOL));
+      refuse(
+          path, fmt::format("{}.x", major),
+          fmt::format("exports {} instead of {}: it was built for another ABI major", other, DHA_PLUGIN_ENTRY_SYMBOL));
     }
     refuse(path, "unknown",
            fmt::format("missing entry symbol {}: not a db-autoscaler plugin, or built without "
@@ -109,8 +109,8 @@ void PluginLibrary::validate() {
   const dha_plugin_entry& e = *entry_;
   if (e.struct_size < kEntrySizeV1_0) {
     refuse(origin_, "unknown",
-           fmt::format("entry struct_size is {} bytes, smaller than the {} bytes of an ABI 1.0 entry",
-                       e.struct_size, kEntrySizeV1_0));
+           fmt::format("entry struct_size is {} bytes, smaller than the {} bytes of an ABI 1.0 entry", e.struct_size,
+                       kEntrySizeV1_0));
   }
   const std::string plugin_abi = fmt::format("{}.{}", e.abi_major, e.abi_minor);
   if (e.abi_major != DHA_ABI_VERSION_MAJOR) {
@@ -141,8 +141,8 @@ void PluginLibrary::validate() {
     if (d == nullptr) refuse(origin_, plugin_abi, fmt::format("plugin_descriptor({}) returned NULL", i));
     if (d->struct_size < kDescriptorSizeV1_0) {
       refuse(origin_, plugin_abi,
-             fmt::format("descriptor {} struct_size is {} bytes, smaller than the {} bytes of an ABI 1.0 descriptor",
-                         i, d->struct_size, kDescriptorSizeV1_0));
+             fmt::format("descriptor {} struct_size is {} bytes, smaller than the {} bytes of an ABI 1.0 descriptor", i,
+                         d->struct_size, kDescriptorSizeV1_0));
     }
     if (!valid_plugin_id(d->id)) {
       refuse(origin_, plugin_abi,
@@ -163,7 +163,8 @@ void PluginLibrary::validate() {
     if (!info.config_schema.empty()) {
       rapidjson::Document schema;
       if (schema.Parse(info.config_schema.c_str()).HasParseError() || !schema.IsObject()) {
-        refuse(origin_, plugin_abi, fmt::format("plugin \"{}\" declares a config_schema that is not a JSON object", d->id));
+        refuse(origin_, plugin_abi,
+               fmt::format("plugin \"{}\" declares a config_schema that is not a JSON object", d->id));
       }
     }
     info.origin = origin_;

@@ -23,10 +23,18 @@ void log_from_plugin(void* ctx, dha_log_level level, dha_str message) {
   const auto* log = static_cast<const LogContext*>(ctx);
   const std::string_view text(message.data == nullptr ? "" : message.data, message.data == nullptr ? 0 : message.size);
   switch (level) {
-    case DHA_LOG_DEBUG: spdlog::debug("[plugin {}] {}", log->plugin_id, text); break;
-    case DHA_LOG_INFO: spdlog::info("[plugin {}] {}", log->plugin_id, text); break;
-    case DHA_LOG_WARNING: spdlog::warn("[plugin {}] {}", log->plugin_id, text); break;
-    default: spdlog::error("[plugin {}] {}", log->plugin_id, text); break;
+    case DHA_LOG_DEBUG:
+      spdlog::debug("[plugin {}] {}", log->plugin_id, text);
+      break;
+    case DHA_LOG_INFO:
+      spdlog::info("[plugin {}] {}", log->plugin_id, text);
+      break;
+    case DHA_LOG_WARNING:
+      spdlog::warn("[plugin {}] {}", log->plugin_id, text);
+      break;
+    default:
+      spdlog::error("[plugin {}] {}", log->plugin_id, text);
+      break;
   }
 }
 
@@ -68,9 +76,10 @@ void PluginRegistry::add(std::shared_ptr<PluginLibrary> library) {
   for (const auto& info : library->plugins()) {
     auto existing = by_id_.find(info.id);
     if (existing != by_id_.end()) {
-      throw PluginError(fmt::format("plugin {}: duplicate plugin id \"{}\", already provided by {} (plugin ABI {}.{}, host ABI {}.{})",
-                                    library->origin(), info.id, existing->second->origin(), info.abi_major,
-                                    info.abi_minor, DHA_ABI_VERSION_MAJOR, DHA_ABI_VERSION_MINOR));
+      throw PluginError(fmt::format(
+          "plugin {}: duplicate plugin id \"{}\", already provided by {} (plugin ABI {}.{}, host ABI {}.{})",
+          library->origin(), info.id, existing->second->origin(), info.abi_major, info.abi_minor, DHA_ABI_VERSION_MAJOR,
+          DHA_ABI_VERSION_MINOR));
     }
   }
   for (const auto& info : library->plugins()) {
@@ -116,16 +125,16 @@ std::unique_ptr<PluginInstance> PluginRegistry::create(const std::string& id, co
   std::string error;
   dha_status status = DHA_UNKNOWN;
   try {
-    status = library_it->second->entry().create(host.get(), as_dha_str(id), as_dha_str(config), &plugin,
-                                                string_sink(error));
+    status =
+        library_it->second->entry().create(host.get(), as_dha_str(id), as_dha_str(config), &plugin, string_sink(error));
   } catch (const std::exception& e) {
     throw PluginError(fmt::format("plugin \"{}\" ({}): create threw an exception: {}", id, info->origin, e.what()));
   } catch (...) {
     throw PluginError(fmt::format("plugin \"{}\" ({}): create threw an exception", id, info->origin));
   }
   if (status != DHA_OK) {
-    throw PluginError(fmt::format("plugin \"{}\" ({}): create failed with {}: {}", id, info->origin, status_text(status),
-                                  error.empty() ? "no message" : error));
+    throw PluginError(fmt::format("plugin \"{}\" ({}): create failed with {}: {}", id, info->origin,
+                                  status_text(status), error.empty() ? "no message" : error));
   }
   if (plugin == nullptr || plugin->destroy == nullptr || plugin->get_extension == nullptr) {
     if (plugin != nullptr && plugin->destroy != nullptr) plugin->destroy(plugin);

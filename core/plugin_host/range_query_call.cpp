@@ -13,7 +13,8 @@ CallResult call_range_query(const PluginInstance& source, const std::string& inp
   // read past the plugin's struct.
   if (table->struct_size < offsetof(dha_metrics, range_query) + sizeof(table->range_query)) {
     const PluginInfo& info = source.info();
-    return CallResult{DHA_UNIMPLEMENTED, {},
+    return CallResult{DHA_UNIMPLEMENTED,
+                      {},
                       "metric source \"" + info.id + "\" (plugin ABI " + std::to_string(info.abi_major) + "." +
                           std::to_string(info.abi_minor) + ") has no range queries"};
   }

@@ -14,20 +14,23 @@ namespace {
 
 std::string lower(std::string_view s) {
   std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;
 }
 
 // Keywords followed by a parenthesised list of label names.
 bool takes_label_list(std::string_view w) {
-  static constexpr std::array<std::string_view, 6> kWords{"by", "without", "on", "ignoring", "group_left", "group_right"};
+  static constexpr std::array<std::string_view, 6> kWords{"by",       "without",    "on",
+                                                          "ignoring", "group_left", "group_right"};
   return std::find(kWords.begin(), kWords.end(), w) != kWords.end();
 }
 
 // Binary-operator keywords (PromQL, plus MetricsQL's if/ifnot/default) and the bool modifier.
 // Case-insensitive, as in both languages.
 bool is_binary_keyword(std::string_view w) {
-  static constexpr std::array<std::string_view, 8> kWords{"and", "or", "unless", "atan2", "bool", "if", "ifnot", "default"};
+  static constexpr std::array<std::string_view, 8> kWords{"and",  "or", "unless", "atan2",
+                                                          "bool", "if", "ifnot",  "default"};
   return std::find(kWords.begin(), kWords.end(), w) != kWords.end();
 }
 
@@ -71,10 +74,18 @@ class ScopeChecker {
   void step() {
     const Token& tok = t_[i_];
     switch (tok.kind) {
-      case TokenKind::kIdentifier: identifier(tok); return;
-      case TokenKind::kLeftBrace: selector_braces("{...}", tok.offset); return;
-      case TokenKind::kLeftBracket: range_brackets(); return;
-      case TokenKind::kRightBrace: refuse("unbalanced '}' at offset " + std::to_string(tok.offset)); return;
+      case TokenKind::kIdentifier:
+        identifier(tok);
+        return;
+      case TokenKind::kLeftBrace:
+        selector_braces("{...}", tok.offset);
+        return;
+      case TokenKind::kLeftBracket:
+        range_brackets();
+        return;
+      case TokenKind::kRightBrace:
+        refuse("unbalanced '}' at offset " + std::to_string(tok.offset));
+        return;
       case TokenKind::kLeftParen:
         parens_.push_back(Paren::kGroup);
         ++i_;
@@ -88,7 +99,8 @@ class ScopeChecker {
         parens_.pop_back();
         ++i_;
         return;
-      default: ++i_;
+      default:
+        ++i_;
     }
   }
 
@@ -101,12 +113,14 @@ class ScopeChecker {
       case TokenKind::kRightBrace:
       case TokenKind::kRightBracket:
       case TokenKind::kNumber:
-      case TokenKind::kString: return true;
+      case TokenKind::kString:
+        return true;
       case TokenKind::kIdentifier: {
         const std::string w = lower(t.text);
         return !is_binary_keyword(w) && !takes_label_list(w) && w != "offset";
       }
-      default: return false;
+      default:
+        return false;
     }
   }
 
@@ -161,15 +175,16 @@ class ScopeChecker {
     if (is_binary_keyword(word)) {
       // bool only after a comparison; the others only after an operand.
       const bool after_operand =
-          word == "bool" ? prev != nullptr && is_comparison(*prev) && binary_operator_at(i_ - 1)
-                         : prev != nullptr && (prev->kind == TokenKind::kRightParen || prev->kind == TokenKind::kRightBrace ||
-                                               prev->kind == TokenKind::kRightBracket || prev->kind == TokenKind::kNumber ||
-                                               prev->kind == TokenKind::kString || prev->kind == TokenKind::kIdentifier);
+          word == "bool"
+              ? prev != nullptr && is_comparison(*prev) && binary_operator_at(i_ - 1)
+              : prev != nullptr && (prev->kind == TokenKind::kRightParen || prev->kind == TokenKind::kRightBrace ||
+                                    prev->kind == TokenKind::kRightBracket || prev->kind == TokenKind::kNumber ||
+                                    prev->kind == TokenKind::kString || prev->kind == TokenKind::kIdentifier);
       const bool before_operand =
-          next != nullptr &&
-          (next->kind == TokenKind::kIdentifier || next->kind == TokenKind::kString || next->kind == TokenKind::kNumber ||
-           next->kind == TokenKind::kLeftParen || next->kind == TokenKind::kLeftBrace ||
-           (next->kind == TokenKind::kOperator && (next->text == "-" || next->text == "+")));
+          next != nullptr && (next->kind == TokenKind::kIdentifier || next->kind == TokenKind::kString ||
+                              next->kind == TokenKind::kNumber || next->kind == TokenKind::kLeftParen ||
+                              next->kind == TokenKind::kLeftBrace ||
+                              (next->kind == TokenKind::kOperator && (next->text == "-" || next->text == "+")));
       if (after_operand && before_operand) binary_keyword_at_ = i_;
       return after_operand && before_operand;
     }
@@ -303,8 +318,7 @@ class ScopeChecker {
     for (const Matcher& m : group) {
       if (m.label != "namespace") continue;
       if (m.op != "=") {
-        refuse(where + " matches namespace with " + m.op + "; only namespace=\"" + std::string(ns_) +
-               "\" is allowed");
+        refuse(where + " matches namespace with " + m.op + "; only namespace=\"" + std::string(ns_) + "\" is allowed");
         return;
       }
       if (m.value != ns_) {

@@ -54,16 +54,36 @@ size_t read_string(std::string_view q, size_t i, std::string& value, std::string
     const char e = q[j + 1];
     j += 2;
     switch (e) {
-      case '\\': value += '\\'; break;
-      case '"': value += '"'; break;
-      case '\'': value += '\''; break;
-      case 'n': value += '\n'; break;
-      case 't': value += '\t'; break;
-      case 'r': value += '\r'; break;
-      case 'a': value += '\a'; break;
-      case 'b': value += '\b'; break;
-      case 'f': value += '\f'; break;
-      case 'v': value += '\v'; break;
+      case '\\':
+        value += '\\';
+        break;
+      case '"':
+        value += '"';
+        break;
+      case '\'':
+        value += '\'';
+        break;
+      case 'n':
+        value += '\n';
+        break;
+      case 't':
+        value += '\t';
+        break;
+      case 'r':
+        value += '\r';
+        break;
+      case 'a':
+        value += '\a';
+        break;
+      case 'b':
+        value += '\b';
+        break;
+      case 'f':
+        value += '\f';
+        break;
+      case 'v':
+        value += '\v';
+        break;
       case 'x':
       case 'u':
       case 'U': {

@@ -36,7 +36,8 @@ ScopedQuery render_scoped_query(std::string_view tmpl, const TargetLabels& targe
     }
     if (c == '$' && i + 1 < tmpl.size() && tmpl[i + 1] == '{' && !comment) {
       size_t close = i + 2;
-      while (close < tmpl.size() && (std::isalnum(static_cast<unsigned char>(tmpl[close])) || tmpl[close] == '_')) ++close;
+      while (close < tmpl.size() && (std::isalnum(static_cast<unsigned char>(tmpl[close])) || tmpl[close] == '_'))
+        ++close;
       if (close >= tmpl.size() || tmpl[close] != '}') {
         return refused("unterminated placeholder at offset " + std::to_string(i));
       }

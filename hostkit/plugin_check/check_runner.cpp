@@ -48,7 +48,8 @@ CheckOutcome run_isolated(const std::function<CheckOutcome()>& check, std::chron
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   bool timed_out = false;
   for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       timed_out = true;
       break;

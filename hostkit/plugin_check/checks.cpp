@@ -7,15 +7,15 @@
 
 #include <fmt/format.h>
 
+#include "capability_checks.hpp"
+#include "declared_samples.hpp"
 #include "dha/sdk/sdk.hpp"
+#include "plugin_calls.hpp"
+#include "plugin_config.hpp"
 #include "plugin_host/load_error.hpp"
 #include "plugin_host/plugin_registry.hpp"
-#include "plugin_calls.hpp"
 #include "plugin_host/status_text.hpp"
 #include "samples.hpp"
-#include "declared_samples.hpp"
-#include "capability_checks.hpp"
-#include "plugin_config.hpp"
 #include "tenancy/query_template.hpp"
 
 namespace dha::plugin_check {
@@ -30,7 +30,8 @@ CheckOutcome check_handshake(const Options& options) {
   PluginRegistry registry;
   registry.load_file(options.file);
   const auto& plugins = registry.plugins();
-  return {true, fmt::format("{} plugin(s), ABI {}.{}", plugins.size(), plugins.front().abi_major, plugins.front().abi_minor)};
+  return {true,
+          fmt::format("{} plugin(s), ABI {}.{}", plugins.size(), plugins.front().abi_major, plugins.front().abi_minor)};
 }
 
 CheckOutcome check_descriptors(const Options& options) {
@@ -43,7 +44,8 @@ CheckOutcome check_descriptors(const Options& options) {
     if (info.name.empty() || info.vendor.empty() || info.description.empty()) {
       fail("plugin \"{}\": name, vendor and description must not be empty", info.id);
     }
-    if (!std::regex_match(info.version, semver)) fail("plugin \"{}\": version \"{}\" is not semantic (x.y.z)", info.id, info.version);
+    if (!std::regex_match(info.version, semver))
+      fail("plugin \"{}\": version \"{}\" is not semantic (x.y.z)", info.id, info.version);
     if (info.capabilities.empty()) fail("plugin \"{}\": declares no capability", info.id);
     for (const auto& cap : info.capabilities) {
       if (!known.contains(cap)) fail("plugin \"{}\": unknown capability \"{}\" (typo?)", info.id, cap);
@@ -51,14 +53,17 @@ CheckOutcome check_descriptors(const Options& options) {
     if (info.config_schema.empty()) continue;
     sdk::json::Document schema;
     schema.Parse(info.config_schema.c_str());
-    if (!schema.HasMember("keys") || !schema["keys"].IsArray()) fail("plugin \"{}\": config_schema has no \"keys\" array", info.id);
+    if (!schema.HasMember("keys") || !schema["keys"].IsArray())
+      fail("plugin \"{}\": config_schema has no \"keys\" array", info.id);
     for (const auto& key : schema["keys"].GetArray()) {
       const std::string name = key.HasMember("name") && key["name"].IsString() ? key["name"].GetString() : "";
       const std::string type = key.HasMember("type") && key["type"].IsString() ? key["type"].GetString() : "";
       if (name.empty()) fail("plugin \"{}\": a config key has no name", info.id);
       if (!types.contains(type)) fail("plugin \"{}\": config key \"{}\" has unknown type \"{}\"", info.id, name, type);
-      if (!key.HasMember("description") || !key["description"].IsString() || key["description"].GetStringLength() == 0) {
-        fail("plugin \"{}\": config key \"{}\" has no description (operators read it in `plugin inspect`)", info.id, name);
+      if (!key.HasMember("description") || !key["description"].IsString() ||
+          key["description"].GetStringLength() == 0) {
+        fail("plugin \"{}\": config key \"{}\" has no description (operators read it in `plugin inspect`)", info.id,
+             name);
       }
     }
   }
@@ -78,8 +83,9 @@ CheckOutcome check_create(const Options& options) {
       fail("{}", message);
     }
     for (const auto& cap : info.capabilities) {
-      const bool offered = (cap == DHA_EXT_ENGINE && instance->engine()) || (cap == DHA_EXT_METRICS && instance->metrics()) ||
-                           (cap == DHA_EXT_GATE && instance->gate()) || (cap == DHA_EXT_ACTUATOR && instance->actuator());
+      const bool offered =
+          (cap == DHA_EXT_ENGINE && instance->engine()) || (cap == DHA_EXT_METRICS && instance->metrics()) ||
+          (cap == DHA_EXT_GATE && instance->gate()) || (cap == DHA_EXT_ACTUATOR && instance->actuator());
       if (!offered) fail("plugin \"{}\": declares {} but get_extension does not return a usable table", info.id, cap);
     }
   }
@@ -97,7 +103,8 @@ CheckOutcome check_engine_targets(const Options& options) {
     if (targets.empty()) fail("plugin \"{}\": handles no target kind", p.info().id);
     for (const auto& t : targets) {
       if (t.api_group.empty() || t.version.empty() || t.kind.empty() || t.plural.empty() || t.actuator.empty()) {
-        fail("plugin \"{}\": target {}/{} has an empty apiGroup, version, kind, plural or actuator", p.info().id, t.api_group, t.kind);
+        fail("plugin \"{}\": target {}/{} has an empty apiGroup, version, kind, plural or actuator", p.info().id,
+             t.api_group, t.kind);
       }
     }
   });
@@ -126,19 +133,22 @@ CheckOutcome check_engine_topology(const Options& options) {
           continue;
         }
         const auto t = topology_of(p, sample.object);
-        if (t.quorum_floor < 1) fail("plugin \"{}\": {}: quorumFloor {} is below 1", p.info().id, kind.kind, t.quorum_floor);
+        if (t.quorum_floor < 1)
+          fail("plugin \"{}\": {}: quorumFloor {} is below 1", p.info().id, kind.kind, t.quorum_floor);
         if (t.primary_count < 0) fail("plugin \"{}\": {}: negative primaryCount", p.info().id, kind.kind);
         if (t.replicas_path.empty()) fail("plugin \"{}\": {}: empty replicasPath", p.info().id, kind.kind);
         if (path.crd_path && t.replicas_path != *path.crd_path)
-          fail("plugin \"{}\": {}: replicasPath is {}, but the CRD's /scale keeps the count at {}: the actuator would "
-               "change a field the count is not read from", p.info().id, kind.kind, t.replicas_path, *path.crd_path);
+          fail(
+              "plugin \"{}\": {}: replicasPath is {}, but the CRD's /scale keeps the count at {}: the actuator would "
+              "change a field the count is not read from",
+              p.info().id, kind.kind, t.replicas_path, *path.crd_path);
         if (t.current_replicas != sample.count)
-          fail("plugin \"{}\": {}: read currentReplicas {} from {} whose {} is {} (the count's path from {})", p.info().id,
-               kind.kind, t.current_replicas ? std::to_string(*t.current_replicas) : "null", sample.origin, path.path,
-               *sample.count, path.origin);
+          fail("plugin \"{}\": {}: read currentReplicas {} from {} whose {} is {} (the count's path from {})",
+               p.info().id, kind.kind, t.current_replicas ? std::to_string(*t.current_replicas) : "null", sample.origin,
+               path.path, *sample.count, path.origin);
       }
-      note += fmt::format("{}{}: {} sample(s), count at {} ({})", note.empty() ? "" : "; ", kind.kind, samples, path.path,
-                          path.origin);
+      note += fmt::format("{}{}: {} sample(s), count at {} ({})", note.empty() ? "" : "; ", kind.kind, samples,
+                          path.path, path.origin);
     }
     return note;
   });
@@ -150,7 +160,8 @@ CheckOutcome check_engine_queries(const Options& options) {
       const auto topology = topology_of(p, declared_target(p, kind, options));
       const sdk::QueryRequest request = sample_query_request(kind, kHostileName, topology.release_name);
       const CallResult r = checked(p, p.call(p.engine()->queries, request.to_json()), "queries");
-      if (!r.ok()) fail("plugin \"{}\": queries failed with {}: {}", p.info().id, plugin_host::status_text(r.status), r.error);
+      if (!r.ok())
+        fail("plugin \"{}\": queries failed with {}: {}", p.info().id, plugin_host::status_text(r.status), r.error);
       auto doc = parse_or_fail(p, r.output, "queries");
       sdk::Queries queries;
       try {
@@ -158,7 +169,8 @@ CheckOutcome check_engine_queries(const Options& options) {
       } catch (const std::exception& e) {
         fail("plugin \"{}\": queries: {}", p.info().id, e.what());
       }
-      if (queries.driver.empty()) fail("plugin \"{}\": {}: supports neither ReadConnections nor ReadCPUUtilization", p.info().id, kind.kind);
+      if (queries.driver.empty())
+        fail("plugin \"{}\": {}: supports neither ReadConnections nor ReadCPUUtilization", p.info().id, kind.kind);
       std::vector<std::pair<std::string, std::string>> all(queries.driver.begin(), queries.driver.end());
       if (!queries.lag_query.empty()) all.emplace_back("lag", queries.lag_query);
       if (!queries.write_activity.empty()) all.emplace_back("writeActivity", queries.write_activity);
@@ -174,7 +186,9 @@ CheckOutcome check_engine_queries(const Options& options) {
       const tenancy::TargetLabels labels{kNamespace, kHostileName, topology.release_name};
       for (const auto& [which, query] : all) {
         const auto scoped = tenancy::render_scoped_query(query, labels);
-        if (!scoped.ok()) fail("plugin \"{}\": {} query {} would be refused by the host: {}", p.info().id, kind.kind, which, scoped.refusal);
+        if (!scoped.ok())
+          fail("plugin \"{}\": {} query {} would be refused by the host: {}", p.info().id, kind.kind, which,
+               scoped.refusal);
       }
     }
   });
@@ -189,8 +203,10 @@ CheckOutcome check_engine_health(const Options& options) {
       // An object with no status does not tell health: the adapter must say so (the host then
       // freezes with HealthUnknown) rather than report "operational".
       const CallResult r = checked(p, p.call(p.engine()->health, sample_health_request(target, topology)), "health");
-      if (r.ok()) fail("plugin \"{}\": {}: reported health from an object without status: {}", p.info().id, kind.kind, r.output);
-      if (r.error.empty()) fail("plugin \"{}\": {}: refused a status-less health object without a message", p.info().id, kind.kind);
+      if (r.ok())
+        fail("plugin \"{}\": {}: reported health from an object without status: {}", p.info().id, kind.kind, r.output);
+      if (r.error.empty())
+        fail("plugin \"{}\": {}: refused a status-less health object without a message", p.info().id, kind.kind);
     }
   });
 }
@@ -212,7 +228,8 @@ CheckOutcome check_malformed_input(const Options& options) {
       for (const auto& input : garbage) {
         const CallResult r = checked(*p, p->call(fn, input), name);
         ++calls;
-        if (r.ok()) fail("plugin \"{}\": {} accepted malformed input '{}' and returned: {}", p->info().id, name, input, r.output);
+        if (r.ok())
+          fail("plugin \"{}\": {} accepted malformed input '{}' and returned: {}", p->info().id, name, input, r.output);
         if (r.error.empty()) fail("plugin \"{}\": {} refused '{}' without a message", p->info().id, name, input);
       }
     }
@@ -241,17 +258,22 @@ CheckOutcome check_gate(const Options& options) {
   return for_each_instance(options, DHA_EXT_GATE, [&](const PluginInstance& p) {
     for (const auto& [name, r] : sample_calls(p, options)) {
       if (name != "evaluate") continue;
-      if (!r.ok()) fail("plugin \"{}\": evaluate failed with {}: {}", p.info().id, plugin_host::status_text(r.status), r.error);
+      if (!r.ok())
+        fail("plugin \"{}\": evaluate failed with {}: {}", p.info().id, plugin_host::status_text(r.status), r.error);
       auto doc = parse_or_fail(p, r.output, "evaluate");
-      const std::string verdict = doc.IsObject() && doc.HasMember("verdict") && doc["verdict"].IsString() ? doc["verdict"].GetString() : "";
+      const std::string verdict =
+          doc.IsObject() && doc.HasMember("verdict") && doc["verdict"].IsString() ? doc["verdict"].GetString() : "";
       if (verdict == "clamp") {
-        if (!doc.HasMember("replicas") || !doc["replicas"].IsInt64()) fail("plugin \"{}\": a clamp needs an integer \"replicas\"", p.info().id);
+        if (!doc.HasMember("replicas") || !doc["replicas"].IsInt64())
+          fail("plugin \"{}\": a clamp needs an integer \"replicas\"", p.info().id);
         const int64_t to = doc["replicas"].GetInt64();
-        if (to < 3 || to > 4) fail("plugin \"{}\": clamped 3 -> 4 to {}, which is not between current and proposal", p.info().id, to);
+        if (to < 3 || to > 4)
+          fail("plugin \"{}\": clamped 3 -> 4 to {}, which is not between current and proposal", p.info().id, to);
       } else if (verdict != "pass" && verdict != "freeze") {
         fail("plugin \"{}\": verdict must be pass, clamp or freeze, got: {}", p.info().id, r.output);
       }
-      if (verdict != "pass" && (!doc.HasMember("reason") || !doc["reason"].IsString() || doc["reason"].GetStringLength() == 0)) {
+      if (verdict != "pass" &&
+          (!doc.HasMember("reason") || !doc["reason"].IsString() || doc["reason"].GetStringLength() == 0)) {
         fail("plugin \"{}\": a {} must carry a reason", p.info().id, verdict);
       }
     }
@@ -262,7 +284,8 @@ CheckOutcome check_actuator(const Options& options) {
   return for_each_instance(options, DHA_EXT_ACTUATOR, [&](const PluginInstance& p) {
     for (const auto& [name, r] : sample_calls(p, options)) {
       if (name != "plan") continue;
-      if (!r.ok()) fail("plugin \"{}\": plan failed with {}: {}", p.info().id, plugin_host::status_text(r.status), r.error);
+      if (!r.ok())
+        fail("plugin \"{}\": plan failed with {}: {}", p.info().id, plugin_host::status_text(r.status), r.error);
       auto doc = parse_or_fail(p, r.output, "plan");
       try {
         const auto plan = sdk::ActuatorPlan::from_json(doc);
@@ -283,8 +306,8 @@ CheckOutcome check_deterministic(const Options& options) {
     const auto second = sample_calls(*p, options);
     for (size_t i = 0; i < first.size(); ++i) {
       if (first[i].second.output != second[i].second.output || first[i].second.status != second[i].second.status) {
-        fail("plugin \"{}\": {} returned different results for the same input:\n  {}\n  {}", p->info().id, first[i].first,
-             first[i].second.output, second[i].second.output);
+        fail("plugin \"{}\": {} returned different results for the same input:\n  {}\n  {}", p->info().id,
+             first[i].first, first[i].second.output, second[i].second.output);
       }
     }
   }
@@ -319,18 +342,33 @@ const std::vector<Check>& all_checks() {
   static const std::vector<Check> checks{
       {"handshake", "the library loads: entry symbol, ABI versions, struct sizes, ids", check_handshake},
       {"descriptor", "names, semantic version, known capabilities, documented config keys", check_descriptors},
-      {"create", "every plugin starts with the given (or default) configuration and offers what it declares", check_create},
+      {"create", "every plugin starts with the given (or default) configuration and offers what it declares",
+       check_create},
       {"engine.targets", "target kinds are complete", check_engine_targets},
-      {"engine.topology", "the count is read where the CRD's /scale (--crd) or the adapter's replicasPath keeps it, from generated and --samples objects; a missing count is null, never 0", check_engine_topology},
-      {"engine.queries", "every query passes the host's namespace scoping, with a hostile target name", check_engine_queries},
+      {"engine.topology",
+       "the count is read where the CRD's /scale (--crd) or the adapter's replicasPath keeps it, from generated and "
+       "--samples objects; a missing count is null, never 0",
+       check_engine_topology},
+      {"engine.queries", "every query passes the host's namespace scoping, with a hostile target name",
+       check_engine_queries},
       {"engine.health", "an object without status does not pass as healthy", check_engine_health},
       {"gate.evaluate", "a verdict is pass, freeze or a clamp toward current, with a reason", check_gate},
-      {"gate.holds", "the gate holds some requests and passes others (a sweep over a day, up and down, quiet and busy, and the --samples gate requests with their expected outcome)", check_gate_holds},
+      {"gate.holds",
+       "the gate holds some requests and passes others (a sweep over a day, up and down, quiet and busy, and the "
+       "--samples gate requests with their expected outcome)",
+       check_gate_holds},
       {"actuator.plan", "a scale produces well-formed requests", check_actuator},
-      {"metrics.instant", "instant queries against a real VictoriaMetrics (or --metrics-url) give the tenant's samples, and only its", check_metrics_instant},
-      {"metrics.range", "range queries give the tenant's points in increasing time over the asked range", check_metrics_range},
-      {"metrics.errors", "a refused query, an empty answer and an unreachable store are the typed statuses of ext/metrics.h, with a message", check_metrics_errors},
-      {"malformed-input", "garbage input is refused with a status and a message, never accepted", check_malformed_input},
+      {"metrics.instant",
+       "instant queries against a real VictoriaMetrics (or --metrics-url) give the tenant's samples, and only its",
+       check_metrics_instant},
+      {"metrics.range", "range queries give the tenant's points in increasing time over the asked range",
+       check_metrics_range},
+      {"metrics.errors",
+       "a refused query, an empty answer and an unreachable store are the typed statuses of ext/metrics.h, with a "
+       "message",
+       check_metrics_errors},
+      {"malformed-input", "garbage input is refused with a status and a message, never accepted",
+       check_malformed_input},
       {"deterministic", "the same input gives the same output", check_deterministic},
       {"repeated-calls", "many calls in a row succeed (run under valgrind/ASan for leaks)", check_repeated_calls},
   };

@@ -59,7 +59,8 @@ std::vector<std::string> sample_files(const Options& options) {
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(options.samples_dir, ec)) {
     const auto ext = entry.path().extension().string();
-    if (entry.is_regular_file() && (ext == ".json" || ext == ".yaml" || ext == ".yml")) files.push_back(entry.path().string());
+    if (entry.is_regular_file() && (ext == ".json" || ext == ".yaml" || ext == ".yml"))
+      files.push_back(entry.path().string());
   }
   if (ec) fail("--samples {}: {}", options.samples_dir, ec.message());
   std::sort(files.begin(), files.end());
@@ -128,7 +129,8 @@ CountPath count_path(const plugin_host::PluginInstance& p, const sdk::TargetKind
     return out;
   }
   // The adapter says where it keeps the count in every answer, a count-less object's included.
-  const CallResult r = checked(p, p.call(p.engine()->topology, object_with_count(kind, "spec.replicas", std::nullopt)), "topology");
+  const CallResult r =
+      checked(p, p.call(p.engine()->topology, object_with_count(kind, "spec.replicas", std::nullopt)), "topology");
   if (r.ok()) {
     auto doc = parse_or_fail(p, r.output, "topology");
     try {
@@ -157,7 +159,8 @@ std::string declared_target(const plugin_host::PluginInstance& p, const sdk::Tar
 std::vector<TargetSample> target_samples(const sdk::TargetKind& kind, const CountPath& path, const Options& options) {
   std::vector<TargetSample> out;
   out.push_back({object_with_count(kind, path.path, 3), 3, "a generated " + kind.kind});
-  out.push_back({object_with_count(kind, path.path, std::nullopt), std::nullopt, "a generated " + kind.kind + " without a count"});
+  out.push_back({object_with_count(kind, path.path, std::nullopt), std::nullopt,
+                 "a generated " + kind.kind + " without a count"});
   for (const auto& file : sample_files(options)) {
     for (const auto& doc : documents_of(file)) {
       if (!doc.IsObject() || !is_of_kind(doc, kind)) continue;
@@ -176,7 +179,8 @@ std::vector<GateSample> author_gate_samples(const Options& options) {
     for (const auto& doc : documents_of(file)) {
       if (!doc.IsObject() || !doc.HasMember("request") || !doc.HasMember("expect")) continue;
       const std::string expect = string_at(doc, "expect");
-      if (expect != "hold" && expect != "pass") fail("{}: \"expect\" must be \"hold\" or \"pass\", got \"{}\"", file, expect);
+      if (expect != "hold" && expect != "pass")
+        fail("{}: \"expect\" must be \"hold\" or \"pass\", got \"{}\"", file, expect);
       out.push_back({sdk::json::stringify(doc["request"]), expect == "hold", file});
     }
   }

@@ -18,8 +18,8 @@ namespace dha::plugin_check {
 
 // Where the count of `kind` lives and who says so.
 struct CountPath {
-  std::string path;    // dotted, "spec.topology.nodes"
-  std::string origin;  // "the CRD's /scale", "the adapter's replicasPath", ...
+  std::string path;                     // dotted, "spec.topology.nodes"
+  std::string origin;                   // "the CRD's /scale", "the adapter's replicasPath", ...
   std::optional<std::string> crd_path;  // what the kind's CRD says, when one was given
 };
 CountPath count_path(const plugin_host::PluginInstance& p, const sdk::TargetKind& kind, const Options& options);

@@ -36,15 +36,16 @@ std::vector<SweepRequest> sweep() {
     for (const auto& [from, to] : proposals) {
       for (const auto& load : loads) {
         const int64_t now = kSweepDay + half_hour * 1800;
-        out.push_back({fmt::format(
-                           R"({{"now": {}, "dha": {{"namespace": "{}", "name": "db"}}, "spec": {{"minReplicas": 2, "maxReplicas": 6,
+        out.push_back(
+            {fmt::format(
+                 R"({{"now": {}, "dha": {{"namespace": "{}", "name": "db"}}, "spec": {{"minReplicas": 2, "maxReplicas": 6,
               "metrics": [{{"type": "ReadConnections", "target": {{"averageValue": "150"}}}}]}},
               "observation": {{"currentReplicas": {}, "primaryCount": 1, "quorumFloor": 1, "healthKnown": true, "operational": true,
                 "availableReplicas": {}, "metrics": [{{"type": "ReadConnections", "value": 200}}], "lagSeconds": {},
                 "writeRate": {}, "quotaMaxReplicas": null}},
               "state": {{}}, "proposal": {{"kind": "Scale", "currentReplicas": {}, "replicas": {}}}}})",
-                           now, kNamespace, from, from, load.lag_seconds, load.write_rate, from, to),
-                       fmt::format("{} -> {} at {:02}:{:02} UTC, {}", from, to, half_hour / 2, half_hour % 2 * 30, load.name)});
+                 now, kNamespace, from, from, load.lag_seconds, load.write_rate, from, to),
+             fmt::format("{} -> {} at {:02}:{:02} UTC, {}", from, to, half_hour / 2, half_hour % 2 * 30, load.name)});
       }
     }
   }
@@ -54,7 +55,9 @@ std::vector<SweepRequest> sweep() {
 // Whether `p` held `request`: a freeze, or a clamp to anything but the proposal.
 bool holds(const PluginInstance& p, const std::string& request, const std::string& what) {
   const CallResult r = checked(p, p.call(p.gate()->evaluate, request), "evaluate");
-  if (!r.ok()) fail("plugin \"{}\": evaluate of {} failed with {}: {}", p.info().id, what, plugin_host::status_text(r.status), r.error);
+  if (!r.ok())
+    fail("plugin \"{}\": evaluate of {} failed with {}: {}", p.info().id, what, plugin_host::status_text(r.status),
+         r.error);
   auto doc = parse_or_fail(p, r.output, "evaluate");
   sdk::Verdict verdict;
   try {
@@ -85,15 +88,18 @@ CheckOutcome check_gate_holds(const Options& options) {
     for (const auto& sample : author) (sample.expect_hold ? held : passed)++;
     const int total = held + passed;
     if (held == 0)
-      fail("plugin \"{}\": held none of {} requests ({} swept: every half hour of a day, up and down, quiet and busy; "
-           "{} from --samples): a gate that never holds guards nothing. If it holds only on inputs the sweep does not "
-           "make, give one with --samples DIR: {{\"expect\": \"hold\", \"request\": {{...}}}}",
-           p.info().id, total, requests.size(), author.size());
+      fail(
+          "plugin \"{}\": held none of {} requests ({} swept: every half hour of a day, up and down, quiet and busy; "
+          "{} from --samples): a gate that never holds guards nothing. If it holds only on inputs the sweep does not "
+          "make, give one with --samples DIR: {{\"expect\": \"hold\", \"request\": {{...}}}}",
+          p.info().id, total, requests.size(), author.size());
     if (passed == 0)
-      fail("plugin \"{}\": held every one of {} requests: a gate that never passes stops every DHA it guards. Give a "
-           "request it passes with --samples DIR: {{\"expect\": \"pass\", \"request\": {{...}}}}", p.info().id, total);
-    return fmt::format("{}: held {} and passed {} of {} requests ({} from --samples, each as expected)", p.info().id, held,
-                       passed, total, author.size());
+      fail(
+          "plugin \"{}\": held every one of {} requests: a gate that never passes stops every DHA it guards. Give a "
+          "request it passes with --samples DIR: {{\"expect\": \"pass\", \"request\": {{...}}}}",
+          p.info().id, total);
+    return fmt::format("{}: held {} and passed {} of {} requests ({} from --samples, each as expected)", p.info().id,
+                       held, passed, total, author.size());
   });
 }
 

@@ -4,20 +4,20 @@
 
 #include <algorithm>
 #include <ctime>
-#include <memory>
 #include <iostream>
+#include <memory>
 #include <set>
 
-#include <CLI/CLI.hpp>
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 #include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
 
 #include "checks.hpp"
+#include "host/logging.hpp"
 #include "metric_seed.hpp"
 #include "plugin_config.hpp"
 #include "print_samples.hpp"
-#include "host/logging.hpp"
 
 namespace {
 
@@ -75,17 +75,23 @@ int main(int argc, char** argv) {
   app.add_option("--config", config_args,
                  "NAME=FILE: plugin NAME's configuration (repeatable); or JSON text given to every plugin in the file. "
                  "${metricsUrl} in a configuration becomes the metrics store's URL");
-  app.add_option("--plugin-config", plugin_config_file, "JSON file {\"<plugin>\": {configuration}, ...}, as the operator reads it");
-  app.add_option("--crd", options.crd_files, "The CRD of a target kind (repeatable): its /scale path is where samples hold the count");
-  app.add_option("--samples", options.samples_dir,
-                 "Directory of your own samples (.json/.yaml): target objects, checked for the count at the count path, and "
-                 "gate requests {\"expect\": \"hold\"|\"pass\", \"request\": {...}}");
-  app.add_option("--metrics-url", options.metrics_url,
-                 "A Prometheus-API store for the metric checks, written through <url>/api/v1/import/prometheus (default: a "
-                 "VictoriaMetrics the checker starts)");
-  app.add_option("--metrics-import-url", metrics_import_url, "Where the metric checks write their samples, if not at --metrics-url");
+  app.add_option("--plugin-config", plugin_config_file,
+                 "JSON file {\"<plugin>\": {configuration}, ...}, as the operator reads it");
+  app.add_option("--crd", options.crd_files,
+                 "The CRD of a target kind (repeatable): its /scale path is where samples hold the count");
+  app.add_option(
+      "--samples", options.samples_dir,
+      "Directory of your own samples (.json/.yaml): target objects, checked for the count at the count path, and "
+      "gate requests {\"expect\": \"hold\"|\"pass\", \"request\": {...}}");
+  app.add_option(
+      "--metrics-url", options.metrics_url,
+      "A Prometheus-API store for the metric checks, written through <url>/api/v1/import/prometheus (default: a "
+      "VictoriaMetrics the checker starts)");
+  app.add_option("--metrics-import-url", metrics_import_url,
+                 "Where the metric checks write their samples, if not at --metrics-url");
   app.add_option("--vm-binary", vm_binary, "The victoria-metrics binary the metric checks start");
-  app.add_option("--iterations", options.iterations, "Rounds of sample calls in repeated-calls")->check(CLI::PositiveNumber);
+  app.add_option("--iterations", options.iterations, "Rounds of sample calls in repeated-calls")
+      ->check(CLI::PositiveNumber);
   app.add_option("--timeout", timeout_seconds, "Seconds one check may take")->check(CLI::PositiveNumber);
   CLI11_PARSE(app, argc, argv);
   try {
@@ -111,7 +117,9 @@ int main(int argc, char** argv) {
     // In a child, like the checks: a plugin that crashes while asked for its kinds or topology
     // fails this with a message instead of taking the runner down.
     const auto samples = dha::plugin_check::run_isolated(
-        [&] { return dha::plugin_check::CheckOutcome{true, dha::plugin_check::samples_json(options)}; },
+        [&] {
+          return dha::plugin_check::CheckOutcome{true, dha::plugin_check::samples_json(options)};
+        },
         std::chrono::seconds(timeout_seconds));
     if (!samples.passed) {
       std::cerr << "dha-plugin-check: cannot print the samples: " << samples.message << "\n";
@@ -130,7 +138,8 @@ int main(int argc, char** argv) {
   // The metric checks read from a store with known samples in it, started (or written) once here.
   std::unique_ptr<dha::plugin_check::MetricsBackend> backend;
   const bool metric_checks = std::any_of(checks.begin(), checks.end(), [&](const auto& c) {
-    return c.name.starts_with("metrics.") && (only.empty() || std::find(only.begin(), only.end(), c.name) != only.end());
+    return c.name.starts_with("metrics.") &&
+           (only.empty() || std::find(only.begin(), only.end(), c.name) != only.end());
   });
   if (metric_checks && dha::plugin_check::offers_metrics(options, std::chrono::seconds(timeout_seconds))) {
     options.metrics_run = std::to_string(::getpid()) + "-" + std::to_string(std::time(nullptr));
@@ -141,7 +150,8 @@ int main(int argc, char** argv) {
       options.metrics_seeded_until = backend->seeded_until();
     } catch (const std::exception& e) {
       options.metrics_url.clear();
-      options.metrics_problem = std::string(e.what()) + " (install the Debian package victoria-metrics, or give --metrics-url)";
+      options.metrics_problem =
+          std::string(e.what()) + " (install the Debian package victoria-metrics, or give --metrics-url)";
     }
   }
 
@@ -152,10 +162,11 @@ int main(int argc, char** argv) {
     // Every check creates the plugins again: what they log at info level (a "ready" line, say)
     // is shown once, from `create`, instead of once per check. Warnings and errors always show.
     spdlog::set_level(check.name == "create" || !only.empty() ? spdlog::level::info : spdlog::level::warn);
-    auto outcome = dha::plugin_check::run_isolated([&] { return check.run(options); },
-                                                   std::chrono::seconds(timeout_seconds));
+    auto outcome =
+        dha::plugin_check::run_isolated([&] { return check.run(options); }, std::chrono::seconds(timeout_seconds));
     if (!outcome.passed) ++failed;
-    if (!json) std::cout << (outcome.passed ? "PASS " : "FAIL ") << check.name << ": " << outcome.message << "\n" << std::flush;
+    if (!json)
+      std::cout << (outcome.passed ? "PASS " : "FAIL ") << check.name << ": " << outcome.message << "\n" << std::flush;
     results.push_back({check.name, std::move(outcome)});
   }
   if (json) {

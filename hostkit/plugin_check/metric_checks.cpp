@@ -2,8 +2,8 @@
 // queries are scoped by the host's own renderer, as the operator sends them, with the tenant's
 // namespace and monitoring namespace in the request: whatever the source makes of those (a URL,
 // a header, a label) is its own business, but the answer must be the tenant's samples.
-#include <sys/socket.h>
 #include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -90,7 +90,8 @@ std::string dead_url() {
 void expect_status(const PluginInstance& p, const CallResult& r, dha_status want, const std::string& what,
                    const std::string& meaning) {
   if (r.status == want && !r.error.empty()) return;
-  if (r.status == want) fail("plugin \"{}\": {}: {} without a message", p.info().id, what, plugin_host::status_text(want));
+  if (r.status == want)
+    fail("plugin \"{}\": {}: {} without a message", p.info().id, what, plugin_host::status_text(want));
   fail("plugin \"{}\": {}: expected {} ({}), got {}: {}", p.info().id, what, plugin_host::status_text(want), meaning,
        plugin_host::status_text(r.status), r.ok() ? r.output : r.error);
 }
@@ -103,23 +104,29 @@ CheckOutcome check_metrics_instant(const Options& options) {
     const auto total = samples_of(p, instant(scoped(options, "", kNamespace, true), kNamespace), "the tenant's sum");
     const double want = kTenantPods[0] + kTenantPods[1];
     if (total.samples.size() != 1 || !near(total.samples[0].value, want))
-      fail("plugin \"{}\": the tenant's sum should be one sample of {} (pods db-0 {} and db-1 {}), got: {}", p.info().id,
-           want, kTenantPods[0], kTenantPods[1], describe(total));
+      fail("plugin \"{}\": the tenant's sum should be one sample of {} (pods db-0 {} and db-1 {}), got: {}",
+           p.info().id, want, kTenantPods[0], kTenantPods[1], describe(total));
     const auto pods = samples_of(p, instant(scoped(options, "", kNamespace, false), kNamespace), "the tenant's series");
-    if (pods.samples.size() != 2) fail("plugin \"{}\": the tenant has 2 series (db-0, db-1), got: {}", p.info().id, describe(pods));
+    if (pods.samples.size() != 2)
+      fail("plugin \"{}\": the tenant has 2 series (db-0, db-1), got: {}", p.info().id, describe(pods));
     for (const auto& s : pods.samples) {
       const auto pod = s.labels.find("pod");
-      const double expected = pod == s.labels.end() ? -1 : pod->second == "db-0" ? kTenantPods[0] : pod->second == "db-1" ? kTenantPods[1] : -1;
+      const double expected = pod == s.labels.end()   ? -1
+                              : pod->second == "db-0" ? kTenantPods[0]
+                              : pod->second == "db-1" ? kTenantPods[1]
+                                                      : -1;
       if (!near(s.value, expected))
-        fail("plugin \"{}\": series labels must come back with their values (pod=db-0 {}, pod=db-1 {}), got: {}", p.info().id,
-             kTenantPods[0], kTenantPods[1], describe(pods));
+        fail("plugin \"{}\": series labels must come back with their values (pod=db-0 {}, pod=db-1 {}), got: {}",
+             p.info().id, kTenantPods[0], kTenantPods[1], describe(pods));
     }
     // The same store for another tenant: its own value, none of the first tenant's.
-    const auto other = samples_of(p, instant(scoped(options, "", kOtherNamespace, true), kOtherNamespace), "another tenant's sum");
+    const auto other =
+        samples_of(p, instant(scoped(options, "", kOtherNamespace, true), kOtherNamespace), "another tenant's sum");
     if (other.samples.size() != 1 || !near(other.samples[0].value, kOtherTenantValue))
-      fail("plugin \"{}\": namespace {} should read its own {}, got: {}", p.info().id, kOtherNamespace, kOtherTenantValue,
-           describe(other));
-    return fmt::format("{}: sums, series labels and a second tenant read back from {}", p.info().id, options.metrics_url);
+      fail("plugin \"{}\": namespace {} should read its own {}, got: {}", p.info().id, kOtherNamespace,
+           kOtherTenantValue, describe(other));
+    return fmt::format("{}: sums, series labels and a second tenant read back from {}", p.info().id,
+                       options.metrics_url);
   });
 }
 
@@ -129,17 +136,24 @@ CheckOutcome check_metrics_range(const Options& options) {
     // Whole steps: a store that aligns a range to its step answers the same range as asked.
     const int64_t end = options.metrics_seeded_until - options.metrics_seeded_until % kSeedStepSeconds;
     const int64_t start = end - kSeedSpanSeconds + kSeedStepSeconds;
-    sdk::RangeQuery q{scoped(options, "", kNamespace, true), kNamespace, std::string(kNamespace) + "-monitoring", start, end,
-                      kSeedStepSeconds, 30};
+    sdk::RangeQuery q{scoped(options, "", kNamespace, true),
+                      kNamespace,
+                      std::string(kNamespace) + "-monitoring",
+                      start,
+                      end,
+                      kSeedStepSeconds,
+                      30};
     const dha_metrics* table = p.metrics();
-    if (table->struct_size < offsetof(dha_metrics, range_query) + sizeof table->range_query || table->range_query == nullptr)
+    if (table->struct_size < offsetof(dha_metrics, range_query) + sizeof table->range_query ||
+        table->range_query == nullptr)
       return fmt::format("{}: a 1.0 metric source, without range_query (the host answers UNIMPLEMENTED)", p.info().id);
     const CallResult r = checked(p, p.call(table->range_query, q.to_json()), "range_query");
     if (r.status == DHA_UNIMPLEMENTED)
-      return fmt::format("{}: runs no range queries (UNIMPLEMENTED): predictive DHAs cannot read history through it", p.info().id);
+      return fmt::format("{}: runs no range queries (UNIMPLEMENTED): predictive DHAs cannot read history through it",
+                         p.info().id);
     if (!r.ok())
-      fail("plugin \"{}\": range_query from {} to {} step {} failed with {}: {}", p.info().id, start, end, kSeedStepSeconds,
-           plugin_host::status_text(r.status), r.error);
+      fail("plugin \"{}\": range_query from {} to {} step {} failed with {}: {}", p.info().id, start, end,
+           kSeedStepSeconds, plugin_host::status_text(r.status), r.error);
     auto doc = parse_or_fail(p, r.output, "range_query");
     sdk::RangeResult result;
     try {
@@ -148,12 +162,15 @@ CheckOutcome check_metrics_range(const Options& options) {
       fail("plugin \"{}\": range_query: {}", p.info().id, e.what());
     }
     const double want = kTenantPods[0] + kTenantPods[1];
-    if (result.series.size() != 1) fail("plugin \"{}\": range_query of the tenant's sum gave {} series, not 1", p.info().id, result.series.size());
+    if (result.series.size() != 1)
+      fail("plugin \"{}\": range_query of the tenant's sum gave {} series, not 1", p.info().id, result.series.size());
     const auto& points = result.series[0].points;
     if (points.size() < static_cast<size_t>(q.points() / 2))
-      fail("plugin \"{}\": range_query gave {} points of the {} steps the store has samples for", p.info().id, points.size(), q.points());
+      fail("plugin \"{}\": range_query gave {} points of the {} steps the store has samples for", p.info().id,
+           points.size(), q.points());
     for (const auto& [t, v] : points) {
-      if (t < start || t > end) fail("plugin \"{}\": a point at {} is outside the range {}..{}", p.info().id, t, start, end);
+      if (t < start || t > end)
+        fail("plugin \"{}\": a point at {} is outside the range {}..{}", p.info().id, t, start, end);
       if (!near(v, want)) fail("plugin \"{}\": the point at {} is {}, the tenant's sum is {}", p.info().id, t, v, want);
     }
     return fmt::format("{}: {} points of {} steps, each {}", p.info().id, points.size(), q.points(), want);
@@ -166,19 +183,25 @@ CheckOutcome check_metrics_errors(const Options& options) {
     require_backend(options);
     const std::string bad = fmt::format("sum({}{{namespace=\"{}\"}}", kSeedMetric, kNamespace);  // one ")" short
     expect_status(p, instant_call(p, instant(bad, kNamespace)), DHA_FAILED_PRECONDITION,
-                  "instant_query of a query the store refuses (a missing parenthesis)", "the API answered status \"error\"");
-    const std::string empty = fmt::format("sum(dha_check_absent{{namespace=\"{}\", run=\"{}\"}})", kNamespace, options.metrics_run);
-    expect_status(p, instant_call(p, instant(empty, kNamespace)), DHA_NOT_FOUND, "instant_query of a series nobody writes",
+                  "instant_query of a query the store refuses (a missing parenthesis)",
+                  "the API answered status \"error\"");
+    const std::string empty =
+        fmt::format("sum(dha_check_absent{{namespace=\"{}\", run=\"{}\"}})", kNamespace, options.metrics_run);
+    expect_status(p, instant_call(p, instant(empty, kNamespace)), DHA_NOT_FOUND,
+                  "instant_query of a series nobody writes",
                   "the result vector is empty, which is no reading, never 0");
     for (const auto& twin : unreachable->instances) {
       if (twin->info().id != p.info().id) continue;
       if (config_for(options, p.info(), "http://a") == config_for(options, p.info(), "http://b"))
-        return fmt::format("{}: a refused and an empty query named; an unreachable store not checked (its configuration "
-                           "does not use ${{metricsUrl}})", p.info().id);
-      expect_status(*twin, instant_call(*twin, instant(scoped(options, "", kNamespace, true), kNamespace)), DHA_UNAVAILABLE,
-                    "instant_query with the store's URL on a port nobody listens on", "no connection");
+        return fmt::format(
+            "{}: a refused and an empty query named; an unreachable store not checked (its configuration "
+            "does not use ${{metricsUrl}})",
+            p.info().id);
+      expect_status(*twin, instant_call(*twin, instant(scoped(options, "", kNamespace, true), kNamespace)),
+                    DHA_UNAVAILABLE, "instant_query with the store's URL on a port nobody listens on", "no connection");
     }
-    return fmt::format("{}: a refused query, an empty answer and an unreachable store each named by their status", p.info().id);
+    return fmt::format("{}: a refused query, an empty answer and an unreachable store each named by their status",
+                       p.info().id);
   });
 }
 

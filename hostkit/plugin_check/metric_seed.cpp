@@ -55,8 +55,9 @@ MetricsBackend::MetricsBackend(const std::string& url, const std::string& import
     const auto r = testing::http_request("GET", probe);
     if (r.status == 200 && r.body.find(kSeedMetric) != std::string::npos) return;
     if (std::chrono::steady_clock::now() > deadline)
-      throw std::runtime_error(fmt::format("the check's samples did not become readable at {} within 30 s (last answer: {} {})",
-                                           url_, r.status, r.body.substr(0, 200)));
+      throw std::runtime_error(
+          fmt::format("the check's samples did not become readable at {} within 30 s (last answer: {} {})", url_,
+                      r.status, r.body.substr(0, 200)));
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
 }

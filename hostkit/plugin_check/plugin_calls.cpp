@@ -28,13 +28,15 @@ CallResult checked(const PluginInstance& p, const CallResult& result, std::strin
 
 sdk::json::Document parse_or_fail(const PluginInstance& p, const std::string& text, std::string_view what) {
   sdk::json::Document d;
-  if (d.Parse(text.c_str()).HasParseError()) fail("plugin \"{}\": {} did not return valid JSON: {}", p.info().id, what, text);
+  if (d.Parse(text.c_str()).HasParseError())
+    fail("plugin \"{}\": {} did not return valid JSON: {}", p.info().id, what, text);
   return d;
 }
 
 std::vector<sdk::TargetKind> targets_of(const PluginInstance& p) {
   const CallResult r = checked(p, p.call(p.engine()->targets), "targets");
-  if (!r.ok()) fail("plugin \"{}\": targets failed with {}: {}", p.info().id, plugin_host::status_text(r.status), r.error);
+  if (!r.ok())
+    fail("plugin \"{}\": targets failed with {}: {}", p.info().id, plugin_host::status_text(r.status), r.error);
   auto doc = parse_or_fail(p, r.output, "targets");
   try {
     return sdk::targets_from_json(doc);
@@ -45,7 +47,8 @@ std::vector<sdk::TargetKind> targets_of(const PluginInstance& p) {
 
 sdk::Topology topology_of(const PluginInstance& p, const std::string& target) {
   const CallResult r = checked(p, p.call(p.engine()->topology, target), "topology");
-  if (!r.ok()) fail("plugin \"{}\": topology failed with {}: {}", p.info().id, plugin_host::status_text(r.status), r.error);
+  if (!r.ok())
+    fail("plugin \"{}\": topology failed with {}: {}", p.info().id, plugin_host::status_text(r.status), r.error);
   auto doc = parse_or_fail(p, r.output, "topology");
   try {
     return sdk::Topology::from_json(doc);

@@ -26,29 +26,36 @@ void require_object(const std::string& text, const std::string& what) {
 
 bool declares_key(const plugin_host::PluginInfo& info, const std::string& key) {
   sdk::json::Document schema;
-  if (info.config_schema.empty() || schema.Parse(info.config_schema.c_str()).HasParseError() || !schema.IsObject()) return false;
+  if (info.config_schema.empty() || schema.Parse(info.config_schema.c_str()).HasParseError() || !schema.IsObject())
+    return false;
   const auto* keys = sdk::json::find(schema, "keys");
   if (keys == nullptr || !keys->IsArray()) return false;
   for (const auto& k : keys->GetArray())
-    if (const auto* name = sdk::json::find(k, "name"); name != nullptr && name->IsString() && name->GetString() == key) return true;
+    if (const auto* name = sdk::json::find(k, "name"); name != nullptr && name->IsString() && name->GetString() == key)
+      return true;
   return false;
 }
 
 std::string replace_all(std::string text, const std::string& from, const std::string& to) {
-  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) text.replace(at, from.size(), to);
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
   return text;
 }
 
 }  // namespace
 
-void read_configs(const std::vector<std::string>& config_args, const std::string& plugin_config_file, Options& options) {
+void read_configs(const std::vector<std::string>& config_args, const std::string& plugin_config_file,
+                  Options& options) {
   if (!plugin_config_file.empty()) {
     const std::string what = "--plugin-config " + plugin_config_file;
     sdk::json::Document d;
     const std::string text = read_file(plugin_config_file, what);
-    if (d.Parse(text.c_str()).HasParseError() || !d.IsObject()) throw std::runtime_error(what + ": expected {\"<plugin>\": {...}}");
+    if (d.Parse(text.c_str()).HasParseError() || !d.IsObject())
+      throw std::runtime_error(what + ": expected {\"<plugin>\": {...}}");
     for (auto it = d.MemberBegin(); it != d.MemberEnd(); ++it) {
-      if (!it->value.IsObject()) throw std::runtime_error(what + ": the configuration of \"" + std::string(it->name.GetString()) + "\" must be an object");
+      if (!it->value.IsObject())
+        throw std::runtime_error(what + ": the configuration of \"" + std::string(it->name.GetString()) +
+                                 "\" must be an object");
       options.config_by_id[it->name.GetString()] = sdk::json::stringify(it->value);
     }
   }
@@ -60,7 +67,8 @@ void read_configs(const std::vector<std::string>& config_args, const std::string
     }
     const auto eq = arg.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == arg.size())
-      throw std::runtime_error("--config \"" + arg + "\": expected a JSON object (every plugin) or NAME=FILE (plugin NAME)");
+      throw std::runtime_error("--config \"" + arg +
+                               "\": expected a JSON object (every plugin) or NAME=FILE (plugin NAME)");
     const std::string name = arg.substr(0, eq);
     const std::string what = "--config " + arg;
     const std::string text = read_file(arg.substr(eq + 1), what);

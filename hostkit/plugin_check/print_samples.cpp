@@ -3,8 +3,8 @@
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 
-#include "plugin_calls.hpp"
 #include "declared_samples.hpp"
+#include "plugin_calls.hpp"
 #include "samples.hpp"
 
 namespace dha::plugin_check {

@@ -11,7 +11,8 @@ std::string sample_target(const sdk::TargetKind& kind, bool with_replicas) {
                      kind.api_group, kind.version, kind.kind, kNamespace, spec);
 }
 
-sdk::QueryRequest sample_query_request(const sdk::TargetKind& kind, const std::string& name, const std::string& release) {
+sdk::QueryRequest sample_query_request(const sdk::TargetKind& kind, const std::string& name,
+                                       const std::string& release) {
   return {kNamespace, name, release, kind.api_group, kind.kind, {"ReadConnections", "ReadCPUUtilization"}};
 }
 
@@ -20,8 +21,8 @@ std::string sample_health_request(const std::string& target, const sdk::Topology
       topology.health.source == sdk::HealthSource::Source::kTarget
           ? target
           : fmt::format(R"({{"apiVersion": "{}/{}", "kind": "{}", "metadata": {{"name": "{}", "namespace": "{}"}}}})",
-                        topology.health.api_group, topology.health.version, topology.health.kind,
-                        topology.health.name, kNamespace);
+                        topology.health.api_group, topology.health.version, topology.health.kind, topology.health.name,
+                        kNamespace);
   return fmt::format(R"({{"target": {}, "object": {}}})", target, object);
 }
 

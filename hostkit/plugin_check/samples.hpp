@@ -18,7 +18,8 @@ inline constexpr const char* kNamespace = "tenant-conformance";
 std::string sample_target(const sdk::TargetKind& kind, bool with_replicas);
 
 // The queries request for a target of `kind` named `name` whose release is `release`.
-sdk::QueryRequest sample_query_request(const sdk::TargetKind& kind, const std::string& name, const std::string& release);
+sdk::QueryRequest sample_query_request(const sdk::TargetKind& kind, const std::string& name,
+                                       const std::string& release);
 
 // {"target", "object"} for health: the health object the topology names, without a status (so it
 // does not tell health), or the target itself when the topology says the target tells health.

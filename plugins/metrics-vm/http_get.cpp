@@ -77,11 +77,12 @@ HttpResponse http_get(const std::string& url, const HttpGetOptions& options) {
                                                  std::to_string(options.max_response_bytes) + " bytes");
   }
   if (rc == CURLE_OPERATION_TIMEDOUT) {
-    throw sdk::Error(DHA_DEADLINE_EXCEEDED, "no complete answer from " + url + " within " +
-                                                std::to_string(timeout_ms) + " ms");
+    throw sdk::Error(DHA_DEADLINE_EXCEEDED,
+                     "no complete answer from " + url + " within " + std::to_string(timeout_ms) + " ms");
   }
   if (rc != CURLE_OK) {
-    throw sdk::Error(DHA_UNAVAILABLE, "cannot reach " + url + ": " + (error[0] != '\0' ? error : curl_easy_strerror(rc)));
+    throw sdk::Error(DHA_UNAVAILABLE,
+                     "cannot reach " + url + ": " + (error[0] != '\0' ? error : curl_easy_strerror(rc)));
   }
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response.status);
   return response;

@@ -43,7 +43,8 @@ std::string VmEndpoint::base_for(std::string_view namespace_name,
     }
     if (base.find("${namespace}") != std::string::npos) {
       if (!is_dns_label(namespace_name)) {
-        throw sdk::Error(DHA_INVALID_ARGUMENT, "namespace \"" + std::string(namespace_name) + "\" is not a valid namespace name");
+        throw sdk::Error(DHA_INVALID_ARGUMENT,
+                         "namespace \"" + std::string(namespace_name) + "\" is not a valid namespace name");
       }
       replace_all(base, "${namespace}", namespace_name);
     }

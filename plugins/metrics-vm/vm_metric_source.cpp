@@ -28,7 +28,8 @@ VmMetricSource::VmMetricSource(const sdk::Host& host, const json::Value& config)
   bearer_token_file_ = json::string_or(config, "bearerTokenFile", "", what);
   ca_file_ = json::string_or(config, "caFile", "", what);
 
-  if (!(timeout_seconds_ > 0) || !std::isfinite(timeout_seconds_)) bad_config("timeoutSeconds must be a positive number");
+  if (!(timeout_seconds_ > 0) || !std::isfinite(timeout_seconds_))
+    bad_config("timeoutSeconds must be a positive number");
   if (cap <= 0) bad_config("maxResponseBytes must be positive");
   max_response_bytes_ = static_cast<size_t>(cap);
   const std::string& base = endpoint_.url.empty() ? endpoint_.url_template : endpoint_.url;

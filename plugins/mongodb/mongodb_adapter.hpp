@@ -6,9 +6,9 @@
 namespace dha::plugins {
 
 // Engine adapter for cozystack MongoDB (Percona Server for MongoDB); its queries are in
-// plugins/README.md. Reported not scalable with the reference reasons: sharded clusters need rebalancing to grow, and the
-// exporter is disabled with queries not calibrated. `allowScaling` (off by default) lifts the
-// second reason only; a sharded cluster stays not scalable whatever the configuration.
+// plugins/README.md. Reported not scalable with the reference reasons: sharded clusters need rebalancing to grow, and
+// the exporter is disabled with queries not calibrated. `allowScaling` (off by default) lifts the second reason only; a
+// sharded cluster stays not scalable whatever the configuration.
 class MongodbAdapter final : public sdk::EngineAdapter {
  public:
   static constexpr sdk::PluginInfo info{

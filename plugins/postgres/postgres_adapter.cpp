@@ -43,8 +43,8 @@ std::string_view name_label(bool cnpg_cluster) {
 // aggregate by.
 std::string role_join(bool cnpg_cluster, std::string_view role, bool grouped) {
   const std::string label(name_label(cnpg_cluster));
-  std::string join = " * on(namespace,pod) group_left(" + (grouped ? label : "") +
-                     R"() kube_pod_labels{namespace="${namespace}", )";
+  std::string join =
+      " * on(namespace,pod) group_left(" + (grouped ? label : "") + R"() kube_pod_labels{namespace="${namespace}", )";
   if (!grouped) join += label + R"(="${name}", )";
   if (!cnpg_cluster) join += R"(label_apps_cozystack_io_application_kind="Postgres", )";
   join += R"(label_cnpg_io_instance_role=")" + std::string(role) + "\"}";
@@ -60,7 +60,8 @@ Shapes shapes(bool cnpg, bool grouped) {
   const std::string by = grouped ? " by (" + std::string(name_label(cnpg)) + ")" : "";
   const std::string replicas = role_join(cnpg, "replica", grouped);
   return {"sum" + by + R"(( cnpg_backends_total{namespace="${namespace}", state="active"})" + replicas + " )",
-          "sum" + by + R"(( rate(container_cpu_usage_seconds_total{namespace="${namespace}", container="postgres"}[5m]))" +
+          "sum" + by +
+              R"(( rate(container_cpu_usage_seconds_total{namespace="${namespace}", container="postgres"}[5m]))" +
               replicas + " ) * 1000",
           "max" + by + R"(( cnpg_pg_replication_lag{namespace="${namespace}"})" + replicas + " )",
           "sum" + by + R"(( rate(cnpg_pg_stat_replication_sent_diff_bytes{namespace="${namespace}"}[5m]))" +
@@ -84,8 +85,8 @@ sdk::Topology PostgresAdapter::topology(const sdk::ObjectView& target) const {
   if (name.empty()) throw sdk::Error(DHA_INVALID_ARGUMENT, "postgres: the target has no metadata.name");
   const bool cnpg = is_cnpg_cluster(group, kind);
   if (!cnpg && !(group == kAppsGroup && kind == "Postgres")) {
-    throw sdk::Error(DHA_INVALID_ARGUMENT, "postgres: cannot read a target of kind " + std::string(kind) + " in group \"" +
-                                               std::string(group) + "\"");
+    throw sdk::Error(DHA_INVALID_ARGUMENT, "postgres: cannot read a target of kind " + std::string(kind) +
+                                               " in group \"" + std::string(group) + "\"");
   }
   const json::Value& spec = target.spec();
   sdk::Topology t;

@@ -17,8 +17,9 @@ class PostgresAdapter final : public sdk::EngineAdapter {
       .name = "PostgreSQL (CloudNativePG) engine adapter",
       .version = "1.0.0",
       .vendor = "db-autoscaler",
-      .description = "Reads CloudNativePG topology and read load for cozystack Postgres Applications and "
-                     "postgresql.cnpg.io Clusters",
+      .description =
+          "Reads CloudNativePG topology and read load for cozystack Postgres Applications and "
+          "postgresql.cnpg.io Clusters",
       .config_schema = R"json({"keys": [
         {"name": "defaultResourcesPreset", "type": "string", "default": "t1.micro", "required": false,
          "description": "Preset assumed for quota checks when the Application sets neither resources nor resourcesPreset"}

@@ -14,9 +14,9 @@ constexpr std::string_view kInstanceLabel = "label_app_kubernetes_io_instance";
 // pods; grouped: of every Redis in the namespace, the instance label carried over to aggregate by.
 std::string role_join(std::string_view role, bool grouped) {
   const std::string label(kInstanceLabel);
-  return " * on(namespace,pod) group_left(" + (grouped ? label : "") + R"() kube_pod_labels{namespace="${namespace}", )" +
-         (grouped ? "" : label + R"(="redis-${name}", )") + R"(label_redisfailovers_role=")" + std::string(role) +
-         "\"}";
+  return " * on(namespace,pod) group_left(" + (grouped ? label : "") +
+         R"() kube_pod_labels{namespace="${namespace}", )" + (grouped ? "" : label + R"(="redis-${name}", )") +
+         R"(label_redisfailovers_role=")" + std::string(role) + "\"}";
 }
 
 std::string connections(bool grouped) {
@@ -62,7 +62,8 @@ sdk::Queries RedisAdapter::queries(const sdk::QueryRequest& request) const {
   q.lag_query = "";
   q.lag_unit = "seconds";
   // Never consulted while the lag query is empty; kept so the signal exists when a lag does.
-  q.write_activity = R"(sum( rate(redis_master_repl_offset{namespace="${namespace}"}[5m]))" + role_join("master", false) + " )";
+  q.write_activity =
+      R"(sum( rate(redis_master_repl_offset{namespace="${namespace}"}[5m]))" + role_join("master", false) + " )";
   return q;
 }
 

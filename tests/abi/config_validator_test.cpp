@@ -61,8 +61,9 @@ TEST_P(ConfigValidatorRefuses, WithAMessageNamingTheKey) {
 INSTANTIATE_TEST_SUITE_P(
     Cases, ConfigValidatorRefuses,
     ::testing::Values(
-        BadConfig{"unknown_key", R"({"token":"t","timeout":1})",
-                  R"(plugin "demo": configuration key "timeout" is unknown (known keys: retries, timeoutSeconds, token, url, verbose))"},
+        BadConfig{
+            "unknown_key", R"({"token":"t","timeout":1})",
+            R"(plugin "demo": configuration key "timeout" is unknown (known keys: retries, timeoutSeconds, token, url, verbose))"},
         BadConfig{"wrong_type", R"({"token":"t","timeoutSeconds":"10"})",
                   R"(plugin "demo": configuration key "timeoutSeconds" must be of type number, got string)"},
         BadConfig{"float_for_integer", R"({"token":"t","retries":1.5})",
@@ -74,8 +75,9 @@ INSTANTIATE_TEST_SUITE_P(
 
 // A key is its whole JSON string: "url\u0000x" is not "url" and must not pass as it.
 TEST(ConfigValidator, AKeyWithANulIsNotTheKeyBeforeIt) {
-  EXPECT_EQ(error_of(kSchema, R"({"token":"t","url\u0000x":"http://vm"})"),
-            R"(plugin "demo": configuration key "url\u0000x" is unknown (known keys: retries, timeoutSeconds, token, url, verbose))");
+  EXPECT_EQ(
+      error_of(kSchema, R"({"token":"t","url\u0000x":"http://vm"})"),
+      R"(plugin "demo": configuration key "url\u0000x" is unknown (known keys: retries, timeoutSeconds, token, url, verbose))");
 }
 
 TEST(ConfigValidator, APluginWithoutSchemaAcceptsOnlyAnEmptyConfiguration) {

@@ -45,7 +45,8 @@ TEST_P(FixtureRefusal, IsRefusedWithASpecificMessage) {
   const std::string message = refusal(file);
   ASSERT_FALSE(message.empty()) << c.fixture << " was accepted";
   EXPECT_NE(message.find(file), std::string::npos) << "message does not name the file: " << message;
-  EXPECT_NE(message.find("host ABI 1." + kMinor), std::string::npos) << "message does not name the host ABI: " << message;
+  EXPECT_NE(message.find("host ABI 1." + kMinor), std::string::npos)
+      << "message does not name the host ABI: " << message;
   for (const auto& fragment : c.expected_fragments) {
     EXPECT_NE(message.find(fragment), std::string::npos) << "missing \"" << fragment << "\" in: " << message;
   }
@@ -53,18 +54,21 @@ TEST_P(FixtureRefusal, IsRefusedWithASpecificMessage) {
 
 INSTANTIATE_TEST_SUITE_P(
     EachFailureMode, FixtureRefusal,
-    ::testing::Values(
-        RefusalCase{"no_entry", {"missing entry symbol dha_plugin_entry_v1", "plugin ABI unknown"}},
-        RefusalCase{"wrong_major_symbol", {"exports dha_plugin_entry_v2 instead of dha_plugin_entry_v1", "plugin ABI 2.x"}},
-        RefusalCase{"wrong_major_field", {"ABI major version differs", "plugin ABI 2." + kMinor}},
-        RefusalCase{"newer_minor", {"newer ABI minor", "plugin ABI 1.99"}},
-        RefusalCase{"null_entry", {"dha_plugin_entry_v1 returned NULL"}},
-        RefusalCase{"bad_struct_size", {"entry struct_size is 8 bytes, smaller than the 40 bytes"}},
-        RefusalCase{"duplicate_id", {"duplicate plugin id \"fixture-good\" within the library", "plugin ABI 1." + kMinor}},
-        RefusalCase{"invalid_id", {"invalid id \"Not A Valid Id\""}},
-        RefusalCase{"throws_in_entry", {"dha_plugin_entry_v1 threw an exception", "fixture exploded in its entry point"}},
-        RefusalCase{"not_a_library", {"cannot be loaded"}},
-        RefusalCase{"does_not_exist", {"no such file"}}),
+    ::testing::Values(RefusalCase{"no_entry", {"missing entry symbol dha_plugin_entry_v1", "plugin ABI unknown"}},
+                      RefusalCase{"wrong_major_symbol",
+                                  {"exports dha_plugin_entry_v2 instead of dha_plugin_entry_v1", "plugin ABI 2.x"}},
+                      RefusalCase{"wrong_major_field", {"ABI major version differs", "plugin ABI 2." + kMinor}},
+                      RefusalCase{"newer_minor", {"newer ABI minor", "plugin ABI 1.99"}},
+                      RefusalCase{"null_entry", {"dha_plugin_entry_v1 returned NULL"}},
+                      RefusalCase{"bad_struct_size", {"entry struct_size is 8 bytes, smaller than the 40 bytes"}},
+                      RefusalCase{
+                          "duplicate_id",
+                          {"duplicate plugin id \"fixture-good\" within the library", "plugin ABI 1." + kMinor}},
+                      RefusalCase{"invalid_id", {"invalid id \"Not A Valid Id\""}},
+                      RefusalCase{"throws_in_entry",
+                                  {"dha_plugin_entry_v1 threw an exception", "fixture exploded in its entry point"}},
+                      RefusalCase{"not_a_library", {"cannot be loaded"}},
+                      RefusalCase{"does_not_exist", {"no such file"}}),
     [](const auto& info) { return info.param.fixture; });
 
 TEST(PluginRegistry, LoadsAValidCPluginWithTwoPlugins) {
@@ -125,7 +129,8 @@ TEST(PluginRegistry, ReportsThePluginsOwnRejectionOfItsConfiguration) {
 TEST(StatusText, NamesEveryAbiStatusAndKeepsTheNumberOfAnyOther) {
   EXPECT_EQ(status_text(DHA_INVALID_ARGUMENT), "INVALID_ARGUMENT");
   EXPECT_EQ(status_text(DHA_UNAUTHENTICATED), "UNAUTHENTICATED");
-  for (dha_status s = DHA_OK; s <= DHA_UNAUTHENTICATED; ++s) EXPECT_EQ(status_text(s).find("status"), std::string::npos) << s;
+  for (dha_status s = DHA_OK; s <= DHA_UNAUTHENTICATED; ++s)
+    EXPECT_EQ(status_text(s).find("status"), std::string::npos) << s;
   EXPECT_EQ(status_text(99), "status 99 (not a dha_status this host knows)");
 }
 
@@ -150,9 +155,11 @@ TEST(PluginRegistry, NamesUnknownPluginsAndMissingFiles) {
     FAIL();
   } catch (const PluginError& e) {
     const std::string message = e.what();
-    EXPECT_NE(message.find("no file absent.so in the plugin directories searched: /nonexistent (does not exist), "
-                           DHA_ABI_FIXTURE_DIR " (holds bad_struct_size.so, duplicate_id.so, good.so, "),
-              std::string::npos)
+    EXPECT_NE(
+        message.find(
+            "no file absent.so in the plugin directories searched: /nonexistent (does not exist), " DHA_ABI_FIXTURE_DIR
+            " (holds bad_struct_size.so, duplicate_id.so, good.so, "),
+        std::string::npos)
         << message;
   }
   try {

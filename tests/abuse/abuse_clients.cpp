@@ -70,10 +70,12 @@ bool closed_by_peer(int fd) {
   return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
 }
 
-} // namespace
+}  // namespace
 
 IdleConnections::IdleConnections(std::uint16_t port, std::vector<std::string> sources, int per_source)
-    : port_(port), sources_(std::move(sources)), per_source_(per_source),
+    : port_(port),
+      sources_(std::move(sources)),
+      per_source_(per_source),
       fds_(sources_.size() * static_cast<std::size_t>(per_source), -1) {}
 
 IdleConnections::~IdleConnections() {
@@ -101,9 +103,13 @@ std::size_t IdleConnections::held() const {
 
 SlowTlsSenders::SlowTlsSenders(std::uint16_t port, std::vector<std::string> sources, std::string request,
                                std::size_t chunk)
-    : port_(port), sources_(std::move(sources)), request_(std::move(request)), chunk_(chunk),
-      ctx_(SSL_CTX_new(TLS_client_method())), senders_(sources_.size()) {
-  SSL_CTX_set_verify(ctx_, SSL_VERIFY_NONE, nullptr); // an attacker does not care who answers
+    : port_(port),
+      sources_(std::move(sources)),
+      request_(std::move(request)),
+      chunk_(chunk),
+      ctx_(SSL_CTX_new(TLS_client_method())),
+      senders_(sources_.size()) {
+  SSL_CTX_set_verify(ctx_, SSL_VERIFY_NONE, nullptr);  // an attacker does not care who answers
 }
 
 SlowTlsSenders::~SlowTlsSenders() {
@@ -135,7 +141,7 @@ void SlowTlsSenders::drop(Sender& s) {
 }
 
 void SlowTlsSenders::tick() {
-  int opens = 0; // a few per tick once the server is full: an open may wait in its backlog
+  int opens = 0;  // a few per tick once the server is full: an open may wait in its backlog
   for (std::size_t i = 0; i < senders_.size(); ++i) {
     Sender& s = senders_[i];
     if (s.ssl == nullptr && (opened_ < senders_.size() || opens++ < 5)) open(s, sources_[i]);
@@ -165,4 +171,4 @@ std::vector<std::string> loopback_sources(int b, int count) {
   return out;
 }
 
-} // namespace dha::abuse
+}  // namespace dha::abuse

@@ -26,7 +26,7 @@ int connect_from(const std::string& source, std::uint16_t port, int timeout_ms);
 // Holds `per_source` idle connections from each source (nothing is ever sent), re-opening
 // those the server closes. Counts the connections made.
 class IdleConnections {
-public:
+ public:
   IdleConnections(std::uint16_t port, std::vector<std::string> sources, int per_source);
   ~IdleConnections();
   // One pass: notices closed connections and re-opens them.
@@ -35,11 +35,11 @@ public:
   std::uint64_t opened() const { return opened_; }
   std::uint64_t closed_by_server() const { return closed_; }
 
-private:
+ private:
   std::uint16_t port_;
   std::vector<std::string> sources_;
   int per_source_;
-  std::vector<int> fds_; // sources_.size() * per_source_, -1 when not connected
+  std::vector<int> fds_;  // sources_.size() * per_source_, -1 when not connected
   std::uint64_t opened_ = 0;
   std::uint64_t closed_ = 0;
 };
@@ -47,14 +47,14 @@ private:
 // TLS connections that send `request` one chunk of `chunk` bytes per tick(): slow headers,
 // or a slow body when `request` ends in a large body. Re-opened when the server closes them.
 class SlowTlsSenders {
-public:
+ public:
   SlowTlsSenders(std::uint16_t port, std::vector<std::string> sources, std::string request, std::size_t chunk);
   ~SlowTlsSenders();
   void tick();
   std::uint64_t cut_by_server() const { return cut_; }
   std::uint64_t opened() const { return opened_; }
 
-private:
+ private:
   struct Sender {
     int fd = -1;
     SSL* ssl = nullptr;
@@ -76,4 +76,4 @@ private:
 // "127.<b>.<c>.<d>" for `count` consecutive addresses starting at 127.<b>.0.2.
 std::vector<std::string> loopback_sources(int b, int count);
 
-} // namespace dha::abuse
+}  // namespace dha::abuse

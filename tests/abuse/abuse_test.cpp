@@ -11,8 +11,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <csignal>
 #include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -42,7 +42,8 @@ std::string review(const std::string& uid, const std::string& username) {
   new_hr.replace(new_hr.find("\"replicas\":3"), 12, "\"replicas\":9");
   return R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":")" + uid +
          R"(","kind":{"group":"helm.toolkit.fluxcd.io","version":"v2","kind":"HelmRelease"},"operation":"UPDATE",)"
-         R"("userInfo":{"username":")" + username + R"("},"object":)" + new_hr + R"(,"oldObject":)" + old_hr + "}}";
+         R"("userInfo":{"username":")" +
+         username + R"("},"object":)" + new_hr + R"(,"oldObject":)" + old_hr + "}}";
 }
 
 size_t append(char* data, size_t size, size_t n, void* out) {
@@ -52,7 +53,7 @@ size_t append(char* data, size_t size, size_t n, void* out) {
 
 // One curl handle: keep-alive, like the API server's connection pool.
 class Client {
-public:
+ public:
   // `source`: the address to send from (another peer than the legitimate client's).
   explicit Client(std::string ca_file, const std::string& source = {})
       : curl_(curl_easy_init()), ca_file_(std::move(ca_file)) {
@@ -81,7 +82,7 @@ public:
     return status;
   }
 
-private:
+ private:
   CURL* curl_;
   std::string ca_file_;
 };
@@ -89,7 +90,7 @@ private:
 bool is_review(const testing::AuditEntry& e) { return e.path.find("reviews") != std::string::npos; }
 
 struct ApiRates {
-  double reconciler_per_second = 0; // everything the operator sent but token/access reviews
+  double reconciler_per_second = 0;  // everything the operator sent but token/access reviews
   double reviews_per_second = 0;
 };
 
@@ -113,8 +114,8 @@ double percentile(std::vector<double> v, double p) {
 class Abuse : public OperatorWorld {};
 
 TEST_F(Abuse, TheWebhookAndMetricsStayServedForTheLegitimateClient) {
-  std::signal(SIGPIPE, SIG_IGN); // writes to connections the server cut must fail, not end us
-  const long fd_limit = abuse::raise_open_file_limit(16384); // inherited by the operator
+  std::signal(SIGPIPE, SIG_IGN);  // writes to connections the server cut must fail, not end us
+  const long fd_limit = abuse::raise_open_file_limit(16384);  // inherited by the operator
   ASSERT_GE(fd_limit, 8192) << "the test needs thousands of sockets";
 
   const auto cert = testing::issue_test_certificate({"localhost"}, {"127.0.0.1"});
@@ -161,10 +162,9 @@ TEST_F(Abuse, TheWebhookAndMetricsStayServedForTheLegitimateClient) {
   std::atomic<std::uint64_t> flood_requests{0}, flood_admitted{0};
   abuse::IdleConnections idle_webhook(webhook_port, abuse::loopback_sources(1, 100), 15);
   abuse::IdleConnections idle_metrics(metrics_port(), abuse::loopback_sources(2, 40), 15);
-  abuse::SlowTlsSenders slow_headers(webhook_port, abuse::loopback_sources(3, 100),
-                                     "POST /validate-helmrelease-replicas HTTP/1.1\r\nHost: x\r\nX-Pad: " +
-                                         std::string(4000, 'a'),
-                                     1);
+  abuse::SlowTlsSenders slow_headers(
+      webhook_port, abuse::loopback_sources(3, 100),
+      "POST /validate-helmrelease-replicas HTTP/1.1\r\nHost: x\r\nX-Pad: " + std::string(4000, 'a'), 1);
   abuse::SlowTlsSenders slow_bodies(webhook_port, abuse::loopback_sources(4, 20),
                                     "POST /validate-helmrelease-replicas HTTP/1.1\r\nHost: x\r\nContent-Type: "
                                     "application/json\r\nContent-Length: 7000000\r\n\r\n" +
@@ -177,7 +177,7 @@ TEST_F(Abuse, TheWebhookAndMetricsStayServedForTheLegitimateClient) {
       std::this_thread::sleep_for(200ms);
     }
   });
-  std::this_thread::sleep_for(1500ms); // the slow senders get in before the idle ones fill up
+  std::this_thread::sleep_for(1500ms);  // the slow senders get in before the idle ones fill up
   std::thread holders([&] {
     while (!stop) {
       idle_webhook.maintain();
@@ -216,7 +216,7 @@ TEST_F(Abuse, TheWebhookAndMetricsStayServedForTheLegitimateClient) {
       std::this_thread::sleep_for(100ms);
     }
   });
-  std::this_thread::sleep_for(1s); // let the abuse build up
+  std::this_thread::sleep_for(1s);  // let the abuse build up
 
   // The legitimate client: reviews that must be denied (a GitOps writer changing replicas)
   // and ones that must be allowed (the apps API), on one keep-alive connection.
@@ -233,7 +233,7 @@ TEST_F(Abuse, TheWebhookAndMetricsStayServedForTheLegitimateClient) {
         api_server.post(webhook, review(fmt::format("u-{}", i), must_deny ? "mallory" : kAppsApi), body);
     latencies_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - started).count());
     if (status != 200) {
-      ++failed; // failurePolicy Ignore would admit it: counted against the test
+      ++failed;  // failurePolicy Ignore would admit it: counted against the test
     } else if ((body.find("\"allowed\":false") != std::string::npos) == must_deny) {
       ++(must_deny ? denied_ok : allowed_ok);
     } else {
@@ -265,11 +265,13 @@ TEST_F(Abuse, TheWebhookAndMetricsStayServedForTheLegitimateClient) {
       static_cast<unsigned long long>(idle_webhook.closed_by_server()),
       static_cast<unsigned long long>(idle_metrics.opened()),
       static_cast<unsigned long long>(idle_metrics.closed_by_server()),
-      static_cast<unsigned long long>(slow_headers.opened()), static_cast<unsigned long long>(slow_headers.cut_by_server()),
-      static_cast<unsigned long long>(slow_bodies.opened()), static_cast<unsigned long long>(slow_bodies.cut_by_server()),
+      static_cast<unsigned long long>(slow_headers.opened()),
+      static_cast<unsigned long long>(slow_headers.cut_by_server()),
+      static_cast<unsigned long long>(slow_bodies.opened()),
+      static_cast<unsigned long long>(slow_bodies.cut_by_server()),
       static_cast<unsigned long long>(flood_requests.load()), static_cast<unsigned long long>(flood_admitted.load()),
-      scrapes_ok.load(), scrapes.load(), rss_before / 1024, rss_max.load() / 1024, baseline.reconciler_per_second, during.reconciler_per_second,
-      during.reviews_per_second);
+      scrapes_ok.load(), scrapes.load(), rss_before / 1024, rss_max.load() / 1024, baseline.reconciler_per_second,
+      during.reconciler_per_second, during.reviews_per_second);
 
   EXPECT_EQ(wrong, 0);
   EXPECT_EQ(failed, 0) << "a review that failed would be admitted by failurePolicy Ignore";
@@ -285,7 +287,8 @@ TEST_F(Abuse, TheWebhookAndMetricsStayServedForTheLegitimateClient) {
   EXPECT_LE(during.reviews_per_second, 25.0) << "the flood reached the API server beyond the authorizer's budget";
   EXPECT_TRUE(op.running());
   if (testsupport::kSanitizedBuild) {
-    std::printf("sanitized build: the latency, RSS and request-rate floors above are the release build's; not checked\n");
+    std::printf(
+        "sanitized build: the latency, RSS and request-rate floors above are the release build's; not checked\n");
     return;
   }
   EXPECT_GE(latencies_ms.size(), 200u);
@@ -294,5 +297,5 @@ TEST_F(Abuse, TheWebhookAndMetricsStayServedForTheLegitimateClient) {
   EXPECT_GE(during.reconciler_per_second, 0.5 * baseline.reconciler_per_second);
 }
 
-} // namespace
-} // namespace dha::optest
+}  // namespace
+}  // namespace dha::optest

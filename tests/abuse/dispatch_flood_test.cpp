@@ -13,10 +13,10 @@
 #include <rapidjson/document.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -24,12 +24,12 @@
 #include <thread>
 
 #include "abuse_clients.hpp"
-#include "review_flood.hpp"
+#include "chart_rbac.hpp"
 #include "chart_webhooks.hpp"
 #include "dha/kube/json.hpp"
 #include "dha/testing/test_certificates.hpp"
-#include "chart_rbac.hpp"
 #include "operator_world.hpp"
+#include "review_flood.hpp"
 #include "sanitized_build.hpp"
 
 namespace dha::optest {
@@ -78,7 +78,7 @@ long fresh_request(const std::string& url, const std::string& body, const std::s
   long status = 0;
   if (curl_easy_perform(curl) == CURLE_OK) curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
   if (phases != nullptr) {
-    curl_off_t connected = 0, tls_done = 0, first_byte = 0; // microseconds
+    curl_off_t connected = 0, tls_done = 0, first_byte = 0;  // microseconds
     curl_easy_getinfo(curl, CURLINFO_CONNECT_TIME_T, &connected);
     curl_easy_getinfo(curl, CURLINFO_APPCONNECT_TIME_T, &tls_done);
     curl_easy_getinfo(curl, CURLINFO_STARTTRANSFER_TIME_T, &first_byte);
@@ -98,7 +98,8 @@ std::string review(const std::string& uid) {
   new_hr.replace(new_hr.find("\"replicas\":3"), 12, "\"replicas\":9");
   return R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":")" + uid +
          R"(","kind":{"group":"helm.toolkit.fluxcd.io","version":"v2","kind":"HelmRelease"},"operation":"UPDATE",)"
-         R"("userInfo":{"username":"tenant-user"},"object":)" + new_hr + R"(,"oldObject":)" + old_hr + "}}";
+         R"("userInfo":{"username":"tenant-user"},"object":)" +
+         new_hr + R"(,"oldObject":)" + old_hr + "}}";
 }
 
 // A forged CREATE of a DHA carrying a 200 KB annotation, as anyone who reaches the port can post.
@@ -106,8 +107,8 @@ std::string forged_target_review() {
   return R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"forged",)"
          R"("kind":{"group":"autoscaling.cozystack.io","version":"v1alpha1","kind":"DatabaseHorizontalAutoscaler"},)"
          R"("operation":"CREATE","userInfo":{"username":"mallory"},"object":{"metadata":{"name":"probe",)"
-         R"("namespace":"tenant-b","annotations":{"pad":")" + std::string(200000, 'x') +
-         R"("}},"spec":{"targetRef":{"kind":"Postgres","name":"billing-prod"}}}}})";
+         R"("namespace":"tenant-b","annotations":{"pad":")" +
+         std::string(200000, 'x') + R"("}},"spec":{"targetRef":{"kind":"Postgres","name":"billing-prod"}}}}})";
 }
 
 // One attack: started by `start`, kept up by `tick` every 50 ms on a thread of its own.
@@ -119,8 +120,8 @@ struct Attack {
 };
 
 struct Figures {
-  std::vector<double> review_ms; // direct reviews on new connections
-  std::vector<double> connect_ms, handshake_ms, answer_ms; // their phases: TCP, TLS, request to first byte
+  std::vector<double> review_ms;                            // direct reviews on new connections
+  std::vector<double> connect_ms, handshake_ms, answer_ms;  // their phases: TCP, TLS, request to first byte
   int review_failed = 0;
   std::vector<double> probe_ms;
   int probe_failed = 0;
@@ -133,7 +134,7 @@ TEST_F(DispatchFlood, EveryTenantPatchOfAManagedReleaseIsDeniedDuringEachFlood) 
   if (cluster_->backend() != testing::KubeBackend::embedded)
     GTEST_SKIP() << "the embedded API server opens a connection per review, as measured here";
   std::signal(SIGPIPE, SIG_IGN);
-  const long fd_limit = abuse::raise_open_file_limit(20000); // inherited by the operator
+  const long fd_limit = abuse::raise_open_file_limit(20000);  // inherited by the operator
   ASSERT_GE(fd_limit, 14000) << "the floods need 6000 sockets on each side";
 
   const auto cert = testing::issue_test_certificate({"localhost"}, {"127.0.0.1"});
@@ -189,33 +190,36 @@ TEST_F(DispatchFlood, EveryTenantPatchOfAManagedReleaseIsDeniedDuringEachFlood) 
   const std::string post_head =
       "POST /validate-helmrelease-replicas HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n";
   auto idle_attack = [&](std::string name, int b, int sources, int per_source) {
-    return Attack{std::move(name),
-                  [&, b, sources, per_source] {
-                    idle = std::make_unique<IdleConnections>(webhook_port, abuse::loopback_sources(b, sources), per_source);
-                    idle_probes = std::make_unique<IdleConnections>(probe_port, abuse::loopback_sources(b + 100, 200), 8);
-                  },
-                  [&] {
-                    idle->maintain();
-                    idle_probes->maintain();
-                  },
-                  [&] {
-                    return fmt::format("{} opened, {} closed by the server; probes: {} opened, {} closed", idle->opened(),
-                                       idle->closed_by_server(), idle_probes->opened(), idle_probes->closed_by_server());
-                  }};
+    return Attack{
+        std::move(name),
+        [&, b, sources, per_source] {
+          idle = std::make_unique<IdleConnections>(webhook_port, abuse::loopback_sources(b, sources), per_source);
+          idle_probes = std::make_unique<IdleConnections>(probe_port, abuse::loopback_sources(b + 100, 200), 8);
+        },
+        [&] {
+          idle->maintain();
+          idle_probes->maintain();
+        },
+        [&] {
+          return fmt::format("{} opened, {} closed by the server; probes: {} opened, {} closed", idle->opened(),
+                             idle->closed_by_server(), idle_probes->opened(), idle_probes->closed_by_server());
+        }};
   };
   auto slow_attack = [&](std::string name, int b, int senders, std::string request, std::size_t chunk) {
-    return Attack{std::move(name),
-                  [&, b, senders, request, chunk] {
-                    slow = std::make_unique<SlowTlsSenders>(webhook_port, abuse::loopback_sources(b, senders), request, chunk);
-                  },
-                  [&] { slow->tick(); },
-                  [&] { return fmt::format("{} opened, {} cut by the server", slow->opened(), slow->cut_by_server()); }};
+    return Attack{
+        std::move(name),
+        [&, b, senders, request, chunk] {
+          slow = std::make_unique<SlowTlsSenders>(webhook_port, abuse::loopback_sources(b, senders), request, chunk);
+        },
+        [&] { slow->tick(); },
+        [&] { return fmt::format("{} opened, {} cut by the server", slow->opened(), slow->cut_by_server()); }};
   };
   std::vector<Attack> attacks;
   attacks.push_back(idle_attack("6000 idle connections from 100 addresses", 10, 100, 60));
   attacks.push_back(idle_attack("3000 idle connections from 3000 addresses", 20, 3000, 1));
   attacks.push_back(idle_attack("4500 idle connections from 90 x 50", 30, 90, 50));
-  attacks.push_back(slow_attack("300 slow headers, 1 byte per tick", 40, 300, post_head + "X-Pad: " + std::string(4000, 'a'), 1));
+  attacks.push_back(
+      slow_attack("300 slow headers, 1 byte per tick", 40, 300, post_head + "X-Pad: " + std::string(4000, 'a'), 1));
   attacks.push_back(slow_attack("40 slow 7 MB bodies, 2 KB per tick", 50, 40,
                                 post_head + "Content-Length: 7000000\r\n\r\n" + std::string(7000000, ' '), 2048));
   attacks.push_back(slow_attack("20 parallel 7 MB uploads, 512 KB per tick", 60, 20,
@@ -223,8 +227,8 @@ TEST_F(DispatchFlood, EveryTenantPatchOfAManagedReleaseIsDeniedDuringEachFlood) 
   const std::string target_webhook = fmt::format("https://127.0.0.1:{}/validate-dha-target", webhook_port);
   attacks.push_back(Attack{"forged 200 KB target reviews from 8 addresses, keep-alive, as fast as they go",
                            [&] {
-                             forged = std::make_unique<abuse::ReviewFlood>(target_webhook, ca, abuse::loopback_sources(70, 8),
-                                                                           forged_target_review());
+                             forged = std::make_unique<abuse::ReviewFlood>(
+                                 target_webhook, ca, abuse::loopback_sources(70, 8), forged_target_review());
                            },
                            [] {},
                            [&] {
@@ -252,7 +256,7 @@ TEST_F(DispatchFlood, EveryTenantPatchOfAManagedReleaseIsDeniedDuringEachFlood) 
         std::this_thread::sleep_for(50ms);
       }
     });
-    std::this_thread::sleep_for(500ms); // let it build up
+    std::this_thread::sleep_for(500ms);  // let it build up
     Figures f;
     // The tenant's patches go through the API server; meanwhile direct reviews and probes,
     // each on a new connection.
@@ -300,16 +304,16 @@ TEST_F(DispatchFlood, EveryTenantPatchOfAManagedReleaseIsDeniedDuringEachFlood) 
     prober.join();
     stop = true;
     attacker.join();
-    report.push_back(fmt::format("  {}: {}\n    reviews on new connections: {} answered, p50 {:.1f} ms, p99 {:.1f} ms, "
-                                 "max {:.1f} ms, {} failed (p50 / p99 ms: TCP connect {:.1f} / {:.1f}, TLS handshake "
-                                 "{:.1f} / {:.1f}, request to answer {:.1f} / {:.1f}); tenant patches: {} of {} denied, "
-                                 "{} admitted; probes: {} answered, max {:.1f} ms, {} failed",
-                                 attack.name, attack.summary(), f.review_ms.size(), percentile(f.review_ms, 0.5),
-                                 percentile(f.review_ms, 0.99), percentile(f.review_ms, 1.0), f.review_failed,
-                                 percentile(f.connect_ms, 0.5), percentile(f.connect_ms, 0.99),
-                                 percentile(f.handshake_ms, 0.5), percentile(f.handshake_ms, 0.99),
-                                 percentile(f.answer_ms, 0.5), percentile(f.answer_ms, 0.99), f.denied, f.patches,
-                                 f.admitted, f.probe_ms.size(), percentile(f.probe_ms, 1.0), f.probe_failed));
+    report.push_back(
+        fmt::format("  {}: {}\n    reviews on new connections: {} answered, p50 {:.1f} ms, p99 {:.1f} ms, "
+                    "max {:.1f} ms, {} failed (p50 / p99 ms: TCP connect {:.1f} / {:.1f}, TLS handshake "
+                    "{:.1f} / {:.1f}, request to answer {:.1f} / {:.1f}); tenant patches: {} of {} denied, "
+                    "{} admitted; probes: {} answered, max {:.1f} ms, {} failed",
+                    attack.name, attack.summary(), f.review_ms.size(), percentile(f.review_ms, 0.5),
+                    percentile(f.review_ms, 0.99), percentile(f.review_ms, 1.0), f.review_failed,
+                    percentile(f.connect_ms, 0.5), percentile(f.connect_ms, 0.99), percentile(f.handshake_ms, 0.5),
+                    percentile(f.handshake_ms, 0.99), percentile(f.answer_ms, 0.5), percentile(f.answer_ms, 0.99),
+                    f.denied, f.patches, f.admitted, f.probe_ms.size(), percentile(f.probe_ms, 1.0), f.probe_failed));
     EXPECT_GT(f.patches, 0);
     EXPECT_EQ(f.denied, f.patches) << "tenant patches admitted (by timeout, failurePolicy Ignore) or failed";
     EXPECT_EQ(f.admitted, 0);
@@ -327,10 +331,11 @@ TEST_F(DispatchFlood, EveryTenantPatchOfAManagedReleaseIsDeniedDuringEachFlood) 
     forged.reset();
   }
   std::printf("dispatch flood figures (%lld s per attack, open-file limit %ld):\n",
-              static_cast<long long>(std::chrono::duration_cast<std::chrono::seconds>(attack_length).count()), fd_limit);
+              static_cast<long long>(std::chrono::duration_cast<std::chrono::seconds>(attack_length).count()),
+              fd_limit);
   for (const auto& line : report) std::printf("%s\n", line.c_str());
   std::fflush(stdout);
 }
 
-} // namespace
-} // namespace dha::optest
+}  // namespace
+}  // namespace dha::optest

@@ -8,7 +8,7 @@ namespace {
 
 size_t discard(char*, size_t size, size_t n, void*) { return size * n; }
 
-} // namespace
+}  // namespace
 
 ReviewFlood::ReviewFlood(std::string url, std::string ca_file, std::vector<std::string> sources, std::string review)
     : url_(std::move(url)), ca_file_(std::move(ca_file)), review_(std::move(review)) {
@@ -48,4 +48,4 @@ void ReviewFlood::run(const std::string& source) {
   curl_easy_cleanup(curl);
 }
 
-} // namespace dha::abuse
+}  // namespace dha::abuse

@@ -13,18 +13,18 @@
 namespace dha::abuse {
 
 class ReviewFlood {
-public:
+ public:
   ReviewFlood(std::string url, std::string ca_file, std::vector<std::string> sources, std::string review);
-  ~ReviewFlood(); // stops and joins the threads
+  ~ReviewFlood();  // stops and joins the threads
   ReviewFlood(const ReviewFlood&) = delete;
   ReviewFlood& operator=(const ReviewFlood&) = delete;
 
   std::uint64_t sent() const { return sent_; }
-  std::uint64_t answered() const { return answered_; }   // 200: decided
-  std::uint64_t throttled() const { return throttled_; } // 429
+  std::uint64_t answered() const { return answered_; }    // 200: decided
+  std::uint64_t throttled() const { return throttled_; }  // 429
   std::uint64_t connections() const { return connections_; }
 
-private:
+ private:
   void run(const std::string& source);
 
   std::string url_, ca_file_, review_;
@@ -33,4 +33,4 @@ private:
   std::vector<std::thread> threads_;
 };
 
-} // namespace dha::abuse
+}  // namespace dha::abuse

@@ -26,8 +26,12 @@ inline std::unique_ptr<dha::testing::PipelineWorld> postgres_pipeline_world(bool
 
 // Postgres db with `replicas`, healthy; `annotations_json` is its metadata.annotations.
 inline dha::testing::HealthyTarget healthy_postgres(std::int64_t replicas, std::string annotations_json = "{}") {
-  return {.object = kPostgresDb, .kind = "Postgres", .replicas = replicas, .monitor = "postgres-db",
-          .monitor_kind = "postgres", .annotations_json = std::move(annotations_json)};
+  return {.object = kPostgresDb,
+          .kind = "Postgres",
+          .replicas = replicas,
+          .monitor = "postgres-db",
+          .monitor_kind = "postgres",
+          .annotations_json = std::move(annotations_json)};
 }
 
 // `active` connections on read replica db-2 at `millis`, in exposition format: the backends
@@ -36,7 +40,8 @@ inline std::string replica_connections(const std::string& active, std::int64_t m
   const std::string t = std::to_string(millis);
   return R"(cnpg_backends_total{namespace="tenant-a",pod="db-2",state="active"} )" + active + " " + t + "\n" +
          R"(kube_pod_labels{namespace="tenant-a",pod="db-2",label_apps_cozystack_io_application_name="db",)"
-         R"(label_apps_cozystack_io_application_kind="Postgres",label_cnpg_io_instance_role="replica"} 1 )" + t + "\n";
+         R"(label_apps_cozystack_io_application_kind="Postgres",label_cnpg_io_instance_role="replica"} 1 )" +
+         t + "\n";
 }
 
 }  // namespace dha::integration

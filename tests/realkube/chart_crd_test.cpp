@@ -81,15 +81,17 @@ TEST_F(ChartCrdTest, TheCelRuleAndTheBoundsRefuseBadObjects) {
   const Case cases[] = {
       {"max below min", dha("inverted", 4, 3), "maxReplicas must be greater than or equal to minReplicas"},
       {"min below two", dha("one", 1, 3), "spec.minReplicas"},
-      {"unknown metric", R"({"apiVersion":"autoscaling.cozystack.io/v1alpha1","kind":"DatabaseHorizontalAutoscaler",)"
-                         R"("metadata":{"name":"m"},"spec":{"targetRef":{"kind":"Postgres","name":"db"},)"
-                         R"("minReplicas":2,)"
-                         R"("maxReplicas":3,"metrics":[{"type":"Writes","target":{"averageValue":"1"}}]}})",
+      {"unknown metric",
+       R"({"apiVersion":"autoscaling.cozystack.io/v1alpha1","kind":"DatabaseHorizontalAutoscaler",)"
+       R"("metadata":{"name":"m"},"spec":{"targetRef":{"kind":"Postgres","name":"db"},)"
+       R"("minReplicas":2,)"
+       R"("maxReplicas":3,"metrics":[{"type":"Writes","target":{"averageValue":"1"}}]}})",
        "spec.metrics[0].type"},
-      {"no metrics", R"({"apiVersion":"autoscaling.cozystack.io/v1alpha1","kind":"DatabaseHorizontalAutoscaler",)"
-                     R"("metadata":{"name":"none"},"spec":{"targetRef":{"kind":"Postgres","name":"db"},)"
-                     R"("minReplicas":2,)"
-                     R"("maxReplicas":3}})",
+      {"no metrics",
+       R"({"apiVersion":"autoscaling.cozystack.io/v1alpha1","kind":"DatabaseHorizontalAutoscaler",)"
+       R"("metadata":{"name":"none"},"spec":{"targetRef":{"kind":"Postgres","name":"db"},)"
+       R"("minReplicas":2,)"
+       R"("maxReplicas":3}})",
        "spec.metrics: Required value"},
   };
   for (const auto& c : cases) {

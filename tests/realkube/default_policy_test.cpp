@@ -24,8 +24,9 @@ constexpr const char* kDhas =
 std::string dha(const std::string& name, const std::string& behavior) {
   return R"({"apiVersion":"autoscaling.cozystack.io/v1alpha1","kind":"DatabaseHorizontalAutoscaler",)"
          R"("metadata":{"name":")" +
-         name + R"("},"spec":{"targetRef":{"kind":"Postgres","name":"db"},"minReplicas":2,"maxReplicas":8,)"
-                R"("metrics":[{"type":"ReadConnections","target":{"averageValue":"150"}}])" +
+         name +
+         R"("},"spec":{"targetRef":{"kind":"Postgres","name":"db"},"minReplicas":2,"maxReplicas":8,)"
+         R"("metrics":[{"type":"ReadConnections","target":{"averageValue":"150"}}])" +
          behavior + "}}";
 }
 
@@ -121,8 +122,8 @@ TEST_F(DefaultPolicyTest, ADhaStoredBeforeTheUpgradeKeepsDecidingAsBefore) {
   // The CRD as it was before Adaptive became the default: no default for behavior or its policy.
   rapidjson::Document before;
   before.CopyFrom(upgraded, before.GetAllocator());
-  auto& behavior = before["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
-                         ["behavior"];
+  auto& behavior =
+      before["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["behavior"];
   ASSERT_TRUE(behavior.RemoveMember("default"));
   ASSERT_TRUE(behavior["properties"]["policy"].RemoveMember("default"));
   serve(before, "");
@@ -133,9 +134,9 @@ TEST_F(DefaultPolicyTest, ADhaStoredBeforeTheUpgradeKeepsDecidingAsBefore) {
   const auto as_before = decide_for(stored);
   EXPECT_EQ(as_before.desired_replicas, 7);  // Windowed: one step down
   // The upgrade notes' step: write down the policy a DHA without one has been running.
-  const auto pinned = cluster_->request("admin", "PATCH", std::string(kDhas) + "/old",
-                                        R"({"spec":{"behavior":{"policy":"Windowed"}}})",
-                                        "application/merge-patch+json");
+  const auto pinned =
+      cluster_->request("admin", "PATCH", std::string(kDhas) + "/old", R"({"spec":{"behavior":{"policy":"Windowed"}}})",
+                        "application/merge-patch+json");
   ASSERT_EQ(pinned.status, 200) << pinned.body;
   // One left unpinned: the server applies a schema default when it reads a stored object, too.
   ASSERT_EQ(cluster_->request("admin", "POST", kDhas, dha("unpinned", "")).status, 201);

@@ -27,14 +27,15 @@ TEST_P(TestClusterTest, IdentitiesCrdsAndTheAuditView) {
   EXPECT_EQ(cluster_->url().rfind("https://127.0.0.1:", 0), 0u) << cluster_->url();
   EXPECT_NE(cluster_->ca_pem().find("BEGIN CERTIFICATE"), std::string::npos);
   cluster_->clear_audit();
-  const auto created = cluster_->request(
-      "operator", "POST", "/api/v1/namespaces", R"({"apiVersion":"v1","kind":"Namespace",)"
-                                                R"("metadata":{"name":"tenant-a"}})");
+  const auto created = cluster_->request("operator", "POST", "/api/v1/namespaces",
+                                         R"({"apiVersion":"v1","kind":"Namespace",)"
+                                         R"("metadata":{"name":"tenant-a"}})");
   if (GetParam() == KubeBackend::real) {
     // A ServiceAccount with no binding may do nothing; the admin may.
     EXPECT_EQ(created.status, 403) << created.body;
-    EXPECT_EQ(cluster_->request("admin", "POST", "/api/v1/namespaces",
-                                R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"tenant-a"}})")
+    EXPECT_EQ(cluster_
+                  ->request("admin", "POST", "/api/v1/namespaces",
+                            R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"tenant-a"}})")
                   .status,
               201);
   } else {

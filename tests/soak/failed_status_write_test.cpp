@@ -61,12 +61,12 @@ class FailedStatusWrite : public ::testing::Test {
     admin_ = client("admin");
     admin_->create(kube::resources::namespaces(),
                    kube::parse_json(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"tenant-a"}})"));
-    admin_->create(kPg.collection(),
-                   kube::parse_json(R"({"apiVersion":"apps.cozystack.io/v1alpha1","kind":"Postgres",)"
-                                    R"("metadata":{"name":"db"},"spec":{"replicas":2}})"));
-    admin_->create(kMonitor.collection(),
-                   kube::parse_json(R"({"apiVersion":"cozystack.io/v1alpha1","kind":"WorkloadMonitor",)"
-                                    R"("metadata":{"name":"postgres-db"},"spec":{"kind":"postgres","type":"postgres"}})"));
+    admin_->create(kPg.collection(), kube::parse_json(R"({"apiVersion":"apps.cozystack.io/v1alpha1","kind":"Postgres",)"
+                                                      R"("metadata":{"name":"db"},"spec":{"replicas":2}})"));
+    admin_->create(
+        kMonitor.collection(),
+        kube::parse_json(R"({"apiVersion":"cozystack.io/v1alpha1","kind":"WorkloadMonitor",)"
+                         R"("metadata":{"name":"postgres-db"},"spec":{"kind":"postgres","type":"postgres"}})"));
     set_available(2);
     set_load(100);  // ceil(100/100) read replicas + the primary = 2 = current: nothing to do yet
     pusher_ = std::thread([this] {
@@ -75,15 +75,16 @@ class FailedStatusWrite : public ::testing::Test {
         std::this_thread::sleep_for(500ms);
       }
     });
-    admin_->create(kDha.collection(),
-                   kube::parse_json(R"({"apiVersion":"autoscaling.cozystack.io/v1alpha1","kind":"DatabaseHorizontalAutoscaler",)"
-                                    R"("metadata":{"name":"db-dha"},"spec":{"targetRef":{"apiGroup":"apps.cozystack.io",)"
-                                    R"("kind":"Postgres","name":"db"},"minReplicas":2,"maxReplicas":5,)"
-                                    R"("metrics":[{"type":"ReadConnections","target":{"averageValue":"100"}}],)"
-                                    R"("behavior":{"policy":"Windowed","scaleUp":{"stabilizationWindowSeconds":0},)"
-                                    R"("scaleDown":{"stabilizationWindowSeconds":600}}}})"));
-    std::ofstream(dir_ + "/plugin-config.json") << R"({"metrics-vm": {"url": ")" << vm_->url()
-                                                 << R"(", "timeoutSeconds": 2}})";
+    admin_->create(
+        kDha.collection(),
+        kube::parse_json(R"({"apiVersion":"autoscaling.cozystack.io/v1alpha1","kind":"DatabaseHorizontalAutoscaler",)"
+                         R"("metadata":{"name":"db-dha"},"spec":{"targetRef":{"apiGroup":"apps.cozystack.io",)"
+                         R"("kind":"Postgres","name":"db"},"minReplicas":2,"maxReplicas":5,)"
+                         R"("metrics":[{"type":"ReadConnections","target":{"averageValue":"100"}}],)"
+                         R"("behavior":{"policy":"Windowed","scaleUp":{"stabilizationWindowSeconds":0},)"
+                         R"("scaleDown":{"stabilizationWindowSeconds":600}}}})"));
+    std::ofstream(dir_ + "/plugin-config.json")
+        << R"({"metrics-vm": {"url": ")" << vm_->url() << R"(", "timeoutSeconds": 2}})";
     const char* override_binary = std::getenv("DHA_OPERATOR_BINARY");
     std::vector<std::string> args{override_binary != nullptr ? override_binary : DHA_BINARY, "run"};
     std::stringstream dirs(DHA_PLUGIN_DIRS);
@@ -100,7 +101,8 @@ class FailedStatusWrite : public ::testing::Test {
   void TearDown() override {
     stop_ = true;
     if (pusher_.joinable()) pusher_.join();
-    if ((HasFailure() || std::getenv("DHA_SHOW_OPERATOR_LOG") != nullptr) && operator_) std::cerr << "---- operator log ----\n" << operator_->log_tail() << "\n";
+    if ((HasFailure() || std::getenv("DHA_SHOW_OPERATOR_LOG") != nullptr) && operator_)
+      std::cerr << "---- operator log ----\n" << operator_->log_tail() << "\n";
     operator_.reset();
     vm_.reset();
     api_.reset();
@@ -116,20 +118,24 @@ class FailedStatusWrite : public ::testing::Test {
   }
 
   void set_load(double connections) {
-    const auto ts = std::chrono::duration_cast<std::chrono::milliseconds>(
-                        std::chrono::system_clock::now().time_since_epoch()).count();
-    vm_->push(fmt::format("cnpg_backends_total{{namespace=\"tenant-a\",pod=\"db-2\",state=\"active\"}} {0} {1}\n"
-                          "kube_pod_labels{{namespace=\"tenant-a\",pod=\"db-2\",label_apps_cozystack_io_application_name=\"db\","
-                          "label_apps_cozystack_io_application_kind=\"Postgres\",label_cnpg_io_instance_role=\"replica\"}} 1 {1}\n",
-                          connections, ts),
-              2s);
+    const auto ts =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
+    vm_->push(
+        fmt::format(
+            "cnpg_backends_total{{namespace=\"tenant-a\",pod=\"db-2\",state=\"active\"}} {0} {1}\n"
+            "kube_pod_labels{{namespace=\"tenant-a\",pod=\"db-2\",label_apps_cozystack_io_application_name=\"db\","
+            "label_apps_cozystack_io_application_kind=\"Postgres\",label_cnpg_io_instance_role=\"replica\"}} 1 {1}\n",
+            connections, ts),
+        2s);
   }
 
   void set_available(int n) {
     auto wm = admin_->get(kMonitor);
     auto& a = wm.GetAllocator();
     wm.RemoveMember("status");
-    auto status = kube::parse_json(fmt::format(R"({{"operational":true,"availableReplicas":{0},"observedReplicas":{0}}})", n));
+    auto status =
+        kube::parse_json(fmt::format(R"({{"operational":true,"availableReplicas":{0},"observedReplicas":{0}}})", n));
     rapidjson::Value copy(status, a);
     wm.AddMember("status", copy, a);
     admin_->update_status(kMonitor, wm);
@@ -157,10 +163,12 @@ class FailedStatusWrite : public ::testing::Test {
 
 TEST_F(FailedStatusWrite, APatchWhoseStatusWriteFailedIsStillOursSoATenantChangeIsAConflict) {
   // Settled at 2: the DHA has a status and writes nothing more while nothing changes.
-  ASSERT_TRUE(eventually([&] {
-    auto d = admin_->get(kDha);
-    return kube::string_at(d, {"status", "lastDecision", "kind"}) == "NoChange";
-  }, 30s));
+  ASSERT_TRUE(eventually(
+      [&] {
+        auto d = admin_->get(kDha);
+        return kube::string_at(d, {"status", "lastDecision", "kind"}) == "NoChange";
+      },
+      30s));
   // Every status write fails from just before the scale until a while after it (a 500 storm).
   api_->inject_fault("PATCH", "/databasehorizontalautoscalers/db-dha/status$", 500, 100000);
   load_ = 200;  // raw 3: one step up
@@ -169,11 +177,14 @@ TEST_F(FailedStatusWrite, APatchWhoseStatusWriteFailedIsStillOursSoATenantChange
   api_->clear_faults();
   ASSERT_EQ(operator_patches().size(), 1u);
   set_available(3);  // the engine converges
-  EXPECT_TRUE(eventually([&] {
-    auto d = admin_->get(kDha);
-    const auto* applied = kube::find_path(d, {"status", "lastAppliedReplicas"});
-    return applied != nullptr && applied->IsInt() && applied->GetInt() == 3;
-  }, 15s)) << "the applied count never reached status";
+  EXPECT_TRUE(eventually(
+      [&] {
+        auto d = admin_->get(kDha);
+        const auto* applied = kube::find_path(d, {"status", "lastAppliedReplicas"});
+        return applied != nullptr && applied->IsInt() && applied->GetInt() == 3;
+      },
+      15s))
+      << "the applied count never reached status";
   load_ = 100;  // back to raw 2; the 600 s down window holds 3 anyway
 
   // A tenant sets the old count back. The operator must not scale over them.
@@ -195,10 +206,12 @@ TEST_F(FailedStatusWrite, APatchWhoseStatusWriteFailedIsStillOursSoATenantChange
 // The soak's second finding: recommendations made while status writes failed were lost with
 // them, so the down window no longer remembered what it had held and scaled down early.
 TEST_F(FailedStatusWrite, RecommendationsMadeWhileStatusWritesFailStillHoldTheDownWindow) {
-  ASSERT_TRUE(eventually([&] {
-    auto d = admin_->get(kDha);
-    return kube::string_at(d, {"status", "lastDecision", "kind"}) == "NoChange";
-  }, 30s));
+  ASSERT_TRUE(eventually(
+      [&] {
+        auto d = admin_->get(kDha);
+        return kube::string_at(d, {"status", "lastDecision", "kind"}) == "NoChange";
+      },
+      30s));
   api_->inject_fault("PATCH", "/databasehorizontalautoscalers/db-dha/status$", 500, 100000);
   load_ = 200;  // raw 3: one step up; every status write fails from here on
   ASSERT_TRUE(eventually([&] { return replicas() == 3; }, 20s));

@@ -8,18 +8,30 @@ namespace dha::soak {
 
 const char* name(FaultKind kind) {
   switch (kind) {
-    case FaultKind::kKillLeader: return "kill-leader";
-    case FaultKind::kRestartApiServer: return "restart-apiserver";
-    case FaultKind::kRestartVm: return "restart-vm";
-    case FaultKind::kSlowVm: return "slow-vm";
-    case FaultKind::kApiConflicts: return "api-409";
-    case FaultKind::kApiErrors: return "api-5xx";
-    case FaultKind::kSlowApi: return "slow-api";
-    case FaultKind::kHealthFlip: return "health-flip";
-    case FaultKind::kOwnershipConflict: return "ownership-conflict";
-    case FaultKind::kMetricGap: return "metric-gap";
-    case FaultKind::kLeaseLossInPatch: return "lease-loss-in-patch";
-    case FaultKind::kCount: break;
+    case FaultKind::kKillLeader:
+      return "kill-leader";
+    case FaultKind::kRestartApiServer:
+      return "restart-apiserver";
+    case FaultKind::kRestartVm:
+      return "restart-vm";
+    case FaultKind::kSlowVm:
+      return "slow-vm";
+    case FaultKind::kApiConflicts:
+      return "api-409";
+    case FaultKind::kApiErrors:
+      return "api-5xx";
+    case FaultKind::kSlowApi:
+      return "slow-api";
+    case FaultKind::kHealthFlip:
+      return "health-flip";
+    case FaultKind::kOwnershipConflict:
+      return "ownership-conflict";
+    case FaultKind::kMetricGap:
+      return "metric-gap";
+    case FaultKind::kLeaseLossInPatch:
+      return "lease-loss-in-patch";
+    case FaultKind::kCount:
+      break;
   }
   return "?";
 }
@@ -67,16 +79,36 @@ FaultPlan FaultSchedule::draw(FaultKind kind) {
   p.count = 1 + static_cast<int>(below(3));
   p.status = below(2) == 0 ? 500 : 503;
   switch (p.kind) {
-    case FaultKind::kKillLeader: p.length = between(500, 4000); break;
-    case FaultKind::kRestartApiServer: p.length = between(500, 3000); break;
-    case FaultKind::kRestartVm: p.length = between(500, 4000); break;
-    case FaultKind::kSlowVm: p.length = between(2500, 5000); break;
-    case FaultKind::kSlowApi: p.length = between(2500, 4000); break;
-    case FaultKind::kHealthFlip: p.length = between(2000, 6000); break;
-    case FaultKind::kOwnershipConflict: p.length = between(3000, 6000); break;
-    case FaultKind::kMetricGap: p.length = between(16000, 24000); break;
-    case FaultKind::kLeaseLossInPatch: p.length = std::chrono::milliseconds(40000); break;
-    default: p.length = std::chrono::milliseconds(0); break;
+    case FaultKind::kKillLeader:
+      p.length = between(500, 4000);
+      break;
+    case FaultKind::kRestartApiServer:
+      p.length = between(500, 3000);
+      break;
+    case FaultKind::kRestartVm:
+      p.length = between(500, 4000);
+      break;
+    case FaultKind::kSlowVm:
+      p.length = between(2500, 5000);
+      break;
+    case FaultKind::kSlowApi:
+      p.length = between(2500, 4000);
+      break;
+    case FaultKind::kHealthFlip:
+      p.length = between(2000, 6000);
+      break;
+    case FaultKind::kOwnershipConflict:
+      p.length = between(3000, 6000);
+      break;
+    case FaultKind::kMetricGap:
+      p.length = between(16000, 24000);
+      break;
+    case FaultKind::kLeaseLossInPatch:
+      p.length = std::chrono::milliseconds(40000);
+      break;
+    default:
+      p.length = std::chrono::milliseconds(0);
+      break;
   }
   p.pause_after = between(1000, 4000);
   return p;

@@ -17,18 +17,18 @@
 namespace dha::soak {
 
 enum class FaultKind {
-  kKillLeader,        // SIGKILL the Lease holder, restart it after `length`
-  kRestartApiServer,  // stop the API server for `length`, start it on the same store
-  kRestartVm,         // SIGKILL VictoriaMetrics, restart it on the same data dir after `length`
-  kSlowVm,            // SIGSTOP VictoriaMetrics for `length` (past the plugin's query timeout)
-  kApiConflicts,      // `count` 409s on one kind of operator request (`variant`)
-  kApiErrors,         // `count` 500/503s on one kind of operator request (`variant`)
-  kSlowApi,           // `count` requests of one kind held for `length` (past the Lease timeout)
-  kHealthFlip,        // target's health object: not operational, or one replica unavailable
-  kOwnershipConflict, // a tenant changes the target's replicas, restores them after `length`
-  kMetricGap,         // the target's series are not pushed for `length` (longer than staleness)
-  kLeaseLossInPatch,  // the leader's next target PATCH and all after it held on its way until
-                      // the other operator took the Lease over (at most `length`)
+  kKillLeader,         // SIGKILL the Lease holder, restart it after `length`
+  kRestartApiServer,   // stop the API server for `length`, start it on the same store
+  kRestartVm,          // SIGKILL VictoriaMetrics, restart it on the same data dir after `length`
+  kSlowVm,             // SIGSTOP VictoriaMetrics for `length` (past the plugin's query timeout)
+  kApiConflicts,       // `count` 409s on one kind of operator request (`variant`)
+  kApiErrors,          // `count` 500/503s on one kind of operator request (`variant`)
+  kSlowApi,            // `count` requests of one kind held for `length` (past the Lease timeout)
+  kHealthFlip,         // target's health object: not operational, or one replica unavailable
+  kOwnershipConflict,  // a tenant changes the target's replicas, restores them after `length`
+  kMetricGap,          // the target's series are not pushed for `length` (longer than staleness)
+  kLeaseLossInPatch,   // the leader's next target PATCH and all after it held on its way until
+                       // the other operator took the Lease over (at most `length`)
   kCount
 };
 
@@ -36,13 +36,13 @@ const char* name(FaultKind kind);
 
 struct FaultPlan {
   FaultKind kind = FaultKind::kKillLeader;
-  std::size_t target = 0;             // index into the soak's targets
-  int variant = 0;                    // which request kind / which health flip
+  std::size_t target = 0;  // index into the soak's targets
+  int variant = 0;         // which request kind / which health flip
   int count = 1;
-  int status = 500;                   // for kApiErrors
+  int status = 500;  // for kApiErrors
   std::chrono::milliseconds length{0};
   std::chrono::milliseconds pause_after{0};  // quiet time before the next fault
-  bool required = false;              // part of the run's one-of-every-kind coverage
+  bool required = false;                     // part of the run's one-of-every-kind coverage
 };
 
 // What the schedule needs to know of the soak's world.

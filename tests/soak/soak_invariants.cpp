@@ -148,8 +148,10 @@ class Checker {
 
   void check_leader(const TargetRules& t, const testing::AuditEntry& e) {
     const std::string holder = holder_at(lease_of(t), e.received);
-    if (holder == e.username) pass("leader");
-    else fail("leader", e, fmt::format("Lease holder when it arrived: \"{}\"", holder));
+    if (holder == e.username)
+      pass("leader");
+    else
+      fail("leader", e, fmt::format("Lease holder when it arrived: \"{}\"", holder));
   }
 
   void step(const testing::AuditEntry& e) {
@@ -210,22 +212,28 @@ class Checker {
   }
 
   void check_replicas_write(const TargetRules& t, TargetState& s, const testing::AuditEntry& e, int n) {
-    if (n >= t.quorum_floor) pass("quorum-floor");
-    else fail("quorum-floor", e, state_text(t, s));
+    if (n >= t.quorum_floor)
+      pass("quorum-floor");
+    else
+      fail("quorum-floor", e, state_text(t, s));
 
-    if (n <= std::max(t.max, t.quorum_floor)) pass("max");
-    else fail("max", e, state_text(t, s));
+    if (n <= std::max(t.max, t.quorum_floor))
+      pass("max");
+    else
+      fail("max", e, state_text(t, s));
 
     if (!t.quota_status_path.empty() && s.replicas) {
       auto q = quotas_.find(t.quota_status_path);
       if (q != quotas_.end() && q->second.hard >= 0 && t.per_pod_milli_cpu > 0) {
         const std::int64_t headroom = std::max<std::int64_t>(q->second.hard - q->second.used, 0);
         const std::int64_t ceiling = *s.replicas + headroom / t.per_pod_milli_cpu;
-        if (n <= ceiling) pass("quota");
+        if (n <= ceiling)
+          pass("quota");
         else
           fail("quota", e,
-               state_text(t, s, fmt::format("quota hard {}m used {}m, per pod {}m: ceiling {}", q->second.hard,
-                                            q->second.used, t.per_pod_milli_cpu, ceiling)));
+               state_text(t, s,
+                          fmt::format("quota hard {}m used {}m, per pod {}m: ceiling {}", q->second.hard,
+                                      q->second.used, t.per_pod_milli_cpu, ceiling)));
       }
     }
 
@@ -240,8 +248,9 @@ class Checker {
       pass("fresh-metric");
     } else {
       fail("fresh-metric", e,
-           state_text(t, s, it == times.begin() ? std::string("no sample pushed before it")
-                                                : "last sample pushed at " + when(*std::prev(it))));
+           state_text(t, s,
+                      it == times.begin() ? std::string("no sample pushed before it")
+                                          : "last sample pushed at " + when(*std::prev(it))));
     }
 
     if (s.replicas && n < *s.replicas) {
@@ -254,13 +263,16 @@ class Checker {
         for (const auto& [time, raw] : recommendations_[t.dha_path]) {
           if (time > e.received) break;
           // One second of slack: status times have whole seconds.
-          if (time > e.received - t.down_window + Seconds(1) && raw >= c) blocking = fmt::format("{} at {}", raw, when(time));
+          if (time > e.received - t.down_window + Seconds(1) && raw >= c)
+            blocking = fmt::format("{} at {}", raw, when(time));
         }
-        if (blocking.empty()) pass("down-window");
+        if (blocking.empty())
+          pass("down-window");
         else
           fail("down-window", e,
-               state_text(t, s, fmt::format("down window {}s, recommendation {} inside it is not below {}",
-                                            t.down_window.count(), blocking, c)));
+               state_text(t, s,
+                          fmt::format("down window {}s, recommendation {} inside it is not below {}",
+                                      t.down_window.count(), blocking, c)));
       }
     }
     s.last_operator_write = LastWrite{e.received, s.replicas.value_or(n), n};
@@ -340,8 +352,8 @@ std::vector<Violation> check_status_kept(const std::string& what, const rapidjso
               l["replicas"] == r["replicas"])
             found = true;
       if (!found && !superseded(r, time, later))
-        out.push_back({"status-kept", what,
-                       "recommendation at " + string_at(r, {"time"}) + " inside the window was forgotten"});
+        out.push_back(
+            {"status-kept", what, "recommendation at " + string_at(r, {"time"}) + " inside the window was forgotten"});
     }
   }
   return out;
@@ -367,8 +379,8 @@ bool parse_rfc3339(const std::string& text, Time& out) {
   tm.tm_hour = h;
   tm.tm_min = mi;
   tm.tm_sec = s;
-  out = Time(std::chrono::duration_cast<Time::duration>(std::chrono::seconds(timegm(&tm)) +
-                                                          std::chrono::nanoseconds(nanos)));
+  out = Time(
+      std::chrono::duration_cast<Time::duration>(std::chrono::seconds(timegm(&tm)) + std::chrono::nanoseconds(nanos)));
   return true;
 }
 

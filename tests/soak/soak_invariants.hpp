@@ -26,19 +26,19 @@ using Seconds = std::chrono::seconds;
 
 // One DHA and its target, as the soak created them.
 struct TargetRules {
-  std::string name;              // "<namespace>/<dha name>", for messages
-  std::string target_path;       // API path of the target object (its PATCHes carry replicas)
+  std::string name;                         // "<namespace>/<dha name>", for messages
+  std::string target_path;                  // API path of the target object (its PATCHes carry replicas)
   std::string replicas_field = "replicas";  // spec.<field> on the object; /scale writes use spec.replicas
-  std::string dha_path;          // API path of the DHA (writes to it and to /status count as leading)
-  std::string lease_path;        // the Lease its writer must hold (its shard's); "" = Rules::lease_path
-  std::string series;            // key of this target's metric pushes (MetricPush::series)
+  std::string dha_path;                     // API path of the DHA (writes to it and to /status count as leading)
+  std::string lease_path;                   // the Lease its writer must hold (its shard's); "" = Rules::lease_path
+  std::string series;                       // key of this target's metric pushes (MetricPush::series)
   int min = 1;
   int max = 1;
-  int quorum_floor = 1;          // the adapter's floor (respectQuorum is on in every soak DHA)
+  int quorum_floor = 1;  // the adapter's floor (respectQuorum is on in every soak DHA)
   bool dry_run = false;
   Seconds down_window{0};
-  Seconds deadline{0};           // convergence deadline: a rollback comes only after it
-  std::string quota_status_path; // ResourceQuota /status path in the DHA's namespace; "" = none
+  Seconds deadline{0};            // convergence deadline: a rollback comes only after it
+  std::string quota_status_path;  // ResourceQuota /status path in the DHA's namespace; "" = none
   std::int64_t per_pod_milli_cpu = 0;
 };
 
@@ -61,8 +61,8 @@ struct Violation {
 };
 
 struct Report {
-  std::size_t writes_checked = 0;                 // operator writes examined
-  std::map<std::string, std::size_t> passed;      // rule -> checks that held
+  std::size_t writes_checked = 0;             // operator writes examined
+  std::map<std::string, std::size_t> passed;  // rule -> checks that held
   std::vector<Violation> violations;
   std::size_t checks_passed() const;
 };
@@ -88,7 +88,8 @@ Report check(const Rules& rules, const std::vector<testing::AuditEntry>& audit, 
 
 // State survives a restart (docs/behaviour.md#diff-restart-safe-state): every status field the
 // DHA had before still exists after, and the recommendations recorded before that are still
-// inside the longest window at `after_time` are still there. `what` names the restart in messages. Returns the violations (empty = held).
+// inside the longest window at `after_time` are still there. `what` names the restart in messages. Returns the
+// violations (empty = held).
 std::vector<Violation> check_status_kept(const std::string& what, const rapidjson::Value& before,
                                          const rapidjson::Value& after, Time after_time, Seconds window);
 

@@ -136,9 +136,7 @@ std::vector<BadCase> bad_cases() {
   out.push_back({"WriteAfterTheMetricWentStale", "fresh-metric", Log::world().replicas(50s, kA, 4)});
   // A recommendation of 3 recorded 4 s ago (inside the 10 s window) forbids leaving 3.
   out.push_back({"ScaleDownInsideTheWindow", "down-window",
-                 Log::world()
-                     .recommendation(2s, kA, "2027-01-15T08:00:02Z", 3)
-                     .replicas(6s, kA, 2)});
+                 Log::world().recommendation(2s, kA, "2027-01-15T08:00:02Z", 3).replicas(6s, kA, 2)});
   out.push_back({"DryRunTargetWritten", "dry-run", Log::world().replicas(2s, kA, 4), true});
   // Even a rejected attempt is a write attempt on a dry-run target.
   out.push_back({"DryRunTargetAttempted", "dry-run", Log::world().replicas(2s, kA, 4, 503), true});
@@ -172,7 +170,8 @@ TEST(SoakInvariants, ADryRunScaleDecisionWithoutAWriteIsOnePassedCheck) {
   auto log = Log::world();
   const std::string decision = R"({"status":{"lastDecision":{"kind":"Scale","time":"2027-01-15T08:00:02Z"}}})";
   log.add(2s, "PUT", kDha + "/status", kA, decision).add(3s, "PUT", kDha + "/status", kA, decision);  // same decision
-  log.add(4s, "PUT", kDha + "/status", kA, R"({"status":{"lastDecision":{"kind":"NoChange","time":"2027-01-15T08:00:04Z"}}})");
+  log.add(4s, "PUT", kDha + "/status", kA,
+          R"({"status":{"lastDecision":{"kind":"NoChange","time":"2027-01-15T08:00:04Z"}}})");
   const auto report = check(rules(/*dry_run=*/true), log.entries, pushes_every_second(30s));
   EXPECT_TRUE(report.violations.empty());
   EXPECT_EQ(report.passed.at("dry-run"), 1u);

@@ -102,7 +102,7 @@ std::vector<Target> soak_targets() {
   t[3] = {"tenant-a", "cl-main", "Cluster", 3, 1, 2, 5, 10, 15, false, false, 1.2, 50};
   return t;
 }
-constexpr std::int64_t kPerPodMilli = 500;   // t1.micro
+constexpr std::int64_t kPerPodMilli = 500;      // t1.micro
 constexpr std::int64_t kQuotaHardMilli = 2500;  // so pg-quota tops out at 5 replicas
 
 kube::Config config_for(const testing::ApiServer& api, const std::string& dir, const std::string& token) {
@@ -126,7 +126,7 @@ long long now_ms() {
 struct Shared {
   std::mutex mu;
   std::vector<MetricPush> pushes;
-  std::map<std::size_t, Clock::time_point> gap_until;     // metric-gap faults
+  std::map<std::size_t, Clock::time_point> gap_until;        // metric-gap faults
   std::map<std::size_t, Clock::time_point> unhealthy_until;  // health-flip: not operational
   std::map<std::size_t, Clock::time_point> degraded_until;   // health-flip: one replica unavailable
   bool vm_paused = false;
@@ -154,8 +154,8 @@ class Soak : public ::testing::Test {
     vm_->start();
     admin_ = std::make_unique<kube::Client>(config_for(*api_, dir_, kAdminToken));
     engine_client_ = std::make_unique<kube::Client>(config_for(*api_, dir_, kAdminToken));
-    std::ofstream(dir_ + "/plugin-config.json") << R"({"metrics-vm": {"url": ")" << vm_->url()
-                                                 << R"(", "timeoutSeconds": 2}})";
+    std::ofstream(dir_ + "/plugin-config.json")
+        << R"({"metrics-vm": {"url": ")" << vm_->url() << R"(", "timeoutSeconds": 2}})";
     curve_ = std::make_unique<testing::world::LoadCurve>(testing::world::LoadCurve::parse_csv(kLoadCsv, "soak"));
     targets_ = soak_targets();
     create_world();
@@ -189,37 +189,49 @@ class Soak : public ::testing::Test {
     for (auto& hop : hops_) hop.reset();
     vm_.reset();
     api_.reset();
-    if (!HasFailure()) std::filesystem::remove_all(dir_);
-    else std::cerr << "soak files kept in " << dir_ << "\n";
+    if (!HasFailure())
+      std::filesystem::remove_all(dir_);
+    else
+      std::cerr << "soak files kept in " << dir_ << "\n";
   }
 
   // --- the world ---
   void create_world() {
     for (const char* ns : {"tenant-a", "tenant-b"})
-      admin_->create(kube::resources::namespaces(),
-                     kube::parse_json(fmt::format(R"({{"apiVersion":"v1","kind":"Namespace","metadata":{{"name":"{}",)"
-                                                  R"("labels":{{"namespace.cozystack.io/monitoring":"tenant-root"}}}}}})",
-                                                  ns)));
+      admin_->create(
+          kube::resources::namespaces(),
+          kube::parse_json(fmt::format(R"({{"apiVersion":"v1","kind":"Namespace","metadata":{{"name":"{}",)"
+                                       R"("labels":{{"namespace.cozystack.io/monitoring":"tenant-root"}}}}}})",
+                                       ns)));
     for (std::size_t i = 0; i < targets_.size(); ++i) {
       const auto& t = targets_[i];
       if (t.cnpg()) {
-        admin_->create(t.ref().collection(), kube::parse_json(fmt::format(R"({{"apiVersion":"postgresql.cnpg.io/v1","kind":"Cluster","metadata":{{"name":"{}"}},)"
-                                 R"("spec":{{"instances":{},"maxSyncReplicas":{}}}}})",
-                                 t.app, t.replicas, t.max_sync)));
+        admin_->create(t.ref().collection(),
+                       kube::parse_json(fmt::format(
+                           R"({{"apiVersion":"postgresql.cnpg.io/v1","kind":"Cluster","metadata":{{"name":"{}"}},)"
+                           R"("spec":{{"instances":{},"maxSyncReplicas":{}}}}})",
+                           t.app, t.replicas, t.max_sync)));
       } else {
-        admin_->create(t.ref().collection(), kube::parse_json(fmt::format(R"({{"apiVersion":"apps.cozystack.io/v1alpha1","kind":"Postgres","metadata":{{"name":"{}"}},)"
-                                 R"("spec":{{"replicas":{},"resourcesPreset":"t1.micro","size":"10Gi",)"
-                                 R"("quorum":{{"minSyncReplicas":0,"maxSyncReplicas":{}}}}}}})",
-                                 t.app, t.replicas, t.max_sync)));
-        admin_->create(t.health_ref().collection(), kube::parse_json(fmt::format(R"({{"apiVersion":"cozystack.io/v1alpha1","kind":"WorkloadMonitor",)"
-                                 R"("metadata":{{"name":"postgres-{}"}},)"
-                                 R"("spec":{{"kind":"postgres","type":"postgres","minReplicas":1}}}})",
-                                 t.app)));
+        admin_->create(
+            t.ref().collection(),
+            kube::parse_json(fmt::format(
+                R"({{"apiVersion":"apps.cozystack.io/v1alpha1","kind":"Postgres","metadata":{{"name":"{}"}},)"
+                R"("spec":{{"replicas":{},"resourcesPreset":"t1.micro","size":"10Gi",)"
+                R"("quorum":{{"minSyncReplicas":0,"maxSyncReplicas":{}}}}}}})",
+                t.app, t.replicas, t.max_sync)));
+        admin_->create(
+            t.health_ref().collection(),
+            kube::parse_json(fmt::format(R"({{"apiVersion":"cozystack.io/v1alpha1","kind":"WorkloadMonitor",)"
+                                         R"("metadata":{{"name":"postgres-{}"}},)"
+                                         R"("spec":{{"kind":"postgres","type":"postgres","minReplicas":1}}}})",
+                                         t.app)));
       }
       if (t.quota) {
-        admin_->create(t.quota_ref().collection(), kube::parse_json(fmt::format(R"({{"apiVersion":"v1","kind":"ResourceQuota","metadata":{{"name":"quota"}},)"
-                                 R"("spec":{{"hard":{{"requests.cpu":"{}m"}}}}}})",
-                                 kQuotaHardMilli)));
+        admin_->create(
+            t.quota_ref().collection(),
+            kube::parse_json(fmt::format(R"({{"apiVersion":"v1","kind":"ResourceQuota","metadata":{{"name":"quota"}},)"
+                                         R"("spec":{{"hard":{{"requests.cpu":"{}m"}}}}}})",
+                                         kQuotaHardMilli)));
       }
       engine_sync(i, *admin_);
       admin_->create(
@@ -259,8 +271,9 @@ class Soak : public ::testing::Test {
     if (t.quota && seen.quota_used != want) {
       auto q = client.get(t.quota_ref());
       q.RemoveMember("status");
-      auto status = kube::parse_json(fmt::format(R"({{"hard":{{"requests.cpu":"{}m"}},"used":{{"requests.cpu":"{}m"}}}})",
-                                                 kQuotaHardMilli, want * kPerPodMilli));
+      auto status =
+          kube::parse_json(fmt::format(R"({{"hard":{{"requests.cpu":"{}m"}},"used":{{"requests.cpu":"{}m"}}}})",
+                                       kQuotaHardMilli, want * kPerPodMilli));
       rapidjson::Value copy(status, q.GetAllocator());
       q.AddMember("status", copy, q.GetAllocator());
       client.update_status(t.quota_ref(), q);
@@ -310,14 +323,16 @@ class Soak : public ::testing::Test {
         body += fmt::format("cnpg_backends_total{{namespace=\"{}\",pod=\"{}-2\",state=\"active\"}} {} {}\n", tg.ns,
                             tg.app, load, ts);
         if (tg.cnpg()) {
-          body += fmt::format("kube_pod_labels{{namespace=\"{0}\",pod=\"{1}-2\",label_cnpg_io_cluster=\"{1}\","
-                              "label_cnpg_io_instance_role=\"replica\"}} 1 {2}\n",
-                              tg.ns, tg.app, ts);
+          body += fmt::format(
+              "kube_pod_labels{{namespace=\"{0}\",pod=\"{1}-2\",label_cnpg_io_cluster=\"{1}\","
+              "label_cnpg_io_instance_role=\"replica\"}} 1 {2}\n",
+              tg.ns, tg.app, ts);
         } else {
           for (const char* role : {"replica", "primary"})
-            body += fmt::format("kube_pod_labels{{namespace=\"{0}\",pod=\"{1}-{3}\",label_apps_cozystack_io_application_name=\"{1}\","
-                                "label_apps_cozystack_io_application_kind=\"Postgres\",label_cnpg_io_instance_role=\"{4}\"}} 1 {2}\n",
-                                tg.ns, tg.app, ts, role[0] == 'r' ? 2 : 1, role);
+            body += fmt::format(
+                "kube_pod_labels{{namespace=\"{0}\",pod=\"{1}-{3}\",label_apps_cozystack_io_application_name=\"{1}\","
+                "label_apps_cozystack_io_application_kind=\"Postgres\",label_cnpg_io_instance_role=\"{4}\"}} 1 {2}\n",
+                tg.ns, tg.app, ts, role[0] == 'r' ? 2 : 1, role);
         }
         series.push_back(tg.ns + "/" + tg.app);
       }
@@ -382,16 +397,16 @@ class Soak : public ::testing::Test {
     std::vector<std::string> args{DHA_BINARY, "run"};
     std::stringstream dirs(DHA_PLUGIN_DIRS);
     for (std::string d; std::getline(dirs, d, ':');) args.push_back("--plugin-dir=" + d);
-    for (std::string flag :
-         {"--kubeconfig=" + kubeconfig, std::string("--plugins=postgres,metrics-vm"),
-          "--plugin-config=" + dir_ + "/plugin-config.json", std::string("--sync-period=1s"),
-          std::string("--enable-webhook=false"), std::string("--health-probe-bind-address=0"),
-          std::string("--metrics-bind-address=0"), std::string("--leader-elect"),
-          std::string("--leader-election-namespace=default"), std::string("--log-format=text"),
-          std::string("--log-level=info")})
+    for (std::string flag : {"--kubeconfig=" + kubeconfig, std::string("--plugins=postgres,metrics-vm"),
+                             "--plugin-config=" + dir_ + "/plugin-config.json", std::string("--sync-period=1s"),
+                             std::string("--enable-webhook=false"), std::string("--health-probe-bind-address=0"),
+                             std::string("--metrics-bind-address=0"), std::string("--leader-elect"),
+                             std::string("--leader-election-namespace=default"), std::string("--log-format=text"),
+                             std::string("--log-level=info")})
       args.push_back(flag);
     if (g_shards > 1) args.push_back(fmt::format("--shards={}", g_shards));
-    operators_[slot] = std::make_unique<OperatorRun>(args, fmt::format("{}/operator-{}-{}.log", dir_, name, incarnation));
+    operators_[slot] =
+        std::make_unique<OperatorRun>(args, fmt::format("{}/operator-{}-{}.log", dir_, name, incarnation));
   }
 
   // The slot whose current process holds `lease` (the leader Lease, or a shard's), from the
@@ -522,11 +537,21 @@ class Soak : public ::testing::Test {
   std::string request_regex(int variant, std::size_t target, std::string& method) {
     const auto& t = targets_[target];
     switch (variant) {
-      case 0: method = "PATCH"; return t.path();             // the replicas write (or marker)
-      case 1: method = "PATCH"; return t.dha_path() + "/status";  // the status write
-      case 2: method = "PUT"; return "/leases/";              // Lease renewals
-      case 3: method = "GET"; return t.path() + "$";          // reading the target
-      default: method = "*"; return "/resourcequotas|/workloadmonitors|/clusters";  // health and quota reads
+      case 0:
+        method = "PATCH";
+        return t.path();  // the replicas write (or marker)
+      case 1:
+        method = "PATCH";
+        return t.dha_path() + "/status";  // the status write
+      case 2:
+        method = "PUT";
+        return "/leases/";  // Lease renewals
+      case 3:
+        method = "GET";
+        return t.path() + "$";  // reading the target
+      default:
+        method = "*";
+        return "/resourcequotas|/workloadmonitors|/clusters";  // health and quota reads
     }
   }
 
@@ -554,7 +579,8 @@ class Soak : public ::testing::Test {
     switch (p.kind) {
       case FaultKind::kKillLeader: {
         const auto slot = leader_slot(t.lease_path()).value_or(p.target % 2);
-        PendingStatusCheck check{p.kind, fmt::format("kill -9 of operator {}", slot == 0 ? 'a' : 'b'), {}, snapshot_statuses()};
+        PendingStatusCheck check{
+            p.kind, fmt::format("kill -9 of operator {}", slot == 0 ? 'a' : 'b'), {}, snapshot_statuses()};
         operators_[slot]->kill();
         sleep_while_resolving(p.length);
         start_operator(slot);
@@ -599,12 +625,11 @@ class Soak : public ::testing::Test {
         sleep_while_resolving(p.length);
         vm_->start();
         break;
-      case FaultKind::kSlowVm:
-        {
-          std::lock_guard lock(shared_.mu);
-          shared_.vm_paused = true;
-          vm_->pause();
-        }
+      case FaultKind::kSlowVm: {
+        std::lock_guard lock(shared_.mu);
+        shared_.vm_paused = true;
+        vm_->pause();
+      }
         sleep_while_resolving(p.length);
         {
           std::lock_guard lock(shared_.mu);
@@ -665,8 +690,10 @@ class Soak : public ::testing::Test {
         gap_ends_.push_back(shared_.gap_until[p.target]);
         break;
       }
-      case FaultKind::kLeaseLossInPatch: return lose_lease_in_patch(p.length);
-      case FaultKind::kCount: break;
+      case FaultKind::kLeaseLossInPatch:
+        return lose_lease_in_patch(p.length);
+      case FaultKind::kCount:
+        break;
     }
     return true;
   }
@@ -821,11 +848,13 @@ TEST_F(Soak, SafetyInvariantsHoldUnderChaos) {
   for (const auto& [rule, n] : report.passed) by_rule += fmt::format("{}{} {}", by_rule.empty() ? "" : ", ", rule, n);
   const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - began).count();
   std::cout << fmt::format(
-      "soak summary\n  seed {}\n  duration {} s ({} s of chaos; the last fault ended {} s after it)\n  faults injected {}: {}\n"
+      "soak summary\n  seed {}\n  duration {} s ({} s of chaos; the last fault ended {} s after it)\n  faults injected "
+      "{}: {}\n"
       "  operator processes started {} (exited by themselves {}, restarted)\n  API requests recorded {}\n"
       "  writes checked {} (replicas writes {})\n  invariant checks passed {}: {}\n"
       "  status-kept checks {} across restarts ({} after a leader kill, {} after an API server restart)\n"
-      "  ownership conflicts made and put back {}, metric gaps served in full {}\n  self-inflicted ownership conflicts at the end {} (liveness, see README)\n"
+      "  ownership conflicts made and put back {}, metric gaps served in full {}\n  self-inflicted ownership conflicts "
+      "at the end {} (liveness, see README)\n"
       "  lease lost in a patch: {} PATCHes held, {} taken over by the other operator; held connections dropped "
       "unsent {}, forwarded {} (no PATCH within the limit {}, no leader {})\n"
       "  violations {}\n",
@@ -833,9 +862,8 @@ TEST_F(Soak, SafetyInvariantsHoldUnderChaos) {
       audit.size(), report.writes_checked, report.passed.count("max") ? report.passed.at("max") : 0,
       report.checks_passed() + status_checks_ - status_violations_.size(), by_rule, status_checks_,
       status_compared_after_[FaultKind::kKillLeader], status_compared_after_[FaultKind::kRestartApiServer],
-      ownership_conflicts_, gaps_served,
-      self_inflicted_conflicts_, lease_loss_.patches_held, lease_loss_.taken_over, lease_loss_.dropped,
-      lease_loss_.forwarded, lease_loss_.no_patch, lease_loss_.no_leader,
+      ownership_conflicts_, gaps_served, self_inflicted_conflicts_, lease_loss_.patches_held, lease_loss_.taken_over,
+      lease_loss_.dropped, lease_loss_.forwarded, lease_loss_.no_patch, lease_loss_.no_leader,
       report.violations.size() + status_violations_.size());
 
   if (!report.violations.empty() || !status_violations_.empty()) dump_audit(audit);
@@ -864,15 +892,20 @@ TEST_F(Soak, SafetyInvariantsHoldUnderChaos) {
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
-  if (const char* s = std::getenv("DHA_SOAK_SEED")) dha::soak::g_seed = std::strtoull(s, nullptr, 10);
-  else dha::soak::g_seed = std::random_device{}() % 1000000;
+  if (const char* s = std::getenv("DHA_SOAK_SEED"))
+    dha::soak::g_seed = std::strtoull(s, nullptr, 10);
+  else
+    dha::soak::g_seed = std::random_device{}() % 1000000;
   if (const char* s = std::getenv("DHA_SOAK_SECONDS")) dha::soak::g_seconds = std::atoi(s);
   if (const char* s = std::getenv("DHA_SOAK_SHARDS")) dha::soak::g_shards = std::atoi(s);
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a.rfind("--seed=", 0) == 0) dha::soak::g_seed = std::strtoull(a.c_str() + 7, nullptr, 10);
-    else if (a.rfind("--seconds=", 0) == 0) dha::soak::g_seconds = std::atoi(a.c_str() + 10);
-    else if (a.rfind("--shards=", 0) == 0) dha::soak::g_shards = std::atoi(a.c_str() + 9);
+    if (a.rfind("--seed=", 0) == 0)
+      dha::soak::g_seed = std::strtoull(a.c_str() + 7, nullptr, 10);
+    else if (a.rfind("--seconds=", 0) == 0)
+      dha::soak::g_seconds = std::atoi(a.c_str() + 10);
+    else if (a.rfind("--shards=", 0) == 0)
+      dha::soak::g_shards = std::atoi(a.c_str() + 9);
     else {
       std::cerr << "unknown argument " << a << " (use --seed=N, --seconds=N, --shards=N or gtest flags)\n";
       return 2;

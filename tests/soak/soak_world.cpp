@@ -12,7 +12,9 @@ namespace dha::soak {
 using namespace std::chrono_literals;
 
 VmServer::VmServer(std::string dir, std::chrono::seconds staleness)
-    : dir_(std::move(dir)), staleness_(staleness), port_(testing::free_loopback_port()),
+    : dir_(std::move(dir)),
+      staleness_(staleness),
+      port_(testing::free_loopback_port()),
       url_("http://127.0.0.1:" + std::to_string(port_)) {}
 
 VmServer::~VmServer() {

@@ -179,8 +179,10 @@ class TcpProxy {
             hold_generation = hold_for(chunk);
             if (hold_generation >= 0) ++held_;
           }
-          if (hold_generation >= 0) held.append(chunk);
-          else if (!send_all(upstream, chunk)) break;
+          if (hold_generation >= 0)
+            held.append(chunk);
+          else if (!send_all(upstream, chunk))
+            break;
         }
       }
       if ((p[1].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {

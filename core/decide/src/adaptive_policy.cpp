@@ -55,13 +55,12 @@ AdaptiveProposal reactive_proposal(const model::DhaSpec& spec, const model::Obse
     // overload that is still growing has a trend; a jump from within target is met at its size.
     const std::int64_t ready = state.ready_seconds.value_or(kAssumedReadySeconds);
     double slope = 0;
-    if (again)
-      slope = std::max(0.0, (demand - previous->read_replicas) / static_cast<double>(now - previous->time));
+    if (again) slope = std::max(0.0, (demand - previous->read_replicas) / static_cast<double>(now - previous->time));
     const double expected = demand + slope * static_cast<double>(ready);
     // With the same headroom a fall must keep: a size at the edge of its load would be the next
     // overload at the next bit of noise.
-    const std::int32_t proposal = std::max(total_for(expected / (1 - rules.down_hysteresis), obs.primary_count),
-                                           saturating_add(current, 1));
+    const std::int32_t proposal =
+        std::max(total_for(expected / (1 - rules.down_hysteresis), obs.primary_count), saturating_add(current, 1));
     return {proposal, comfortable, "Overload",
             fmt::format("demand {:.2f} read replicas over {:g}; {:.2f} expected in {}s when new replicas are ready; "
                         "{} replicas keep {:g}% headroom",
@@ -89,8 +88,8 @@ AdaptiveProposal reactive_proposal(const model::DhaSpec& spec, const model::Obse
                         rules.down_hysteresis * 100, demand)};
   }
   return {current, comfortable, "Pass",
-          fmt::format("demand {:.2f} read replicas is within target at {:g} and too close to it to go smaller",
-                                    demand, reads)};
+          fmt::format("demand {:.2f} read replicas is within target at {:g} and too close to it to go smaller", demand,
+                      reads)};
 }
 
 }  // namespace
@@ -132,8 +131,8 @@ AdaptiveProposal adaptive_proposal(const model::DhaSpec& spec, const model::Obse
           fmt::format("{}: {} replicas ahead of it (now: {})", seen, wanted, a.message)};
 }
 
-void remember_adaptive(model::DecisionState& next, const model::DecisionState& before,
-                       const model::Observation& obs, std::optional<double> demand, std::int64_t now) {
+void remember_adaptive(model::DecisionState& next, const model::DecisionState& before, const model::Observation& obs,
+                       std::optional<double> demand, std::int64_t now) {
   if (demand) next.last_demand = model::Demand{now, *demand};
   // Our scale-up just converged: that is how long a replica takes here (at most one cycle late).
   const bool grew = before.last_applied_replicas && before.last_converged_replicas &&

@@ -46,7 +46,8 @@ ConditionView able_condition(const gates::Proposal& p, bool able) {
 
 ConditionView limited_condition(const gates::Proposal& p, bool conflict) {
   // A competing writer takes precedence over every other limit.
-  if (conflict) return {"ScalingLimited", "True", reasons::kOwnershipConflict, "replicas changed by a competing writer"};
+  if (conflict)
+    return {"ScalingLimited", "True", reasons::kOwnershipConflict, "replicas changed by a competing writer"};
   if (p.limited) return {"ScalingLimited", "True", p.limited_reason, p.limited_message};
   return {"ScalingLimited", "False", reasons::kReady, "within limits"};
 }
@@ -91,8 +92,12 @@ Decision decide(const model::DhaSpec& spec, const model::Observation& obs, const
                  std::make_move_iterator(chain_trace.end()));
 
   switch (p.kind) {
-    case gates::ProposalKind::Freeze: d.kind = DecisionKind::Freeze; break;
-    case gates::ProposalKind::Rollback: d.kind = DecisionKind::Rollback; break;
+    case gates::ProposalKind::Freeze:
+      d.kind = DecisionKind::Freeze;
+      break;
+    case gates::ProposalKind::Rollback:
+      d.kind = DecisionKind::Rollback;
+      break;
     case gates::ProposalKind::Open:
       d.kind = p.replicas == obs.current_replicas ? DecisionKind::NoChange : DecisionKind::Scale;
       break;
@@ -114,9 +119,9 @@ Decision decide(const model::DhaSpec& spec, const model::Observation& obs, const
     d.message = d.scaling_limited_condition.message;
   } else {
     d.reason = reasons::kReady;
-    d.message = (d.kind == DecisionKind::Scale ? "scale " + std::to_string(obs.current_replicas) + " -> " +
-                                                     std::to_string(d.desired_replicas)
-                                               : "no change at " + std::to_string(obs.current_replicas)) +
+    d.message = (d.kind == DecisionKind::Scale
+                     ? "scale " + std::to_string(obs.current_replicas) + " -> " + std::to_string(d.desired_replicas)
+                     : "no change at " + std::to_string(obs.current_replicas)) +
                 " (" + metrics.summary + ")";
   }
 

@@ -14,8 +14,8 @@ std::int32_t read_replicas(std::int32_t current, std::int32_t primary_count) {
   return static_cast<std::int32_t>(std::clamp<std::int64_t>(readers, 1, INT32_MAX));
 }
 
-std::int32_t desired_for_metric(std::int32_t current, std::int32_t primary_count, double average,
-                                double target, double tolerance) {
+std::int32_t desired_for_metric(std::int32_t current, std::int32_t primary_count, double average, double target,
+                                double tolerance) {
   if (!(target > 0)) return current;  // defence in depth: the FailSafe gate freezes first
   if (tolerance > 0 && std::fabs(average / target - 1.0) <= tolerance) return current;
   const double rcur = read_replicas(current, primary_count);

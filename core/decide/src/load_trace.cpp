@@ -88,8 +88,8 @@ LoadTrace LoadTrace::parse_csv(std::string_view text, const std::string& source)
       continue;
     }
     if (cells.size() != header.size())
-      throw model::InputError(where, "has " + std::to_string(cells.size()) + " cells, header has " +
-                                         std::to_string(header.size()));
+      throw model::InputError(
+          where, "has " + std::to_string(cells.size()) + " cells, header has " + std::to_string(header.size()));
     std::vector<std::optional<double>> row;
     double time = 0;
     for (std::size_t i = 0; i < cells.size(); ++i) {
@@ -123,8 +123,8 @@ LoadTrace LoadTrace::parse_csv(std::string_view text, const std::string& source)
   for (std::size_t c = 0; c < trace.columns_.size(); ++c) {
     const bool any = std::any_of(trace.cells_.begin(), trace.cells_.end(), [&](const auto& row) { return row[c]; });
     if (!any)
-      throw model::InputError(source, "column " + trace.columns_[c] +
-                                          " has no reading in any row (every cell is empty, NaN or infinite)");
+      throw model::InputError(
+          source, "column " + trace.columns_[c] + " has no reading in any row (every cell is empty, NaN or infinite)");
   }
   return trace;
 }

@@ -11,8 +11,7 @@ GateNote ConvergenceGate::apply(Proposal& p, const GateContext& ctx) const {
   if (!obs.health_known) return {reasons::kPass, "health object unknown; convergence not judged"};
   if (obs.converged()) return {reasons::kConverged, "converged at " + std::to_string(current)};
 
-  const std::string progress =
-      std::to_string(obs.available_replicas) + " of " + std::to_string(current) + " available";
+  const std::string progress = std::to_string(obs.available_replicas) + " of " + std::to_string(current) + " available";
   // Only a patch of ours anchors a deadline; a crash or a drain waits (docs/behaviour.md#guardrail-not-converged).
   if (!ctx.state.in_flight_since) {
     std::string msg = "target not converged (" + progress + ") and no scale of ours in flight; freezing";
@@ -25,8 +24,8 @@ GateNote ConvergenceGate::apply(Proposal& p, const GateContext& ctx) const {
   if (deadline <= 0 || age <= deadline) {
     std::string msg = "scale in flight; waiting for convergence";
     freeze(p, ctx, reasons::kScaleInFlight, msg);
-    return {reasons::kScaleInFlight, msg + " (" + progress + ", " + std::to_string(age) + "s of " +
-                                         std::to_string(deadline) + "s)"};
+    return {reasons::kScaleInFlight,
+            msg + " (" + progress + ", " + std::to_string(age) + "s of " + std::to_string(deadline) + "s)"};
   }
 
   const auto& last = ctx.state.last_converged_replicas;

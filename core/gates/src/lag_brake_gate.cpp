@@ -18,8 +18,7 @@ GateNote LagBrakeGate::apply(Proposal& p, const GateContext& ctx) const {
   // Lag is known to be high: unknown write activity brakes (conservative); only a positive rate
   // brakes otherwise, since lag without writes is a stale gauge, not a lagging replica.
   const bool active = !writes || std::isnan(*writes) || *writes > 0;
-  if (!active)
-    return {reasons::kPass, fmt::format("replication lag {}s > {}s but no writes", *lag, threshold)};
+  if (!active) return {reasons::kPass, fmt::format("replication lag {}s > {}s but no writes", *lag, threshold)};
   std::string msg = "replication lag above threshold with active writes";
   freeze(p, ctx, reasons::kReplicationLag, msg);
   return {reasons::kReplicationLag, fmt::format("{} ({}s > {}s)", msg, *lag, threshold)};

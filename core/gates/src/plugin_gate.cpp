@@ -82,8 +82,8 @@ ReadVerdict read_verdict(std::string_view response_json, std::int32_t current, s
     const std::int32_t lo = std::min(current, proposed);
     const std::int32_t hi = std::max(current, proposed);
     if (out.replicas < lo || out.replicas > hi)
-      out.refusal = "clamp to " + std::to_string(out.replicas) + " moves away from currentReplicas " +
-                    std::to_string(current);
+      out.refusal =
+          "clamp to " + std::to_string(out.replicas) + " moves away from currentReplicas " + std::to_string(current);
   }
   return out;
 }

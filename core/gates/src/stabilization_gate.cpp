@@ -23,9 +23,9 @@ GateNote StabilizationGate::apply(Proposal& p, const GateContext& ctx) const {
   result = up ? std::max(result, current) : std::min(result, current);
   p.replicas = result;
   if (result == raw) return {reasons::kPass, "recommendation held for the " + std::to_string(window) + "s window"};
-  return {reasons::kStabilized,
-          std::string(up ? "scale-up limited to " : "scale-down held at ") + std::to_string(result) + " by the " +
-              (up ? "lowest" : "highest") + " recommendation in the last " + std::to_string(window) + "s"};
+  return {reasons::kStabilized, std::string(up ? "scale-up limited to " : "scale-down held at ") +
+                                    std::to_string(result) + " by the " + (up ? "lowest" : "highest") +
+                                    " recommendation in the last " + std::to_string(window) + "s"};
 }
 
 }  // namespace dha::gates

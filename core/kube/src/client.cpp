@@ -43,7 +43,8 @@ rapidjson::Document Client::send(const std::string& method, const std::string& p
   req.body = std::move(body);
   req.content_type = std::move(content_type);
   HttpResponse resp = transport_.perform(req);
-  if (resp.status < 200 || resp.status >= 300) throw error_from_response(resp.status, resp.body, resp.retry_after_seconds);
+  if (resp.status < 200 || resp.status >= 300)
+    throw error_from_response(resp.status, resp.body, resp.retry_after_seconds);
   if (resp.body.empty()) {
     rapidjson::Document empty;
     empty.SetObject();
@@ -52,7 +53,8 @@ rapidjson::Document Client::send(const std::string& method, const std::string& p
   try {
     return parse_json(resp.body);
   } catch (const JsonError& e) {
-    throw ApiError(Reason::InternalError, resp.status, fmt::format("{} {}: response is not JSON: {}", method, path, e.what()));
+    throw ApiError(Reason::InternalError, resp.status,
+                   fmt::format("{} {}: response is not JSON: {}", method, path, e.what()));
   }
 }
 
@@ -75,7 +77,8 @@ ListPage Client::list(const ResourceRef& collection, const ListOptions& opts) {
   page.resource_version = string_at(page.list, {"metadata", "resourceVersion"});
   page.continue_token = string_at(page.list, {"metadata", "continue"});
   if (!page.list.IsObject() || !page.list.HasMember("items") || !page.list["items"].IsArray())
-    throw ApiError(Reason::InternalError, 200, fmt::format("list {}: response has no items array", resource_path(collection.collection())));
+    throw ApiError(Reason::InternalError, 200,
+                   fmt::format("list {}: response has no items array", resource_path(collection.collection())));
   return page;
 }
 
@@ -124,7 +127,8 @@ std::string Client::list_pages(const ResourceRef& collection, ListOptions opts,
   }
 }
 
-rapidjson::Document Client::create(const ResourceRef& collection, const rapidjson::Value& object, const WriteOptions& w) {
+rapidjson::Document Client::create(const ResourceRef& collection, const rapidjson::Value& object,
+                                   const WriteOptions& w) {
   ResourceRef target = collection.collection();
   if (target.namespace_.empty()) target.namespace_ = namespace_of(object);
   return send("POST", resource_path(target) + write_query(w), to_json(object), std::string(kJson));
@@ -139,7 +143,8 @@ rapidjson::Document Client::merge_patch(const ResourceRef& ref, std::string_view
   return send("PATCH", resource_path(ref) + write_query(w), std::string(patch), std::string(kMergePatch));
 }
 
-rapidjson::Document Client::update_status(const ResourceRef& ref, const rapidjson::Value& object, const WriteOptions& w) {
+rapidjson::Document Client::update_status(const ResourceRef& ref, const rapidjson::Value& object,
+                                          const WriteOptions& w) {
   return send("PUT", resource_path(ref, "status") + write_query(w), to_json(object), std::string(kJson));
 }
 
@@ -149,12 +154,11 @@ rapidjson::Document Client::patch_status(const ResourceRef& ref, std::string_vie
 }
 
 rapidjson::Document Client::json_patch(const ResourceRef& ref, std::string_view patch, std::string_view subresource,
-                                      const WriteOptions& w) {
+                                       const WriteOptions& w) {
   if (subresource != "" && subresource != "status" && subresource != "scale")
     throw std::invalid_argument("json_patch: unknown subresource \"" + std::string(subresource) + "\"");
   check_patch_is_json_array(patch);
-  return send("PATCH", resource_path(ref, subresource) + write_query(w), std::string(patch),
-              std::string(kJsonPatch));
+  return send("PATCH", resource_path(ref, subresource) + write_query(w), std::string(patch), std::string(kJsonPatch));
 }
 
 rapidjson::Document Client::get_scale(const ResourceRef& ref) { return send("GET", resource_path(ref, "scale")); }
@@ -173,7 +177,8 @@ void Client::remove(const ResourceRef& ref, const DeleteOptions& d) {
     auto& a = opts.GetAllocator();
     opts.AddMember("apiVersion", "v1", a);
     opts.AddMember("kind", "DeleteOptions", a);
-    if (!d.propagation_policy.empty()) opts.AddMember("propagationPolicy", rapidjson::Value(d.propagation_policy, a), a);
+    if (!d.propagation_policy.empty())
+      opts.AddMember("propagationPolicy", rapidjson::Value(d.propagation_policy, a), a);
     if (!d.precondition_uid.empty() || !d.precondition_resource_version.empty()) {
       rapidjson::Value pre(rapidjson::kObjectType);
       if (!d.precondition_uid.empty()) pre.AddMember("uid", rapidjson::Value(d.precondition_uid, a), a);
@@ -187,8 +192,9 @@ void Client::remove(const ResourceRef& ref, const DeleteOptions& d) {
   send("DELETE", resource_path(ref), std::move(body), std::move(content_type));
 }
 
-rapidjson::Document Client::update_with_retry(const ResourceRef& ref, const std::function<bool(rapidjson::Document&)>& mutate,
-                                              int attempts, const WriteOptions& w) {
+rapidjson::Document Client::update_with_retry(const ResourceRef& ref,
+                                              const std::function<bool(rapidjson::Document&)>& mutate, int attempts,
+                                              const WriteOptions& w) {
   for (int i = 1;; ++i) {
     rapidjson::Document current = get(ref);
     if (!mutate(current)) return current;
@@ -200,8 +206,8 @@ rapidjson::Document Client::update_with_retry(const ResourceRef& ref, const std:
   }
 }
 
-void Client::watch(const ResourceRef& collection, const WatchOptions& opts, const std::function<bool(WatchEvent&&)>& on_event,
-                   const std::atomic<bool>* stop) {
+void Client::watch(const ResourceRef& collection, const WatchOptions& opts,
+                   const std::function<bool(WatchEvent&&)>& on_event, const std::atomic<bool>* stop) {
   ListOptions q;
   q.label_selector = opts.label_selector;
   q.field_selector = opts.field_selector;
@@ -234,12 +240,14 @@ void Client::watch(const ResourceRef& collection, const WatchOptions& opts, cons
   };
   // The server ends the stream at timeoutSeconds; the client-side bound only catches a
   // server that never does.
-  const auto bound = std::chrono::milliseconds((opts.timeout_seconds > 0 ? opts.timeout_seconds : 1800) * 1000LL + 30000);
+  const auto bound =
+      std::chrono::milliseconds((opts.timeout_seconds > 0 ? opts.timeout_seconds : 1800) * 1000LL + 30000);
   HttpResponse resp = transport_.stream(req, on_data, stop, bound, opts.idle_timeout);
   if (callback_error) std::rethrow_exception(callback_error);
   if (stop != nullptr && stop->load()) return;  // cut by us: not an error, whatever the status
   if (stream_error) throw *stream_error;
-  if (resp.status < 200 || resp.status >= 300) throw error_from_response(resp.status, resp.body, resp.retry_after_seconds);
+  if (resp.status < 200 || resp.status >= 300)
+    throw error_from_response(resp.status, resp.body, resp.retry_after_seconds);
 }
 
 rapidjson::Document Client::get_path(const std::string& path) {

@@ -68,7 +68,8 @@ YAML::Node named_entry(const YAML::Node& root, const char* list, const char* fie
     for (const auto& item : items) {
       if (item.IsMap() && scalar(item, "name") == name) {
         const YAML::Node body = item[field];
-        if (!body || !body.IsMap()) throw ConfigError(fmt::format("kubeconfig: {} '{}' has no '{}' map", list, name, field));
+        if (!body || !body.IsMap())
+          throw ConfigError(fmt::format("kubeconfig: {} '{}' has no '{}' map", list, name, field));
         return body;
       }
     }
@@ -85,7 +86,8 @@ std::string data_or_file(const YAML::Node& node, const char* data_key, const cha
       throw ConfigError(fmt::format("kubeconfig: '{}': {}", data_key, e.what()));
     }
   }
-  if (const std::string file = scalar(node, file_key); !file.empty()) return read_file(resolve(base_dir, file), file_key);
+  if (const std::string file = scalar(node, file_key); !file.empty())
+    return read_file(resolve(base_dir, file), file_key);
   return {};
 }
 
@@ -210,27 +212,28 @@ Config parse_kubeconfig(std::string_view yaml_text, const fs::path& base_dir, co
   cfg.tls_server_name = scalar(cluster, "tls-server-name");
   cfg.insecure_skip_tls_verify = boolean(cluster, "insecure-skip-tls-verify");
   if (cfg.insecure_skip_tls_verify && !allow_insecure)
-    throw ConfigError(fmt::format(
-        "kubeconfig: cluster '{}' sets insecure-skip-tls-verify; refusing to talk to an unverified server "
-        "(pass the allow-insecure option to override)",
-        cluster_name));
+    throw ConfigError(
+        fmt::format("kubeconfig: cluster '{}' sets insecure-skip-tls-verify; refusing to talk to an unverified server "
+                    "(pass the allow-insecure option to override)",
+                    cluster_name));
   if (const std::string ns = scalar(ctx, "namespace"); !ns.empty()) cfg.default_namespace = ns;
 
   if (const std::string user_name = scalar(ctx, "user"); !user_name.empty()) {
     const YAML::Node user = named_entry(root, "users", "user", user_name);
     for (const char* unsupported : {"exec", "auth-provider", "username", "password"}) {
       if (user[unsupported])
-        throw ConfigError(fmt::format("kubeconfig: user '{}' uses '{}', which is not supported (use a token or a client certificate)",
-                                      user_name, unsupported));
+        throw ConfigError(
+            fmt::format("kubeconfig: user '{}' uses '{}', which is not supported (use a token or a client certificate)",
+                        user_name, unsupported));
     }
     // Impersonation would need Impersonate-* headers on every request; ignoring it would make
     // the operator act as the credentials' own identity while the kubeconfig says otherwise.
     for (const char* impersonation : {"as", "as-uid", "as-groups", "as-user-extra"}) {
       if (user[impersonation])
-        throw ConfigError(fmt::format(
-            "kubeconfig: user '{}' sets '{}' (impersonation), which is not supported; remove it, or use "
-            "credentials of the identity to act as",
-            user_name, impersonation));
+        throw ConfigError(
+            fmt::format("kubeconfig: user '{}' sets '{}' (impersonation), which is not supported; remove it, or use "
+                        "credentials of the identity to act as",
+                        user_name, impersonation));
     }
     if (const std::string token = scalar(user, "token"); !token.empty()) {
       cfg.token = std::make_shared<StaticToken>(token);
@@ -240,7 +243,8 @@ Config parse_kubeconfig(std::string_view yaml_text, const fs::path& base_dir, co
     cfg.client_cert_pem = data_or_file(user, "client-certificate-data", "client-certificate", base_dir);
     cfg.client_key_pem = data_or_file(user, "client-key-data", "client-key", base_dir);
     if (cfg.client_cert_pem.empty() != cfg.client_key_pem.empty())
-      throw ConfigError(fmt::format("kubeconfig: user '{}' has a client certificate without a key, or a key without a certificate", user_name));
+      throw ConfigError(fmt::format(
+          "kubeconfig: user '{}' has a client certificate without a key, or a key without a certificate", user_name));
   }
   return cfg;
 }
@@ -293,7 +297,8 @@ Config load_from_source(const ConfigFlags& flags, const Environment& env) {
     if (fs::exists(path, ec)) return load_kubeconfig_file(path, flags);
   }
   if (!flags.server.empty()) return Config{};  // flags alone can describe the cluster
-  throw ConfigError("no cluster configuration: pass --kubeconfig, set $KUBECONFIG, run in a pod, or create ~/.kube/config");
+  throw ConfigError(
+      "no cluster configuration: pass --kubeconfig, set $KUBECONFIG, run in a pod, or create ~/.kube/config");
 }
 
 }  // namespace

@@ -50,8 +50,8 @@ QueueAction Controller::reconcile_key(const std::string& key) {
     const Result outcome = std::holds_alternative<Error>(result)          ? Result::error
                            : std::holds_alternative<RequeueAfter>(result) ? Result::requeue_after
                                                                           : Result::success;
-    reconcile_metrics_->finished(
-        outcome, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    reconcile_metrics_->finished(outcome,
+                                 std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   }
   const int still_active = --active_workers_;
   if (reconcile_metrics_) reconcile_metrics_->set_active_workers(still_active);

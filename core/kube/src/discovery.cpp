@@ -13,7 +13,7 @@ Discovery::GroupVersion Discovery::fetch(const std::string& group, const std::st
   ++fetches_;
   const ResourceRef probe{group, version, "x", {}, {}};
   std::string path = resource_path(probe);  // validates the segments
-  path.resize(path.size() - 2);            // drop "/x": the group/version document itself
+  path.resize(path.size() - 2);             // drop "/x": the group/version document itself
   const rapidjson::Document list = client_.get_path(path);
   GroupVersion gv;
   gv.fetched_at = clock_.now();

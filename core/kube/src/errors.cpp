@@ -8,21 +8,36 @@ namespace dha::kube {
 
 std::string_view to_string(Reason reason) {
   switch (reason) {
-    case Reason::Unknown: return "Unknown";
-    case Reason::BadRequest: return "BadRequest";
-    case Reason::Unauthorized: return "Unauthorized";
-    case Reason::Forbidden: return "Forbidden";
-    case Reason::NotFound: return "NotFound";
-    case Reason::MethodNotAllowed: return "MethodNotAllowed";
-    case Reason::AlreadyExists: return "AlreadyExists";
-    case Reason::Conflict: return "Conflict";
-    case Reason::Gone: return "Gone";
-    case Reason::Invalid: return "Invalid";
-    case Reason::TooManyRequests: return "TooManyRequests";
-    case Reason::InternalError: return "InternalError";
-    case Reason::ServiceUnavailable: return "ServiceUnavailable";
-    case Reason::Timeout: return "Timeout";
-    case Reason::Transport: return "Transport";
+    case Reason::Unknown:
+      return "Unknown";
+    case Reason::BadRequest:
+      return "BadRequest";
+    case Reason::Unauthorized:
+      return "Unauthorized";
+    case Reason::Forbidden:
+      return "Forbidden";
+    case Reason::NotFound:
+      return "NotFound";
+    case Reason::MethodNotAllowed:
+      return "MethodNotAllowed";
+    case Reason::AlreadyExists:
+      return "AlreadyExists";
+    case Reason::Conflict:
+      return "Conflict";
+    case Reason::Gone:
+      return "Gone";
+    case Reason::Invalid:
+      return "Invalid";
+    case Reason::TooManyRequests:
+      return "TooManyRequests";
+    case Reason::InternalError:
+      return "InternalError";
+    case Reason::ServiceUnavailable:
+      return "ServiceUnavailable";
+    case Reason::Timeout:
+      return "Timeout";
+    case Reason::Transport:
+      return "Transport";
   }
   return "Unknown";
 }
@@ -52,20 +67,34 @@ bool ApiError::retryable() const {
 
 Reason reason_from_http_status(int http_status) {
   switch (http_status) {
-    case 400: return Reason::BadRequest;
-    case 401: return Reason::Unauthorized;
-    case 403: return Reason::Forbidden;
-    case 404: return Reason::NotFound;
-    case 405: return Reason::MethodNotAllowed;
-    case 408: return Reason::Timeout;
-    case 409: return Reason::Conflict;
-    case 410: return Reason::Gone;
-    case 422: return Reason::Invalid;
-    case 429: return Reason::TooManyRequests;
-    case 500: return Reason::InternalError;
-    case 503: return Reason::ServiceUnavailable;
-    case 504: return Reason::Timeout;
-    default: return http_status >= 500 ? Reason::InternalError : Reason::Unknown;
+    case 400:
+      return Reason::BadRequest;
+    case 401:
+      return Reason::Unauthorized;
+    case 403:
+      return Reason::Forbidden;
+    case 404:
+      return Reason::NotFound;
+    case 405:
+      return Reason::MethodNotAllowed;
+    case 408:
+      return Reason::Timeout;
+    case 409:
+      return Reason::Conflict;
+    case 410:
+      return Reason::Gone;
+    case 422:
+      return Reason::Invalid;
+    case 429:
+      return Reason::TooManyRequests;
+    case 500:
+      return Reason::InternalError;
+    case 503:
+      return Reason::ServiceUnavailable;
+    case 504:
+      return Reason::Timeout;
+    default:
+      return http_status >= 500 ? Reason::InternalError : Reason::Unknown;
   }
 }
 

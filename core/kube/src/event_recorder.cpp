@@ -14,8 +14,8 @@ std::string format_time(std::chrono::system_clock::time_point t) {
   const std::time_t tt = std::chrono::system_clock::to_time_t(t);
   std::tm tm{};
   gmtime_r(&tt, &tm);
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
-                     tm.tm_sec);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+                     tm.tm_min, tm.tm_sec);
 }
 
 ObjectReference ObjectReference::of(const rapidjson::Value& obj) {
@@ -38,8 +38,8 @@ std::string_view type_text(EventType t) { return t == EventType::Warning ? "Warn
 
 }  // namespace
 
-bool EventRecorder::create(const ObjectReference& involved, EventType type, std::string_view reason, const std::string& message,
-                           Seen& seen, const std::string& now) {
+bool EventRecorder::create(const ObjectReference& involved, EventType type, std::string_view reason,
+                           const std::string& message, Seen& seen, const std::string& now) {
   const auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(clock_.wall_now().time_since_epoch()).count();
   // client-go names events "<object>.<unix nanos in hex>"; keep the whole name within 253.
   const std::string suffix = fmt::format(".{:x}", static_cast<std::uint64_t>(nanos) + next_order_);
@@ -83,13 +83,15 @@ bool EventRecorder::create(const ObjectReference& involved, EventType type, std:
   return true;
 }
 
-bool EventRecorder::record(const ObjectReference& involved, EventType type, std::string_view reason, std::string_view message) {
+bool EventRecorder::record(const ObjectReference& involved, EventType type, std::string_view reason,
+                           std::string_view message) {
   std::string text(message.substr(0, kMaxMessage));
-  const std::string key = fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}", involved.namespace_, involved.kind, involved.name,
-                                      involved.uid, type_text(type), reason, text);
+  const std::string key = fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}", involved.namespace_, involved.kind,
+                                      involved.name, involved.uid, type_text(type), reason, text);
   const std::string now = format_time(clock_.wall_now());
   std::lock_guard lock(mu_);
-  const std::string object = fmt::format("{}\x1f{}\x1f{}\x1f{}", involved.namespace_, involved.kind, involved.name, involved.uid);
+  const std::string object =
+      fmt::format("{}\x1f{}\x1f{}\x1f{}", involved.namespace_, involved.kind, involved.name, involved.uid);
   if (!spam_.allow(object)) {
     spdlog::debug("event {} {} for {}/{}: held back by the spam filter", type_text(type), reason, involved.namespace_,
                   involved.name);
@@ -112,7 +114,8 @@ bool EventRecorder::record(const ObjectReference& involved, EventType type, std:
       return create(involved, type, reason, text, seen, now);
     }
     if (seen_.size() >= kMaxTracked) {
-      auto oldest = std::min_element(seen_.begin(), seen_.end(), [](const auto& x, const auto& y) { return x.second.order < y.second.order; });
+      auto oldest = std::min_element(seen_.begin(), seen_.end(),
+                                     [](const auto& x, const auto& y) { return x.second.order < y.second.order; });
       seen_.erase(oldest);
     }
     Seen fresh;
@@ -121,7 +124,8 @@ bool EventRecorder::record(const ObjectReference& involved, EventType type, std:
     seen_.emplace(key, std::move(fresh));
     return true;
   } catch (const std::exception& e) {
-    spdlog::warn("event {} {} for {}/{}: not recorded: {}", type_text(type), reason, involved.namespace_, involved.name, e.what());
+    spdlog::warn("event {} {} for {}/{}: not recorded: {}", type_text(type), reason, involved.namespace_, involved.name,
+                 e.what());
     return false;
   }
 }

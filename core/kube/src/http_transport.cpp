@@ -106,7 +106,8 @@ HttpTransport::HttpTransport(Config config) : config_(std::move(config)), limite
   global_init();
   if (config_.server.empty()) throw ConfigError("no API server URL configured");
   if (!config_.tls_server_name.empty())
-    throw ConfigError("tls-server-name is not supported by this client; point the server URL at a name the certificate carries");
+    throw ConfigError(
+        "tls-server-name is not supported by this client; point the server URL at a name the certificate carries");
   if (config_.metrics != nullptr) {
     metrics_ = std::make_unique<telemetry::RestClientMetrics>(*config_.metrics);
     const auto scheme = config_.server.find("://");
@@ -147,7 +148,8 @@ std::unique_ptr<HttpTransport::Handle> HttpTransport::borrow() {
   curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
   curl_easy_setopt(c, CURLOPT_SSLVERSION, long(CURL_SSLVERSION_TLSv1_2));
   // Wire-level debugging without a rebuild: DHA_KUBE_CURL_VERBOSE=1 prints curl's trace to stderr.
-  if (const char* v = std::getenv("DHA_KUBE_CURL_VERBOSE"); v != nullptr && v[0] == '1') curl_easy_setopt(c, CURLOPT_VERBOSE, 1L);
+  if (const char* v = std::getenv("DHA_KUBE_CURL_VERBOSE"); v != nullptr && v[0] == '1')
+    curl_easy_setopt(c, CURLOPT_VERBOSE, 1L);
   if (!config_.ca_pem.empty()) {
     // Trust exactly the configured CA, not the system store as well.
     curl_blob ca{const_cast<char*>(config_.ca_pem.data()), config_.ca_pem.size(), CURL_BLOB_COPY};

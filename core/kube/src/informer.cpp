@@ -213,10 +213,13 @@ void Informer::watch_once() {
   w.timeout_seconds = options_.watch_timeout_seconds;
   w.idle_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(options_.watch_idle_timeout);
   ++watches_;
-  client_.watch(collection_, w, [this](WatchEvent&& ev) {
-    apply(std::move(ev));
-    return true;
-  }, &stop_);
+  client_.watch(
+      collection_, w,
+      [this](WatchEvent&& ev) {
+        apply(std::move(ev));
+        return true;
+      },
+      &stop_);
 }
 
 void Informer::run() {
@@ -241,7 +244,8 @@ void Informer::run() {
       }
     } catch (const ApiError& e) {
       if (e.reason() == Reason::Gone) {
-        spdlog::info("informer {}: resourceVersion {} expired, relisting", resource_path(collection_), last_resource_version());
+        spdlog::info("informer {}: resourceVersion {} expired, relisting", resource_path(collection_),
+                     last_resource_version());
         need_list = true;
         continue;
       }

@@ -20,7 +20,8 @@ rapidjson::Document parse_json(std::string_view text) {
   rapidjson::Document doc;
   doc.Parse<rapidjson::kParseIterativeFlag>(text.data(), text.size());
   if (doc.HasParseError())
-    throw JsonError(fmt::format("invalid JSON at offset {}: {}", doc.GetErrorOffset(), rapidjson::GetParseError_En(doc.GetParseError())));
+    throw JsonError(fmt::format("invalid JSON at offset {}: {}", doc.GetErrorOffset(),
+                                rapidjson::GetParseError_En(doc.GetParseError())));
   return doc;
 }
 

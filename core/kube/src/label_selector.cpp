@@ -19,9 +19,8 @@ bool is_qualified_name(std::string_view s) {
 bool is_dns_subdomain(std::string_view s) {
   if (s.empty() || s.size() > 253) return false;
   if (!alnum(s.front()) || !alnum(s.back())) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.';
-  });
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.'; });
 }
 
 // A small cursor over the selector text; every error names the position.
@@ -73,7 +72,8 @@ class Parser {
       skip_space();
       std::string value = word();
       // An empty member of a set is almost always a typo ("(a,,b)", "()"): refuse it.
-      if (value.empty() || !is_valid_label_value(value)) fail(fmt::format("invalid value '{}' in the value set", value));
+      if (value.empty() || !is_valid_label_value(value))
+        fail(fmt::format("invalid value '{}' in the value set", value));
       values.push_back(std::move(value));
       skip_space();
       if (peek() == ',') {
@@ -162,12 +162,24 @@ bool LabelSelector::matches(const Labels& labels) const {
     const auto in_values = [&] { return has && std::binary_search(r.values.begin(), r.values.end(), it->second); };
     bool ok = false;
     switch (r.op) {
-      case Op::Equals: ok = has && it->second == r.values.front(); break;
-      case Op::NotEquals: ok = !has || it->second != r.values.front(); break;
-      case Op::In: ok = in_values(); break;
-      case Op::NotIn: ok = !in_values(); break;
-      case Op::Exists: ok = has; break;
-      case Op::DoesNotExist: ok = !has; break;
+      case Op::Equals:
+        ok = has && it->second == r.values.front();
+        break;
+      case Op::NotEquals:
+        ok = !has || it->second != r.values.front();
+        break;
+      case Op::In:
+        ok = in_values();
+        break;
+      case Op::NotIn:
+        ok = !in_values();
+        break;
+      case Op::Exists:
+        ok = has;
+        break;
+      case Op::DoesNotExist:
+        ok = !has;
+        break;
     }
     if (!ok) return false;
   }
@@ -179,12 +191,24 @@ std::string LabelSelector::to_string() const {
   for (const auto& r : requirements_) {
     if (!out.empty()) out += ',';
     switch (r.op) {
-      case Op::Equals: out += r.key + "=" + r.values.front(); break;
-      case Op::NotEquals: out += r.key + "!=" + r.values.front(); break;
-      case Op::In: out += fmt::format("{} in ({})", r.key, fmt::join(r.values, ",")); break;
-      case Op::NotIn: out += fmt::format("{} notin ({})", r.key, fmt::join(r.values, ",")); break;
-      case Op::Exists: out += r.key; break;
-      case Op::DoesNotExist: out += "!" + r.key; break;
+      case Op::Equals:
+        out += r.key + "=" + r.values.front();
+        break;
+      case Op::NotEquals:
+        out += r.key + "!=" + r.values.front();
+        break;
+      case Op::In:
+        out += fmt::format("{} in ({})", r.key, fmt::join(r.values, ","));
+        break;
+      case Op::NotIn:
+        out += fmt::format("{} notin ({})", r.key, fmt::join(r.values, ","));
+        break;
+      case Op::Exists:
+        out += r.key;
+        break;
+      case Op::DoesNotExist:
+        out += "!" + r.key;
+        break;
     }
   }
   return out;

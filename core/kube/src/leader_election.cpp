@@ -17,8 +17,9 @@ LeaseAction decide_lease(const LeaseRecord* current, const std::string& identity
                          Duration fallback_duration) {
   if (current == nullptr || current->holder.empty()) return LeaseAction::Acquire;
   if (current->holder == identity) return LeaseAction::Renew;
-  const Duration duration =
-      current->lease_duration_seconds > 0 ? Duration(std::chrono::seconds(current->lease_duration_seconds)) : fallback_duration;
+  const Duration duration = current->lease_duration_seconds > 0
+                                ? Duration(std::chrono::seconds(current->lease_duration_seconds))
+                                : fallback_duration;
   return now >= observed_at + duration ? LeaseAction::Acquire : LeaseAction::Wait;
 }
 
@@ -33,8 +34,8 @@ std::string format_micro_time(std::chrono::system_clock::time_point t) {
   const std::time_t tt = std::chrono::system_clock::to_time_t(secs);
   std::tm tm{};
   gmtime_r(&tt, &tm);
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-                     tm.tm_min, tm.tm_sec, micros);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                     tm.tm_hour, tm.tm_min, tm.tm_sec, micros);
 }
 
 namespace {
@@ -45,7 +46,8 @@ using lease::write_spec;
 
 }  // namespace
 
-LeaderElector::LeaderElector(const Config& config, LeaderElectionConfig le, const Clock& clock) : le_(std::move(le)), clock_(clock) {
+LeaderElector::LeaderElector(const Config& config, LeaderElectionConfig le, const Clock& clock)
+    : le_(std::move(le)), clock_(clock) {
   if (le_.identity.empty()) throw std::invalid_argument("leader election: identity (the pod name) is empty");
   if (le_.lease_namespace.empty()) throw std::invalid_argument("leader election: lease namespace is empty");
   lease::check_timings("leader election", le_.lease_duration, le_.renew_deadline, le_.retry_period);
@@ -88,7 +90,8 @@ bool LeaderElector::try_acquire_or_renew() {
       note(resource_version_of(created), le_.identity);
       return true;
     } catch (const ApiError& e) {
-      if (e.reason() == Reason::AlreadyExists || e.reason() == Reason::Conflict) return false;  // another candidate won the race
+      if (e.reason() == Reason::AlreadyExists || e.reason() == Reason::Conflict)
+        return false;  // another candidate won the race
       throw;
     }
   }
@@ -154,7 +157,8 @@ void LeaderElector::run() {
       }();
       if (other_holder || renew_deadline_passed(last_renew, now, le_.renew_deadline)) {
         leading_ = false;
-        spdlog::warn("leader election: {} lost the lease ({})", le_.identity, other_holder ? "another holder" : "renew deadline passed");
+        spdlog::warn("leader election: {} lost the lease ({})", le_.identity,
+                     other_holder ? "another holder" : "renew deadline passed");
         if (le_.on_stopped_leading) le_.on_stopped_leading();
       }
     }

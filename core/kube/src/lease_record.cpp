@@ -14,8 +14,10 @@ LeaseRecord read_record(const rapidjson::Value& lease) {
   r.holder = string_at(lease, {"spec", "holderIdentity"});
   r.acquire_time = string_at(lease, {"spec", "acquireTime"});
   r.renew_time = string_at(lease, {"spec", "renewTime"});
-  if (const auto* d = find_path(lease, {"spec", "leaseDurationSeconds"}); d != nullptr && d->IsInt()) r.lease_duration_seconds = d->GetInt();
-  if (const auto* t = find_path(lease, {"spec", "leaseTransitions"}); t != nullptr && t->IsInt()) r.transitions = t->GetInt();
+  if (const auto* d = find_path(lease, {"spec", "leaseDurationSeconds"}); d != nullptr && d->IsInt())
+    r.lease_duration_seconds = d->GetInt();
+  if (const auto* t = find_path(lease, {"spec", "leaseTransitions"}); t != nullptr && t->IsInt())
+    r.transitions = t->GetInt();
   return r;
 }
 
@@ -61,7 +63,8 @@ void check_timings(const char* who, Duration lease_duration, Duration renew_dead
 Config client_config(const Config& shared, Duration retry_period) {
   Config own = shared;
   own.qps = 0;
-  own.request_timeout = std::max(std::chrono::milliseconds(100), std::chrono::duration_cast<std::chrono::milliseconds>(retry_period));
+  own.request_timeout =
+      std::max(std::chrono::milliseconds(100), std::chrono::duration_cast<std::chrono::milliseconds>(retry_period));
   own.connect_timeout = std::min(own.connect_timeout, own.request_timeout);
   return own;
 }

@@ -12,7 +12,8 @@ std::vector<ObjectPtr> ClientReader::list(const ResourceRef& collection) const {
   const auto page = client_.list_all(collection);
   std::vector<ObjectPtr> out;
   if (const auto* items = find_path(page.list, {"items"}); items != nullptr && items->IsArray())
-    for (const auto& item : items->GetArray()) out.push_back(std::make_shared<const rapidjson::Document>(copy_json(item)));
+    for (const auto& item : items->GetArray())
+      out.push_back(std::make_shared<const rapidjson::Document>(copy_json(item)));
   return out;
 }
 

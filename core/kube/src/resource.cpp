@@ -18,10 +18,12 @@ void check_segment(std::string_view what, std::string_view value, bool required)
     if (required) throw std::invalid_argument(fmt::format("resource path: {} is empty", what));
     return;
   }
-  if (value == "." || value == "..") throw std::invalid_argument(fmt::format("resource path: {} '{}' is not a name", what, value));
+  if (value == "." || value == "..")
+    throw std::invalid_argument(fmt::format("resource path: {} '{}' is not a name", what, value));
   for (char c : value) {
     if (!name_char(c))
-      throw std::invalid_argument(fmt::format("resource path: {} '{}' contains '{}', which no Kubernetes name may", what, value, c));
+      throw std::invalid_argument(
+          fmt::format("resource path: {} '{}' contains '{}', which no Kubernetes name may", what, value, c));
   }
 }
 
@@ -34,9 +36,11 @@ std::string resource_path(const ResourceRef& ref, std::string_view subresource) 
   check_segment("namespace", ref.namespace_, false);
   check_segment("name", ref.name, false);
   check_segment("subresource", subresource, false);
-  if (!subresource.empty() && ref.name.empty()) throw std::invalid_argument("resource path: a subresource needs a name");
+  if (!subresource.empty() && ref.name.empty())
+    throw std::invalid_argument("resource path: a subresource needs a name");
 
-  std::string path = ref.group.empty() ? fmt::format("/api/{}", ref.version) : fmt::format("/apis/{}/{}", ref.group, ref.version);
+  std::string path =
+      ref.group.empty() ? fmt::format("/api/{}", ref.version) : fmt::format("/apis/{}/{}", ref.group, ref.version);
   // A Namespace object lives at /api/v1/namespaces/<name>, never under a namespace.
   const bool is_namespace_kind = ref.group.empty() && ref.plural == "namespaces";
   if (!ref.namespace_.empty() && !is_namespace_kind) path += fmt::format("/namespaces/{}", ref.namespace_);
@@ -57,7 +61,8 @@ std::string percent_encode(std::string_view value) {
   std::string out;
   out.reserve(value.size());
   for (unsigned char c : value) {
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' || c == '~') {
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+        c == '_' || c == '~') {
       out.push_back(char(c));
     } else {
       out.push_back('%');

@@ -79,7 +79,8 @@ bool ShardLeases::write(const std::string& name, Seen& seen) {
   try {
     rapidjson::Document written;
     if (!seen.exists) {
-      written = client_->create(resources::leases(c_.lease_namespace), lease::new_lease(c_.lease_namespace, name, next));
+      written =
+          client_->create(resources::leases(c_.lease_namespace), lease::new_lease(c_.lease_namespace, name, next));
     } else {
       lease::write_spec(seen.object, next);
       written = client_->update(resources::leases(c_.lease_namespace).named(name), seen.object);

@@ -8,11 +8,16 @@ namespace dha::kube {
 
 std::string_view to_string(WatchEventType type) {
   switch (type) {
-    case WatchEventType::Added: return "ADDED";
-    case WatchEventType::Modified: return "MODIFIED";
-    case WatchEventType::Deleted: return "DELETED";
-    case WatchEventType::Bookmark: return "BOOKMARK";
-    case WatchEventType::Error: return "ERROR";
+    case WatchEventType::Added:
+      return "ADDED";
+    case WatchEventType::Modified:
+      return "MODIFIED";
+    case WatchEventType::Deleted:
+      return "DELETED";
+    case WatchEventType::Bookmark:
+      return "BOOKMARK";
+    case WatchEventType::Error:
+      return "ERROR";
   }
   return "?";
 }

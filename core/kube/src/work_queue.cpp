@@ -57,7 +57,7 @@ void WorkQueue::add_locked(const std::string& key) {
     metrics_->added();
     queued_at_.emplace(key, clock_.now());
   }
-  if (processing_.count(key) != 0) return; // done() queues it
+  if (processing_.count(key) != 0) return;  // done() queues it
   push_ready_locked(key);
   cv_.notify_one();
 }
@@ -149,8 +149,10 @@ std::optional<std::string> WorkQueue::pop_locked() {
   auto it = ready_by_group_.find(group);
   std::string key = std::move(it->second.front());
   it->second.pop_front();
-  if (it->second.empty()) ready_by_group_.erase(it);
-  else group_turns_.push_back(group);
+  if (it->second.empty())
+    ready_by_group_.erase(it);
+  else
+    group_turns_.push_back(group);
   --ready_size_;
   processing_.insert(key);
   dirty_.erase(key);

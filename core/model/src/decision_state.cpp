@@ -60,9 +60,7 @@ DecisionState parse_decision_state(const rapidjson::Value& v, const std::string&
 
 rapidjson::Value decision_state_to_json(const DecisionState& s, rapidjson::Document::AllocatorType& a) {
   using rapidjson::Value;
-  auto opt = [](const auto& o) {
-    return o ? Value(*o) : Value(rapidjson::kNullType);
-  };
+  auto opt = [](const auto& o) { return o ? Value(*o) : Value(rapidjson::kNullType); };
   Value out(rapidjson::kObjectType);
   Value recs(rapidjson::kArrayType);
   for (const auto& r : s.recommendations) {

@@ -22,8 +22,7 @@ void require_array(const rapidjson::Value& value, const std::string& path) {
   if (!value.IsArray()) throw InputError(path, "must be an array");
 }
 
-std::int64_t to_integer(const rapidjson::Value& value, const std::string& path, std::int64_t min,
-                        std::int64_t max) {
+std::int64_t to_integer(const rapidjson::Value& value, const std::string& path, std::int64_t min, std::int64_t max) {
   std::int64_t result = 0;
   if (value.IsInt64()) {
     result = value.GetInt64();
@@ -44,8 +43,7 @@ std::int64_t to_integer(const rapidjson::Value& value, const std::string& path, 
   return result;
 }
 
-std::int32_t to_int32(const rapidjson::Value& value, const std::string& path, std::int32_t min,
-                      std::int32_t max) {
+std::int32_t to_int32(const rapidjson::Value& value, const std::string& path, std::int32_t min, std::int32_t max) {
   return static_cast<std::int32_t>(to_integer(value, path, min, max));
 }
 
@@ -70,31 +68,27 @@ std::string to_string(const rapidjson::Value& value, const std::string& path) {
   return std::string(value.GetString(), value.GetStringLength());
 }
 
-std::optional<std::int32_t> optional_int32(const rapidjson::Value& object, const char* name,
-                                           const std::string& path, std::int32_t min,
-                                           std::int32_t max) {
+std::optional<std::int32_t> optional_int32(const rapidjson::Value& object, const char* name, const std::string& path,
+                                           std::int32_t min, std::int32_t max) {
   const rapidjson::Value* v = find(object, name);
   if (v == nullptr) return std::nullopt;
   return to_int32(*v, child(path, name), min, max);
 }
 
-std::optional<std::int64_t> optional_int64(const rapidjson::Value& object, const char* name,
-                                           const std::string& path) {
+std::optional<std::int64_t> optional_int64(const rapidjson::Value& object, const char* name, const std::string& path) {
   const rapidjson::Value* v = find(object, name);
   if (v == nullptr) return std::nullopt;
   return to_integer(*v, child(path, name), std::numeric_limits<std::int64_t>::min(),
                     std::numeric_limits<std::int64_t>::max());
 }
 
-std::optional<double> optional_number(const rapidjson::Value& object, const char* name,
-                                      const std::string& path) {
+std::optional<double> optional_number(const rapidjson::Value& object, const char* name, const std::string& path) {
   const rapidjson::Value* v = find(object, name);
   if (v == nullptr) return std::nullopt;
   return to_number(*v, child(path, name));
 }
 
-std::optional<bool> optional_bool(const rapidjson::Value& object, const char* name,
-                                  const std::string& path) {
+std::optional<bool> optional_bool(const rapidjson::Value& object, const char* name, const std::string& path) {
   const rapidjson::Value* v = find(object, name);
   if (v == nullptr) return std::nullopt;
   return to_bool(*v, child(path, name));
@@ -104,8 +98,6 @@ std::string child(const std::string& path, const char* name) {
   return path.empty() ? std::string(name) : path + "." + name;
 }
 
-std::string index(const std::string& path, std::size_t i) {
-  return path + "[" + std::to_string(i) + "]";
-}
+std::string index(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
 
 }  // namespace dha::model::json

@@ -25,8 +25,7 @@ Observation parse_observation(const rapidjson::Value& v, const std::string& path
   obs.quorum_floor = json::optional_int32(v, "quorumFloor", path, 0).value_or(1);
   obs.health_known = json::optional_bool(v, "healthKnown", path).value_or(true);
   obs.operational = json::optional_bool(v, "operational", path).value_or(true);
-  obs.available_replicas =
-      json::optional_int32(v, "availableReplicas", path, 0).value_or(obs.current_replicas);
+  obs.available_replicas = json::optional_int32(v, "availableReplicas", path, 0).value_or(obs.current_replicas);
 
   if (const auto* metrics = json::find(v, "metrics")) {
     const std::string mp = child(path, "metrics");

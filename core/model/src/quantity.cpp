@@ -20,27 +20,44 @@ std::optional<Suffix> parse_suffix(std::string_view s, std::string* error) {
   if (s.empty()) return Suffix{};
   if (s.size() == 2 && s[1] == 'i') {
     switch (s[0]) {
-      case 'K': return Suffix{0, 10};
-      case 'M': return Suffix{0, 20};
-      case 'G': return Suffix{0, 30};
-      case 'T': return Suffix{0, 40};
-      case 'P': return Suffix{0, 50};
-      case 'E': return Suffix{0, 60};
-      default: break;
+      case 'K':
+        return Suffix{0, 10};
+      case 'M':
+        return Suffix{0, 20};
+      case 'G':
+        return Suffix{0, 30};
+      case 'T':
+        return Suffix{0, 40};
+      case 'P':
+        return Suffix{0, 50};
+      case 'E':
+        return Suffix{0, 60};
+      default:
+        break;
     }
   }
   if (s.size() == 1) {
     switch (s[0]) {
-      case 'n': return Suffix{-9, 0};
-      case 'u': return Suffix{-6, 0};
-      case 'm': return Suffix{-3, 0};
-      case 'k': return Suffix{3, 0};
-      case 'M': return Suffix{6, 0};
-      case 'G': return Suffix{9, 0};
-      case 'T': return Suffix{12, 0};
-      case 'P': return Suffix{15, 0};
-      case 'E': return Suffix{18, 0};
-      default: break;
+      case 'n':
+        return Suffix{-9, 0};
+      case 'u':
+        return Suffix{-6, 0};
+      case 'm':
+        return Suffix{-3, 0};
+      case 'k':
+        return Suffix{3, 0};
+      case 'M':
+        return Suffix{6, 0};
+      case 'G':
+        return Suffix{9, 0};
+      case 'T':
+        return Suffix{12, 0};
+      case 'P':
+        return Suffix{15, 0};
+      case 'E':
+        return Suffix{18, 0};
+      default:
+        break;
     }
   }
   if (s.size() > 1 && (s[0] == 'e' || s[0] == 'E')) {
@@ -131,8 +148,7 @@ std::optional<Quantity> parse_quantity(std::string_view text, std::string* error
   q.milli = saturate_int64(std::ceil(milli));
   if (negative) {
     q.value = -q.value;
-    q.milli = q.milli == std::numeric_limits<std::int64_t>::max() ? std::numeric_limits<std::int64_t>::min()
-                                                                   : -q.milli;
+    q.milli = q.milli == std::numeric_limits<std::int64_t>::max() ? std::numeric_limits<std::int64_t>::min() : -q.milli;
   }
   if (q.value == 0) q.value = 0;  // no "-0"
   return q;

@@ -16,10 +16,14 @@ std::string describe_fault(ReadingFault fault, double value) {
   char number[32];
   std::snprintf(number, sizeof number, "%g", value);
   switch (fault) {
-    case ReadingFault::kNone: return "";
-    case ReadingFault::kNotFinite: return "a non-finite value";
-    case ReadingFault::kNegative: return std::string(number) + ", a negative value";
-    case ReadingFault::kImplausible: return std::string(number) + ", beyond any plausible reading";
+    case ReadingFault::kNone:
+      return "";
+    case ReadingFault::kNotFinite:
+      return "a non-finite value";
+    case ReadingFault::kNegative:
+      return std::string(number) + ", a negative value";
+    case ReadingFault::kImplausible:
+      return std::string(number) + ", beyond any plausible reading";
   }
   return "";
 }

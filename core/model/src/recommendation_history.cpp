@@ -33,8 +33,7 @@ void drop_redundant_recommendations(std::vector<Recommendation>& history) {
   history.resize(out);
 }
 
-void prune_recommendations(std::vector<Recommendation>& history, std::int64_t now,
-                           std::int64_t longest_window) {
+void prune_recommendations(std::vector<Recommendation>& history, std::int64_t now, std::int64_t longest_window) {
   // Oldest first; a stable sort keeps the order of entries recorded at the same second.
   std::stable_sort(history.begin(), history.end(),
                    [](const Recommendation& a, const Recommendation& b) { return a.time < b.time; });
@@ -52,8 +51,8 @@ void prune_recommendations(std::vector<Recommendation>& history, std::int64_t no
   }
 }
 
-void record_recommendation(std::vector<Recommendation>& history, std::int64_t now,
-                           std::int32_t replicas, std::int64_t longest_window) {
+void record_recommendation(std::vector<Recommendation>& history, std::int64_t now, std::int32_t replicas,
+                           std::int64_t longest_window) {
   history.push_back({now, replicas});
   prune_recommendations(history, now, longest_window);
 }

@@ -60,21 +60,19 @@ std::string format_rfc3339(std::int64_t unix_seconds) {
   unsigned d = 0;
   civil_from_days(days, y, m, d);
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02lld:%02lld:%02lldZ", static_cast<long long>(y), m,
-                d, static_cast<long long>(secs / 3600), static_cast<long long>(secs / 60 % 60),
+  std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02lld:%02lld:%02lldZ", static_cast<long long>(y), m, d,
+                static_cast<long long>(secs / 3600), static_cast<long long>(secs / 60 % 60),
                 static_cast<long long>(secs % 60));
   return buf;
 }
 
 std::optional<std::int64_t> parse_rfc3339(std::string_view s) {
   unsigned year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
-  if (!digits(s, 0, 4, year) || s.size() < 20 || s[4] != '-' || !digits(s, 5, 2, month) ||
-      s[7] != '-' || !digits(s, 8, 2, day) || (s[10] != 'T' && s[10] != 't' && s[10] != ' ') ||
-      !digits(s, 11, 2, hour) || s[13] != ':' || !digits(s, 14, 2, minute) || s[16] != ':' ||
-      !digits(s, 17, 2, second))
+  if (!digits(s, 0, 4, year) || s.size() < 20 || s[4] != '-' || !digits(s, 5, 2, month) || s[7] != '-' ||
+      !digits(s, 8, 2, day) || (s[10] != 'T' && s[10] != 't' && s[10] != ' ') || !digits(s, 11, 2, hour) ||
+      s[13] != ':' || !digits(s, 14, 2, minute) || s[16] != ':' || !digits(s, 17, 2, second))
     return std::nullopt;
-  if (month < 1 || month > 12 || day < 1 || day > days_in_month(year, month) || hour > 23 ||
-      minute > 59 || second > 60)
+  if (month < 1 || month > 12 || day < 1 || day > days_in_month(year, month) || hour > 23 || minute > 59 || second > 60)
     return std::nullopt;
   std::size_t pos = 19;
   if (pos < s.size() && s[pos] == '.') {
@@ -88,8 +86,8 @@ std::optional<std::int64_t> parse_rfc3339(std::string_view s) {
     ++pos;
   } else if (pos < s.size() && (s[pos] == '+' || s[pos] == '-')) {
     unsigned oh = 0, om = 0;
-    if (!digits(s, pos + 1, 2, oh) || pos + 3 >= s.size() || s[pos + 3] != ':' ||
-        !digits(s, pos + 4, 2, om) || oh > 23 || om > 59)
+    if (!digits(s, pos + 1, 2, oh) || pos + 3 >= s.size() || s[pos + 3] != ':' || !digits(s, pos + 4, 2, om) ||
+        oh > 23 || om > 59)
       return std::nullopt;
     offset = (s[pos] == '+' ? 1 : -1) * static_cast<std::int64_t>(oh * 3600 + om * 60);
     pos += 6;

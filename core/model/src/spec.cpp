@@ -109,9 +109,7 @@ std::string_view to_string(MetricType type) {
   return type == MetricType::ReadCPUUtilization ? "ReadCPUUtilization" : "ReadConnections";
 }
 
-std::string_view to_string(ScalingPolicy policy) {
-  return policy == ScalingPolicy::Adaptive ? "Adaptive" : "Windowed";
-}
+std::string_view to_string(ScalingPolicy policy) { return policy == ScalingPolicy::Adaptive ? "Adaptive" : "Windowed"; }
 
 std::optional<MetricType> parse_metric_type(std::string_view text) {
   if (text == "ReadConnections") return MetricType::ReadConnections;
@@ -147,8 +145,9 @@ DhaSpec parse_spec(const rapidjson::Value& v, const SpecParseOptions& options, c
   if (min == nullptr) throw InputError(child(path, "minReplicas"), "required");
   spec.min_replicas = json::to_int32(*min, child(path, "minReplicas"));
   if (spec.min_replicas < kMinimumReplicas)
-    throw InputError(child(path, "minReplicas"), "must be at least 2 (2 = one primary and one read replica; the count "
-                                                 "is the total number of instances, the primary included)");
+    throw InputError(child(path, "minReplicas"),
+                     "must be at least 2 (2 = one primary and one read replica; the count "
+                     "is the total number of instances, the primary included)");
   const auto* max = json::find(v, "maxReplicas");
   if (max == nullptr) throw InputError(child(path, "maxReplicas"), "required");
   spec.max_replicas = json::to_int32(*max, child(path, "maxReplicas"), 2);
@@ -188,8 +187,7 @@ DhaSpec parse_spec(const rapidjson::Value& v, const SpecParseOptions& options, c
       spec.behavior.scale_up = parse_rules(*up, child(bp, "scaleUp"), spec.behavior.scale_up);
     if (const auto* down = json::find(*behavior, "scaleDown"))
       spec.behavior.scale_down = parse_rules(*down, child(bp, "scaleDown"), spec.behavior.scale_down);
-    if (auto d = json::optional_int32(*behavior, "convergenceDeadlineSeconds", bp, 1,
-                                      kMaxConvergenceDeadlineSeconds))
+    if (auto d = json::optional_int32(*behavior, "convergenceDeadlineSeconds", bp, 1, kMaxConvergenceDeadlineSeconds))
       spec.behavior.convergence_deadline_seconds = *d;
     if (auto t = json::optional_number(*behavior, "tolerance", bp)) {
       if (!std::isfinite(*t) || *t < 0 || *t > 1)
@@ -229,8 +227,10 @@ rapidjson::Value spec_to_json(const DhaSpec& spec, rapidjson::Document::Allocato
     Value entry(rapidjson::kObjectType);
     entry.AddMember("type", Value(std::string(to_string(m.type)), a), a);
     Value target(rapidjson::kObjectType);
-    if (m.average_utilization) target.AddMember("averageUtilization", *m.average_utilization, a);
-    else target.AddMember("averageValue", Value(m.target.text, a), a);
+    if (m.average_utilization)
+      target.AddMember("averageUtilization", *m.average_utilization, a);
+    else
+      target.AddMember("averageValue", Value(m.target.text, a), a);
     entry.AddMember("target", target, a);
     metrics.PushBack(entry, a);
   }

@@ -14,10 +14,14 @@ using rapidjson::Value;
 
 std::string_view to_string(DecisionKind kind) {
   switch (kind) {
-    case DecisionKind::Scale: return "Scale";
-    case DecisionKind::NoChange: return "NoChange";
-    case DecisionKind::Freeze: return "Freeze";
-    case DecisionKind::Rollback: return "Rollback";
+    case DecisionKind::Scale:
+      return "Scale";
+    case DecisionKind::NoChange:
+      return "NoChange";
+    case DecisionKind::Freeze:
+      return "Freeze";
+    case DecisionKind::Rollback:
+      return "Rollback";
   }
   return "NoChange";
 }
@@ -137,8 +141,8 @@ DhaStatus read_fields(const Value& v, const std::string& path, std::vector<Unrea
     json::require_object(*b, bp);
     const auto replicas = json::optional_int32(*b, "replicas", bp, 0);
     if (!replicas) throw InputError(child(bp, "replicas"), "required");
-    s.state.backoff = Backoff{*replicas, required_time(*b, "until", bp),
-                              json::optional_int32(*b, "count", bp, 1).value_or(1)};
+    s.state.backoff =
+        Backoff{*replicas, required_time(*b, "until", bp), json::optional_int32(*b, "count", bp, 1).value_or(1)};
   });
   field("lastDemand", [&] {
     const Value* d = json::find(v, "lastDemand");
@@ -163,8 +167,8 @@ DhaStatus read_fields(const Value& v, const std::string& path, std::vector<Unrea
       CurrentMetric m;
       m.type = optional_string((*cms)[i], "type", ip);
       if (const Value* avg = json::find((*cms)[i], "averageValue"))
-        m.average_value = avg->IsInt64() ? std::to_string(avg->GetInt64())
-                                         : json::to_string(*avg, child(ip, "averageValue"));
+        m.average_value =
+            avg->IsInt64() ? std::to_string(avg->GetInt64()) : json::to_string(*avg, child(ip, "averageValue"));
       read.push_back(std::move(m));
     }
     s.current_metrics = std::move(read);
@@ -185,8 +189,10 @@ DhaStatus read_fields(const Value& v, const std::string& path, std::vector<Unrea
     d.reason = optional_string(*ld, "reason", lp);
     d.message = optional_string(*ld, "message", lp);
     // One line per gate since the compact trace; an operator before it wrote objects ("trace").
-    if (const Value* g = json::find(*ld, "gates")) d.trace = parse_trace_lines(*g, child(lp, "gates"));
-    else if (const Value* t = json::find(*ld, "trace")) d.trace = parse_trace(*t, child(lp, "trace"));
+    if (const Value* g = json::find(*ld, "gates"))
+      d.trace = parse_trace_lines(*g, child(lp, "gates"));
+    else if (const Value* t = json::find(*ld, "trace"))
+      d.trace = parse_trace(*t, child(lp, "trace"));
     s.last_decision = std::move(d);
   });
   field("targetDisplay", [&] { s.target_display = optional_string(v, "targetDisplay", path); });
@@ -301,10 +307,10 @@ Value status_to_json(const DhaStatus& s, rapidjson::Document::AllocatorType& a) 
     }
     out.AddMember("lastDecision", ld, a);
   }
-  for (const auto& [name, text] : {std::pair{"targetDisplay", &s.target_display},
-                                    std::pair{"metricsDisplay", &s.metrics_display},
-                                    std::pair{"currentDisplay", &s.current_display},
-                                    std::pair{"desiredDisplay", &s.desired_display}, std::pair{"summary", &s.summary}})
+  for (const auto& [name, text] :
+       {std::pair{"targetDisplay", &s.target_display}, std::pair{"metricsDisplay", &s.metrics_display},
+        std::pair{"currentDisplay", &s.current_display}, std::pair{"desiredDisplay", &s.desired_display},
+        std::pair{"summary", &s.summary}})
     if (!text->empty()) out.AddMember(rapidjson::StringRef(name), str(*text, a), a);
   Value conds(rapidjson::kArrayType);
   for (const auto& c : s.conditions) {

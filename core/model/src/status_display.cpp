@@ -5,8 +5,8 @@ namespace dha::model {
 std::string target_display(const TargetRef& ref) { return ref.kind + "/" + ref.name; }
 
 std::string metric_display(const MetricSpec& spec, const CurrentMetric* observed) {
-  std::string current = observed == nullptr || observed->average_value.empty() ? std::string(kUnknownValue)
-                                                                               : observed->average_value;
+  std::string current =
+      observed == nullptr || observed->average_value.empty() ? std::string(kUnknownValue) : observed->average_value;
   if (spec.is_utilization() && observed != nullptr && !observed->average_value.empty()) current += "%";
   return current + "/" + spec.target_text() + " (" + std::string(to_string(spec.type)) + ")";
 }
@@ -56,23 +56,24 @@ std::string trace_entry_words(const TraceEntry& entry) {
 std::string decision_summary(const LastDecision& d, std::int32_t current) {
   const std::string at = std::to_string(current);
   switch (d.kind) {
-  case DecisionKind::Scale:
-  case DecisionKind::Rollback: {
-    std::string head = d.kind == DecisionKind::Rollback ? "roll back " : "scale ";
-    if (d.message.rfind("scale ", 0) == 0 || d.message.rfind("roll", 0) == 0) return d.message;
-    return head + at + " -> " + std::to_string(d.desired_replicas) + (d.message.empty() ? "" : ": " + d.message);
-  }
-  case DecisionKind::Freeze: {
-    const TraceEntry* gate = deciding_gate(d);
-    // The gate's own message may carry the numbers ("... (60s > 30s)").
-    const std::string& why = gate != nullptr && gate->message.size() > d.message.size() &&
-                                     gate->message.rfind(d.message, 0) == 0
-                                 ? gate->message
-                                 : d.message;
-    return "frozen at " + at + (gate != nullptr ? " by " + gate->gate : "") + " (" + d.reason + ")" +
-           (why.empty() ? "" : ": " + why);
-  }
-  case DecisionKind::NoChange: break;
+    case DecisionKind::Scale:
+    case DecisionKind::Rollback: {
+      std::string head = d.kind == DecisionKind::Rollback ? "roll back " : "scale ";
+      if (d.message.rfind("scale ", 0) == 0 || d.message.rfind("roll", 0) == 0) return d.message;
+      return head + at + " -> " + std::to_string(d.desired_replicas) + (d.message.empty() ? "" : ": " + d.message);
+    }
+    case DecisionKind::Freeze: {
+      const TraceEntry* gate = deciding_gate(d);
+      // The gate's own message may carry the numbers ("... (60s > 30s)").
+      const std::string& why =
+          gate != nullptr && gate->message.size() > d.message.size() && gate->message.rfind(d.message, 0) == 0
+              ? gate->message
+              : d.message;
+      return "frozen at " + at + (gate != nullptr ? " by " + gate->gate : "") + " (" + d.reason + ")" +
+             (why.empty() ? "" : ": " + why);
+    }
+    case DecisionKind::NoChange:
+      break;
   }
   if (d.message.rfind("no change", 0) == 0) return d.message;
   return "no change at " + at + (d.message.empty() ? "" : ": " + d.message);

@@ -52,7 +52,8 @@ rapidjson::Value scalar(const YAML::Node& node, rapidjson::Document::AllocatorTy
   const std::string& s = node.Scalar();
   // A quoted scalar has the non-specific tag "!"; only plain scalars are typed.
   if (node.Tag() != "!") {
-    if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return rapidjson::Value(rapidjson::kNullType);
+    if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL")
+      return rapidjson::Value(rapidjson::kNullType);
     if (s == "true" || s == "True" || s == "TRUE") return rapidjson::Value(true);
     if (s == "false" || s == "False" || s == "FALSE") return rapidjson::Value(false);
     if (is_yaml_int(s)) {
@@ -77,8 +78,10 @@ rapidjson::Value convert(const YAML::Node& node, rapidjson::Document::AllocatorT
   --budget;
   switch (node.Type()) {
     case YAML::NodeType::Null:
-    case YAML::NodeType::Undefined: return rapidjson::Value(rapidjson::kNullType);
-    case YAML::NodeType::Scalar: return scalar(node, a);
+    case YAML::NodeType::Undefined:
+      return rapidjson::Value(rapidjson::kNullType);
+    case YAML::NodeType::Scalar:
+      return scalar(node, a);
     case YAML::NodeType::Sequence: {
       rapidjson::Value arr(rapidjson::kArrayType);
       for (const auto& item : node) arr.PushBack(convert(item, a, depth + 1, budget), a);

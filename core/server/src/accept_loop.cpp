@@ -3,9 +3,9 @@
 
 #include "server_impl.hpp"
 
+#include <spdlog/spdlog.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
-#include <spdlog/spdlog.h>
 
 #include <sys/ioctl.h>
 
@@ -104,8 +104,8 @@ bool Server::Impl::evict_body_hog(const std::string& requester) {
     if (control->evicted || !control->reading || control->body_bytes.load() == 0 || control->peer == requester)
       continue;
     const std::size_t held = per_peer[control->peer];
-    if (held > chosen_peer_bytes || (chosen != nullptr && held == chosen_peer_bytes &&
-                                     control->body_bytes.load() > chosen->body_bytes.load())) {
+    if (held > chosen_peer_bytes ||
+        (chosen != nullptr && held == chosen_peer_bytes && control->body_bytes.load() > chosen->body_bytes.load())) {
       chosen = control.get();
       chosen_peer_bytes = held;
     }
@@ -117,4 +117,4 @@ bool Server::Impl::evict_body_hog(const std::string& requester) {
   return true;
 }
 
-} // namespace dha::server
+}  // namespace dha::server

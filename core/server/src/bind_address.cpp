@@ -30,4 +30,4 @@ std::optional<BindAddress> parse_bind_address(std::string_view text) {
   return out;
 }
 
-} // namespace dha::server
+}  // namespace dha::server

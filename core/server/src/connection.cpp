@@ -5,6 +5,7 @@
 #include "connection_streams.hpp"
 #include "server_impl.hpp"
 
+#include <spdlog/spdlog.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/post.hpp>
@@ -12,7 +13,6 @@
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <spdlog/spdlog.h>
 
 #include <array>
 #include <iterator>
@@ -162,7 +162,7 @@ Response body_too_large(std::size_t limit) {
 // Room for one request's body in the connection budget, given back when the request is done.
 // `shown` mirrors the reservation for eviction to see.
 class BodyReservation {
-public:
+ public:
   BodyReservation(detail::ConnectionBudget& budget, const std::string& peer, std::atomic<std::size_t>& shown)
       : budget_(budget), peer_(peer), shown_(shown) {}
   ~BodyReservation() {
@@ -178,7 +178,7 @@ public:
     return true;
   }
 
-private:
+ private:
   detail::ConnectionBudget& budget_;
   const std::string& peer_;
   std::atomic<std::size_t>& shown_;
@@ -188,7 +188,7 @@ private:
 constexpr auto header_done = [](const auto& parser) { return parser.is_header_done(); };
 constexpr auto message_done = [](const auto& parser) { return parser.is_done(); };
 
-} // namespace
+}  // namespace
 
 asio::awaitable<void> Server::Impl::run_connection(tcp::socket socket, std::shared_ptr<ConnectionControl> control) {
   TaskGuard task(tasks_);
@@ -236,8 +236,8 @@ asio::awaitable<void> Server::Impl::run_connection(tcp::socket socket, std::shar
   // A client that connects and sends nothing holds a slot for first_byte_timeout at most.
   // And no TLS state until it has sent something: OpenSSL allocates its record buffers for
   // a handshake in progress, and silent connections would hold them.
-  connection->expires_at(accepted + std::min({options_.first_byte_timeout, options_.handshake_timeout,
-                                              options_.header_timeout}));
+  connection->expires_at(accepted +
+                         std::min({options_.first_byte_timeout, options_.handshake_timeout, options_.header_timeout}));
   co_await connection->readable(ec);
   if (ec) co_return;
   slots_.set_phase(control->slot, Phase::partial);
@@ -250,7 +250,7 @@ asio::awaitable<void> Server::Impl::run_connection(tcp::socket socket, std::shar
   }
 
   connection->expires_at(accepted + std::min(options_.handshake_timeout, options_.header_timeout));
-  auto tls = current_tls(); // held for the connection's life: rotation never affects it
+  auto tls = current_tls();  // held for the connection's life: rotation never affects it
   std::optional<detail::TlsStream> stream;
   try {
     stream.emplace(*connection, tls->native_handle());
@@ -269,7 +269,7 @@ template <class Stream>
 asio::awaitable<void> Server::Impl::serve(Stream& stream, ConnectionControl& control, std::string remote, bool secure,
                                           std::chrono::steady_clock::time_point accepted) {
   beast::flat_buffer buffer;
-  auto started = accepted; // the first request's deadlines count from accept
+  auto started = accepted;  // the first request's deadlines count from accept
   bool first = true;
   for (;;) {
     http::request_parser<http::string_body> parser;
@@ -311,7 +311,7 @@ asio::awaitable<void> Server::Impl::serve(Stream& stream, ConnectionControl& con
     if (ec == http::error::header_limit) {
       refusal = Response::text(431, "request header fields too large\n");
     } else if (ec) {
-      co_return; // closed, timed out, cancelled by stop(), or not HTTP/1.x
+      co_return;  // closed, timed out, cancelled by stop(), or not HTTP/1.x
     } else {
       const std::string_view target = parser.get().target();
       const std::size_t limit =
@@ -320,7 +320,7 @@ asio::awaitable<void> Server::Impl::serve(Stream& stream, ConnectionControl& con
       if (length && *length > limit) refusal = body_too_large(limit);
       if (!refusal && options_.authorizer) {
         head = head_of(parser.get(), remote, secure, control.in_trusted_network);
-        refusal = authorize(*head); // before any of the body is read
+        refusal = authorize(*head);  // before any of the body is read
       }
       // Unknown until read, a chunked body is budgeted at the route's limit.
       const std::size_t expected = length ? static_cast<std::size_t>(*length) : parser.chunked() ? limit : 0;
@@ -419,4 +419,4 @@ std::optional<Response> Server::Impl::authorize(const Request& head) const {
   const std::string fallback = status == 401 ? "Unauthorized" : status == 403 ? "Forbidden" : "try again later";
   return Response::text(status, (verdict.message.empty() ? fallback : verdict.message) + "\n");
 }
-} // namespace dha::server
+}  // namespace dha::server

@@ -37,4 +37,4 @@ void ConnectionBudget::forget_if_unused(std::unordered_map<std::string, Peer>::i
   if (it != peers_.end() && it->second.body_bytes == 0) peers_.erase(it);
 }
 
-} // namespace dha::server::detail
+}  // namespace dha::server::detail

@@ -18,7 +18,7 @@ struct BudgetLimits {
 };
 
 class ConnectionBudget {
-public:
+ public:
   explicit ConnectionBudget(BudgetLimits limits) : limits_(limits) {}
 
   // Reserves room for a body of `bytes` before it is read; false, reserving nothing, when the
@@ -27,7 +27,7 @@ public:
   void release_body(const std::string& peer, std::size_t bytes);
   std::size_t body_bytes_in_flight() const;
 
-private:
+ private:
   struct Peer {
     std::size_t body_bytes = 0;
   };
@@ -39,4 +39,4 @@ private:
   std::size_t body_bytes_ = 0;
 };
 
-} // namespace dha::server::detail
+}  // namespace dha::server::detail

@@ -126,7 +126,7 @@ void ConnectionSlots::remove(std::uint64_t id, bool evicted) {
   connections_.erase(it);
   if (evicted) closing_.insert(id);
   if (peer.connections == 0) {
-    const std::string address = peer.address; // erase() must not read the key it destroys
+    const std::string address = peer.address;  // erase() must not read the key it destroys
     peers_.erase(address);
   }
 }
@@ -153,4 +153,4 @@ std::size_t ConnectionSlots::closing() const {
   return closing_.size();
 }
 
-} // namespace dha::server::detail
+}  // namespace dha::server::detail

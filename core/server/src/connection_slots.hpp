@@ -36,26 +36,26 @@ struct SlotLimits {
 
 // What a connection is doing, as far as making room goes.
 enum class Phase {
-  silent,  // nothing received since it was accepted or since its last response
-  partial, // some of a request has arrived (TLS handshake or header): not yet decided
-  busy,    // its request header is complete: it is being served
+  silent,   // nothing received since it was accepted or since its last response
+  partial,  // some of a request has arrived (TLS handshake or header): not yet decided
+  busy,     // its request header is complete: it is being served
 };
 
 struct SlotDecision {
   enum class Outcome {
-    admitted,           // a free slot
-    admitted_evicting,  // `evicted` was closed to make room
-    refused_peer_share, // the newcomer's peer holds its share already
-    refused_full,       // nobody may be closed for it
+    admitted,            // a free slot
+    admitted_evicting,   // `evicted` was closed to make room
+    refused_peer_share,  // the newcomer's peer holds its share already
+    refused_full,        // nobody may be closed for it
   };
   Outcome outcome = Outcome::refused_full;
-  std::uint64_t id = 0;      // the newcomer's, when admitted
-  std::uint64_t evicted = 0; // the connection to close, with admitted_evicting
+  std::uint64_t id = 0;       // the newcomer's, when admitted
+  std::uint64_t evicted = 0;  // the connection to close, with admitted_evicting
   bool admitted() const { return outcome == Outcome::admitted || outcome == Outcome::admitted_evicting; }
 };
 
 class ConnectionSlots {
-public:
+ public:
   explicit ConnectionSlots(SlotLimits limits);
 
   // `initial`: partial when the newcomer's first bytes have arrived already (it waited in the
@@ -71,12 +71,12 @@ public:
   std::size_t closing() const;
   const SlotLimits& limits() const { return limits_; }
 
-private:
+ private:
   struct Peer;
   struct Connection {
     Peer* peer = nullptr;
     Phase phase = Phase::silent;
-    std::uint64_t since = 0; // order of entering its phase: smaller is older
+    std::uint64_t since = 0;  // order of entering its phase: smaller is older
   };
   // The ranking of a peer among those with connections in one phase: most connections
   // first, then the one whose oldest such connection is oldest.
@@ -94,8 +94,8 @@ private:
     std::string address;
     bool trusted = false;
     std::size_t connections = 0;
-    std::map<std::uint64_t, std::uint64_t> silent;  // since -> id
-    std::map<std::uint64_t, std::uint64_t> partial; // since -> id
+    std::map<std::uint64_t, std::uint64_t> silent;   // since -> id
+    std::map<std::uint64_t, std::uint64_t> partial;  // since -> id
   };
   using Index = std::set<Rank>;
 
@@ -111,12 +111,12 @@ private:
   mutable std::mutex mutex_;
   std::unordered_map<std::string, Peer> peers_;
   std::unordered_map<std::uint64_t, Connection> connections_;
-  std::set<std::uint64_t> closing_; // evicted, not released yet
-  Index indexes_[2][2];             // [trusted][silent, partial]
+  std::set<std::uint64_t> closing_;  // evicted, not released yet
+  Index indexes_[2][2];              // [trusted][silent, partial]
   std::size_t open_trusted_ = 0;
   std::size_t open_untrusted_ = 0;
   std::uint64_t next_id_ = 0;
   std::uint64_t next_since_ = 0;
 };
 
-} // namespace dha::server::detail
+}  // namespace dha::server::detail

@@ -39,12 +39,12 @@ using boost::system::error_code;
 // sleeps again until a later one or cancels the socket's operations. Only a wait that starts
 // while the watchdog sleeps past the current deadline re-arms it early.
 class Connection {
-public:
+ public:
   using clock = std::chrono::steady_clock;
 
   explicit Connection(tcp::socket socket) : socket_(std::move(socket)), timer_(socket_.get_executor()) {
     error_code ignored;
-    socket_.non_blocking(true, ignored); // reads and writes return would_block; OpenSSL needs it too
+    socket_.non_blocking(true, ignored);  // reads and writes return would_block; OpenSSL needs it too
   }
 
   tcp::socket& socket() { return socket_; }
@@ -77,7 +77,7 @@ public:
       ec = boost::beast::error::timeout;
       return false;
     }
-    if (deadline_ < armed_) timer_.cancel(); // the watchdog wakes and sleeps until the earlier deadline
+    if (deadline_ < armed_) timer_.cancel();  // the watchdog wakes and sleeps until the earlier deadline
     return true;
   }
   // After waiting: a wait cut short by the watchdog reports beast::error::timeout.
@@ -103,7 +103,7 @@ public:
     socket_.close(ignored);
   }
 
-private:
+ private:
   tcp::socket socket_;
   asio::steady_timer timer_;
   clock::time_point deadline_ = clock::time_point::max();
@@ -114,7 +114,7 @@ private:
 };
 
 class PlainStream {
-public:
+ public:
   explicit PlainStream(Connection& connection) : connection_(connection) {}
   Connection& connection() { return connection_; }
   // Whether bytes already read from the socket wait inside the stream (never, here).
@@ -145,19 +145,19 @@ public:
     }
   }
 
-private:
+ private:
   Connection& connection_;
 };
 
 class TlsStream {
-public:
+ public:
   TlsStream(Connection& connection, SSL_CTX* context) : connection_(connection), ssl_(SSL_new(context)) {
     if (!ssl_) throw std::runtime_error("SSL_new failed");
     // Idle keep-alive connections give their 34 KiB of record buffers back (as nginx does).
     SSL_set_mode(ssl_.get(), SSL_MODE_RELEASE_BUFFERS);
     // Read whatever has arrived in one read(2), not a record's header and body separately.
     SSL_set_read_ahead(ssl_.get(), 1);
-    SSL_set_fd(ssl_.get(), connection.socket().native_handle()); // the socket keeps owning the fd
+    SSL_set_fd(ssl_.get(), connection.socket().native_handle());  // the socket keeps owning the fd
     SSL_set_accept_state(ssl_.get());
   }
   Connection& connection() { return connection_; }
@@ -172,8 +172,7 @@ public:
 
   asio::awaitable<std::size_t> read_some(asio::mutable_buffer buffer, error_code& ec) {
     return drive(
-        [ssl = ssl_.get(), buffer](std::size_t& n) { return SSL_read_ex(ssl, buffer.data(), buffer.size(), &n); },
-        ec);
+        [ssl = ssl_.get(), buffer](std::size_t& n) { return SSL_read_ex(ssl, buffer.data(), buffer.size(), &n); }, ec);
   }
 
   // Without SSL_MODE_ENABLE_PARTIAL_WRITE, SSL_write_ex succeeds only once all of `buffer`
@@ -191,7 +190,7 @@ public:
     return drive([ssl = ssl_.get()](std::size_t&) { return SSL_shutdown(ssl) >= 0 ? 1 : -1; }, ec);
   }
 
-private:
+ private:
   // Calls an OpenSSL I/O function until it succeeds, waiting for the socket whenever OpenSSL
   // wants to read or write it; returns the bytes it reports.
   template <class Call>
@@ -207,25 +206,25 @@ private:
       if (result > 0) co_return n;
       const int error = SSL_get_error(ssl_.get(), result);
       switch (error) {
-      case SSL_ERROR_WANT_READ:
-        co_await connection_.readable(ec);
-        break;
-      case SSL_ERROR_WANT_WRITE:
-        if (connection_.prepare_wait(ec)) {
-          co_await connection_.socket().async_wait(tcp::socket::wait_write,
-                                                 asio::redirect_error(asio::use_awaitable, ec));
-          connection_.finish_wait(ec);
-        }
-        break;
-      case SSL_ERROR_ZERO_RETURN:
-        ec = asio::error::eof;
-        break;
-      case SSL_ERROR_SYSCALL:
-        ec = errno != 0 ? error_code(errno, boost::system::system_category()) : error_code(asio::error::eof);
-        break;
-      default:
-        ec = error_code(static_cast<int>(ERR_get_error()), asio::error::get_ssl_category());
-        if (!ec) ec = asio::error::connection_aborted;
+        case SSL_ERROR_WANT_READ:
+          co_await connection_.readable(ec);
+          break;
+        case SSL_ERROR_WANT_WRITE:
+          if (connection_.prepare_wait(ec)) {
+            co_await connection_.socket().async_wait(tcp::socket::wait_write,
+                                                     asio::redirect_error(asio::use_awaitable, ec));
+            connection_.finish_wait(ec);
+          }
+          break;
+        case SSL_ERROR_ZERO_RETURN:
+          ec = asio::error::eof;
+          break;
+        case SSL_ERROR_SYSCALL:
+          ec = errno != 0 ? error_code(errno, boost::system::system_category()) : error_code(asio::error::eof);
+          break;
+        default:
+          ec = error_code(static_cast<int>(ERR_get_error()), asio::error::get_ssl_category());
+          if (!ec) ec = asio::error::connection_aborted;
       }
       if (ec) co_return 0;
     }
@@ -238,4 +237,4 @@ private:
   std::unique_ptr<SSL, SslFree> ssl_;
 };
 
-} // namespace dha::server::detail
+}  // namespace dha::server::detail

@@ -16,7 +16,7 @@ bool iequals(std::string_view a, std::string_view b) {
   return true;
 }
 
-} // namespace
+}  // namespace
 
 std::string_view Request::header(std::string_view name) const {
   for (const auto& [key, value] : headers)
@@ -67,4 +67,4 @@ Response Router::dispatch(const Request& request) const {
   }
 }
 
-} // namespace dha::server
+}  // namespace dha::server

@@ -21,7 +21,7 @@ std::string key_of(std::string_view token, std::string_view path) {
   return key;
 }
 
-} // namespace
+}  // namespace
 
 ReviewCache::Entry* ReviewCache::Side::find(const std::string& key) {
   auto it = index_.find(key);
@@ -123,7 +123,7 @@ bool AttemptLimiter::try_take(const std::string& peer, double cost) {
   // The peer's budget first: a peer over its own share does not spend everyone's.
   if (!take(own, limits_.per_peer_per_second, limits_.per_peer_burst, cost, now)) return false;
   if (take(total_, limits_.total_per_second, limits_.total_burst, cost, now)) return true;
-  own.tokens += cost; // not spent: the request is refused anyway
+  own.tokens += cost;  // not spent: the request is refused anyway
   return false;
 }
 
@@ -136,4 +136,4 @@ std::string peer_address(std::string_view remote) {
   return std::string(colon == std::string_view::npos ? remote : remote.substr(0, colon));
 }
 
-} // namespace dha::server
+}  // namespace dha::server

@@ -1,12 +1,12 @@
 #include "dha/server/self_signed_certificate.hpp"
 
+#include <fcntl.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/rand.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 #include <spdlog/spdlog.h>
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -87,9 +87,8 @@ void write_self_signed_certificate(const std::filesystem::path& dir, const std::
   add_extension(cert.get(), NID_ext_key_usage, "serverAuth");
   check(X509_sign(cert.get(), key.get(), EVP_sha256()) > 0, "signing");
 
-  write_pem(dir / "tls.key", 0600, [&](FILE* f) {
-    return PEM_write_PrivateKey(f, key.get(), nullptr, nullptr, 0, nullptr, nullptr);
-  });
+  write_pem(dir / "tls.key", 0600,
+            [&](FILE* f) { return PEM_write_PrivateKey(f, key.get(), nullptr, nullptr, 0, nullptr, nullptr); });
   write_pem(dir / "tls.crt", 0644, [&](FILE* f) { return PEM_write_X509(f, cert.get()); });
 }
 

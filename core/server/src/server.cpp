@@ -2,17 +2,17 @@
 
 #include "server_impl.hpp"
 
+#include <spdlog/spdlog.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/post.hpp>
-#include <spdlog/spdlog.h>
 
-#include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <csignal>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
 #include <thread>
 
 namespace dha::server {
@@ -41,10 +41,11 @@ std::vector<detail::Network> trusted_networks(const ServerOptions& o) {
   return out;
 }
 
-} // namespace
+}  // namespace
 
 Server::Impl::Impl(ServerOptions options, Router router)
-    : options_(std::move(options)), router_(std::move(router)),
+    : options_(std::move(options)),
+      router_(std::move(router)),
       budget_({options_.max_body_bytes_in_flight, options_.max_body_bytes_in_flight_per_peer}),
       slots_(slot_limits(options_)),
       trust_(trusted_networks(options_), options_.max_learned_trusted_peers, options_.learned_trust_for) {}
@@ -173,7 +174,7 @@ void Server::Impl::stop(std::chrono::milliseconds grace) {
   for (auto& worker : workers_) all.push_back(worker.get());
   for (auto* worker : all) worker->work.reset();
   for (auto* worker : all)
-    if (tasks_.load() > 0) worker->ioc.stop(); // a stuck task must not hang shutdown
+    if (tasks_.load() > 0) worker->ioc.stop();  // a stuck task must not hang shutdown
   for (auto* worker : all)
     if (worker->thread.joinable()) worker->thread.join();
 }
@@ -189,4 +190,4 @@ std::uint64_t Server::certificate_reloads() const { return impl_->reloads_.load(
 std::uint64_t Server::refused_connections() const { return impl_->refused_.load(); }
 std::uint64_t Server::evicted_connections() const { return impl_->evicted_.load(); }
 
-} // namespace dha::server
+}  // namespace dha::server

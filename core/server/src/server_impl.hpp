@@ -40,20 +40,20 @@ inline auto awaitable_ec(boost::system::error_code& ec) {
 
 // Counts a running coroutine for as long as the guard lives in its frame.
 class TaskGuard {
-public:
+ public:
   explicit TaskGuard(std::atomic<std::size_t>& counter) : counter_(&counter) { counter_->fetch_add(1); }
   ~TaskGuard() { counter_->fetch_sub(1); }
   TaskGuard(const TaskGuard&) = delete;
   TaskGuard& operator=(const TaskGuard&) = delete;
 
-private:
+ private:
   std::atomic<std::size_t>* counter_;
 };
 
-} // namespace detail
+}  // namespace detail
 
 class Server::Impl {
-public:
+ public:
   using tcp = boost::asio::ip::tcp;
 
   Impl(ServerOptions options, Router router);
@@ -79,12 +79,12 @@ public:
   struct ConnectionControl {
     std::uint64_t slot = 0;
     std::string peer;
-    bool in_trusted_network = false; // see Request::from_trusted_network
-    std::function<void(bool reset)> cancel; // posts a cancel onto its thread; guarded by connections_mutex_
+    bool in_trusted_network = false;         // see Request::from_trusted_network
+    std::function<void(bool reset)> cancel;  // posts a cancel onto its thread; guarded by connections_mutex_
     std::atomic<bool> idle{true};
     std::atomic<bool> reading{true};
     std::atomic<std::size_t> body_bytes{0};
-    bool evicted = false; // guarded by connections_mutex_
+    bool evicted = false;  // guarded by connections_mutex_
   };
 
   ServerOptions options_;
@@ -93,7 +93,7 @@ public:
   detail::ConnectionSlots slots_;
   detail::TrustedPeers trust_;
   std::vector<std::unique_ptr<Worker>> workers_ = make_workers(options_.threads);
-  std::size_t next_worker_ = 0; // round-robin; used by accept_loop only
+  std::size_t next_worker_ = 0;  // round-robin; used by accept_loop only
   // The acceptor and the reload timer get a thread of their own: a busy handler on a worker
   // must not stop new connections from reaching the other workers.
   Worker control_worker_;
@@ -108,18 +108,18 @@ public:
   std::atomic<std::size_t> connections_{0};
   std::atomic<std::size_t> tasks_{0};
   std::atomic<std::uint64_t> reloads_{0};
-  std::atomic<std::uint64_t> refused_{0}; // closed at accept
-  std::atomic<std::uint64_t> evicted_{0}; // closed to make room
+  std::atomic<std::uint64_t> refused_{0};  // closed at accept
+  std::atomic<std::uint64_t> evicted_{0};  // closed to make room
 
   // The TLS context for new connections; open ones hold their own shared_ptr.
   mutable std::mutex tls_mutex_;
   std::shared_ptr<boost::asio::ssl::context> tls_;
   detail::PemPair loaded_pem_;
-  std::string last_read_error_;  // logged once, not every interval
-  detail::PemPair rejected_pem_; // last pair that failed to load, not retried until it changes
+  std::string last_read_error_;   // logged once, not every interval
+  detail::PemPair rejected_pem_;  // last pair that failed to load, not retried until it changes
 
   std::mutex connections_mutex_;
-  std::unordered_map<std::uint64_t, std::shared_ptr<ConnectionControl>> open_; // by slot
+  std::unordered_map<std::uint64_t, std::shared_ptr<ConnectionControl>> open_;  // by slot
 
   std::shared_ptr<boost::asio::ssl::context> current_tls() const {
     std::lock_guard lock(tls_mutex_);
@@ -143,4 +143,4 @@ public:
   boost::asio::awaitable<void> drain(Stream& stream);
 };
 
-} // namespace dha::server
+}  // namespace dha::server

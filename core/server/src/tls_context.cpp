@@ -35,7 +35,7 @@ std::string openssl_error() {
   return buf;
 }
 
-} // namespace
+}  // namespace
 
 std::shared_ptr<boost::asio::ssl::context> make_tls_context(const std::string& cert_pem, const std::string& key_pem) {
   namespace ssl = boost::asio::ssl;
@@ -43,9 +43,10 @@ std::shared_ptr<boost::asio::ssl::context> make_tls_context(const std::string& c
   SSL_CTX* native = ctx->native_handle();
   SSL_CTX_set_min_proto_version(native, TLS1_2_VERSION);
   SSL_CTX_set_options(native, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
-  SSL_CTX_set_cipher_list(native, "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:"
-                                  "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:"
-                                  "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305");
+  SSL_CTX_set_cipher_list(native,
+                          "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:"
+                          "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:"
+                          "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305");
   SSL_CTX_set_alpn_select_cb(native, select_alpn, nullptr);
 
   boost::system::error_code ec;
@@ -76,4 +77,4 @@ std::optional<PemPair> read_pem_pair(const std::filesystem::path& cert, const st
   return pair;
 }
 
-} // namespace dha::server::detail
+}  // namespace dha::server::detail

@@ -26,4 +26,4 @@ struct PemPair {
 std::optional<PemPair> read_pem_pair(const std::filesystem::path& cert, const std::filesystem::path& key,
                                      std::string& error);
 
-} // namespace dha::server::detail
+}  // namespace dha::server::detail

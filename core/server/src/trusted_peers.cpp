@@ -25,7 +25,7 @@ bool address_bytes(std::string_view text, std::array<std::uint8_t, 16>& out, boo
   return false;
 }
 
-} // namespace
+}  // namespace
 
 Network Network::parse(std::string_view text) {
   Network network;
@@ -102,4 +102,4 @@ void TrustedPeers::vouch(const std::string& address, clock::time_point now) {
   if (learned_.size() < max_learned_) learned_.emplace(address, now);
 }
 
-} // namespace dha::server::detail
+}  // namespace dha::server::detail

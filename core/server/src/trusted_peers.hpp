@@ -31,7 +31,7 @@ struct Network {
 };
 
 class TrustedPeers {
-public:
+ public:
   using clock = std::chrono::steady_clock;
   TrustedPeers(std::vector<Network> networks, std::size_t max_learned, clock::duration learned_for);
 
@@ -42,12 +42,12 @@ public:
   void vouch(const std::string& address, clock::time_point now);
   bool learning() const { return networks_.empty() && max_learned_ > 0; }
 
-private:
+ private:
   std::vector<Network> networks_;
   std::size_t max_learned_;
   clock::duration learned_for_;
   mutable std::mutex mutex_;
-  std::unordered_map<std::string, clock::time_point> learned_; // address -> last vouched
+  std::unordered_map<std::string, clock::time_point> learned_;  // address -> last vouched
 };
 
-} // namespace dha::server::detail
+}  // namespace dha::server::detail

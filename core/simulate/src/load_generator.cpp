@@ -55,8 +55,7 @@ Sample diurnal(std::int64_t t, Random& rng) {
   const double day = smoothstep((h - 6) / 5) * (1 - smoothstep((h - 17) / 6));
   const double peak = 0.85 + 0.15 * std::sin((h - 9) / 6 * std::numbers::pi);
   const double level = 270 + 710 * day * peak;
-  return {std::max(0.0, level * (1 + 0.06 * rng.normal())), std::max(0.0, 0.6 + 0.3 * rng.normal()),
-          180 + 400 * day};
+  return {std::max(0.0, level * (1 + 0.06 * rng.normal())), std::max(0.0, 0.6 + 0.3 * rng.normal()), 180 + 400 * day};
 }
 
 // Eight days of the same daily shape, each day a little busier or quieter than the others: the
@@ -69,8 +68,7 @@ Sample diurnal_week(std::int64_t t, Random& rng) {
   const double day = smoothstep((h - 6) / 5) * (1 - smoothstep((h - 17) / 6));
   const double peak = 0.85 + 0.15 * std::sin((h - 9) / 6 * std::numbers::pi);
   const double level = 270 + 600 * day * peak * factor;
-  return {std::max(0.0, level * (1 + 0.05 * rng.normal())), std::max(0.0, 0.6 + 0.3 * rng.normal()),
-          180 + 400 * day};
+  return {std::max(0.0, level * (1 + 0.05 * rng.normal())), std::max(0.0, 0.6 + 0.3 * rng.normal()), 180 + 400 * day};
 }
 
 // Three weeks of office load: weekdays busy, weekends (days 5 and 6 of each week) quiet, a
@@ -93,8 +91,7 @@ Sample weekly_holiday(std::int64_t t, Random& rng) {
   // serve it, so what it costs is the policy's doing.
   if (day_of_trace == kFlashCrowdDay && h >= 20 && h < 20 + 50.0 / 60)
     level += 450 * smoothstep((h - 20) * 30) * (1 - smoothstep((h - 20 - 40.0 / 60) * 6));
-  return {std::max(0.0, level * (1 + 0.05 * rng.normal())), std::max(0.0, 0.6 + 0.3 * rng.normal()),
-          180 + 400 * day};
+  return {std::max(0.0, level * (1 + 0.05 * rng.normal())), std::max(0.0, 0.6 + 0.3 * rng.normal()), 180 + 400 * day};
 }
 
 Sample flash_crowd(std::int64_t t, Random& rng) {

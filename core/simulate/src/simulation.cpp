@@ -72,8 +72,12 @@ std::int32_t floor_of(const model::DhaSpec& spec, const SimulationParams& params
 class Ledger {
  public:
   Ledger(const model::DhaSpec& spec, const LoadTrace& load, const SimulationParams& params, SimulationSummary& sum)
-      : spec_(spec), load_(load), params_(params), sum_(sum),
-        floor_(floor_of(spec, params)), ceiling_(ceiling_of(spec, params)) {}
+      : spec_(spec),
+        load_(load),
+        params_(params),
+        sum_(sum),
+        floor_(floor_of(spec, params)),
+        ceiling_(ceiling_of(spec, params)) {}
 
   // Second `s` of the cycle whose decision was made at `decided_at`.
   void second(std::int64_t s, std::int64_t decided_at, const SimulatedTarget& target, bool held) {
@@ -114,7 +118,7 @@ class Ledger {
   SimulationSummary& sum_;
   std::int32_t floor_, ceiling_;
   std::int32_t need_unclamped_ = 0;  // the last known need: an outage keeps it for the causes
-  bool overloaded_ = false;  // since overload_start_
+  bool overloaded_ = false;          // since overload_start_
   std::int64_t overload_start_ = 0;
 };
 
@@ -137,13 +141,12 @@ std::optional<std::int32_t> needed_replicas(const model::DhaSpec& spec, const Lo
 SimulationResult simulate(const model::DhaSpec& spec, const LoadTrace& load, const SimulationParams& params) {
   for (const auto& m : spec.metrics)
     if (!load.has_column(model::to_string(m.type)))
-      throw model::InputError("load", "no column for metric " + std::string(model::to_string(m.type)) +
-                                          " of the DHA spec");
+      throw model::InputError("load",
+                              "no column for metric " + std::string(model::to_string(m.type)) + " of the DHA spec");
   if (params.interval_seconds < 1) throw model::InputError("--interval", "must be at least 1 second");
   if (params.provision_seconds < 0) throw model::InputError("--provision-seconds", "must not be negative");
   if (params.initial_replicas < 1) throw model::InputError("--initial-replicas", "must be at least 1");
-  if (load.end() - load.start() > kMaxSimulatedSeconds)
-    throw model::InputError("load", "spans more than 90 days");
+  if (load.end() - load.start() > kMaxSimulatedSeconds) throw model::InputError("load", "spans more than 90 days");
 
   SimulationResult result;
   SimulatedTarget target(params.initial_replicas);
@@ -151,10 +154,9 @@ SimulationResult simulate(const model::DhaSpec& spec, const LoadTrace& load, con
   summary.min_replicas = summary.max_replicas = params.initial_replicas;
   const std::int64_t first = std::max(load.start(), params.start_at.value_or(load.start()));
   if (first >= load.end()) throw model::InputError("--start-at", "must be before the trace's last second");
-  model::DecisionState state = params.initial_state ? params.initial_state(params.initial_replicas, first)
-                                                    : model::DecisionState{};
-  const bool predictive =
-      spec.behavior.policy == model::ScalingPolicy::Adaptive && spec.behavior.adaptive.predictive;
+  model::DecisionState state =
+      params.initial_state ? params.initial_state(params.initial_replicas, first) : model::DecisionState{};
+  const bool predictive = spec.behavior.policy == model::ScalingPolicy::Adaptive && spec.behavior.adaptive.predictive;
   summary.duration_seconds = load.end() - first;
   Ledger ledger(spec, load, params, summary);
 

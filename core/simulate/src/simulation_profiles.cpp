@@ -29,9 +29,9 @@ std::vector<std::string> profile_names() {
 void apply_profile(Value& spec, const std::string& profile, Alloc& a) {
   const auto names = profile_names();
   if (std::find(names.begin(), names.end(), profile) == names.end())
-    throw model::InputError("--profile",
-                            "unknown profile \"" + profile +
-                                "\" (default, windowed, fast, hpa, adaptive, predictive or forecast-only)");
+    throw model::InputError(
+        "--profile",
+        "unknown profile \"" + profile + "\" (default, windowed, fast, hpa, adaptive, predictive or forecast-only)");
   if (!spec.IsObject()) throw model::InputError("spec", "must be an object");
   if (!spec.HasMember("behavior") || !spec["behavior"].IsObject()) {
     spec.RemoveMember("behavior");

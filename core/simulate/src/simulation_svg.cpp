@@ -4,8 +4,8 @@
 #include <cmath>
 #include <map>
 
-#include "dha/simulate/simulation.hpp"
 #include "dha/gates/reasons.hpp"
+#include "dha/simulate/simulation.hpp"
 
 namespace dha::decide {
 namespace {
@@ -50,7 +50,8 @@ std::string axes(const Panel& p, const std::string& title, const std::string& un
   for (double v = 0; v <= p.ymax + 1e-9; v += ystep) {
     const double y = p.y(v);
     s += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"#ddd\"/>\n", x0, y, x1, y);
-    s += fmt::format("<text x=\"{}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"end\">{:g}</text>\n", x0 - 6, y + 4, v);
+    s +=
+        fmt::format("<text x=\"{}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"end\">{:g}</text>\n", x0 - 6, y + 4, v);
   }
   const double span = p.t1 - p.t0;
   const double tick = time_tick(span);
@@ -63,9 +64,10 @@ std::string axes(const Panel& p, const std::string& title, const std::string& un
   }
   s += fmt::format("<text x=\"{:.1f}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\">{}</text>\n", (x0 + x1) / 2,
                    y0 + 33, minutes ? "minutes since the first decision" : "hours since the first decision");
-  s += fmt::format("<text x=\"14\" y=\"{:.1f}\" font-size=\"11\" transform=\"rotate(-90 14 {:.1f})\" "
-                   "text-anchor=\"middle\">{}</text>\n",
-                   p.top + kPanelHeight / 2, p.top + kPanelHeight / 2, unit);
+  s += fmt::format(
+      "<text x=\"14\" y=\"{:.1f}\" font-size=\"11\" transform=\"rotate(-90 14 {:.1f})\" "
+      "text-anchor=\"middle\">{}</text>\n",
+      p.top + kPanelHeight / 2, p.top + kPanelHeight / 2, unit);
   return s;
 }
 
@@ -79,8 +81,8 @@ std::string polyline(const Points& pts, const Panel& p, const char* color, bool 
   if (width == 0) width = dash ? 1.6 : 2.2;
   auto flush = [&] {
     if (!open.empty())
-      s += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"{}\"{} points=\"{}\"/>\n", color,
-                       width, dash ? fmt::format(" stroke-dasharray=\"{}\"", dash) : "", open);
+      s += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"{}\"{} points=\"{}\"/>\n", color, width,
+                       dash ? fmt::format(" stroke-dasharray=\"{}\"", dash) : "", open);
     open.clear();
   };
   for (std::size_t i = 0; i < pts.size(); ++i) {
@@ -164,8 +166,8 @@ std::string render_svg(const SimulationResult& result, const model::DhaSpec& spe
   const double nan = std::nan("");
   const std::int32_t ceiling =
       params.quota_max_replicas ? std::min(spec.max_replicas, *params.quota_max_replicas) : spec.max_replicas;
-  const std::int32_t floor = std::min(
-      std::max(spec.min_replicas, spec.constraints.respect_quorum ? params.quorum_floor : 1), ceiling);
+  const std::int32_t floor =
+      std::min(std::max(spec.min_replicas, spec.constraints.respect_quorum ? params.quorum_floor : 1), ceiling);
 
   Points load_pts, capacity_pts, current_pts, available_pts, needed_pts, forecast_pts;
   std::vector<std::pair<double, double>> outages, lag_episodes;
@@ -173,8 +175,10 @@ std::string render_svg(const SimulationResult& result, const model::DhaSpec& spe
   const double sample = std::max(1.0, (t1 - t0) / 800);  // ~800 points are plenty for 1000 px
   const double lag_limit = spec.constraints.max_replication_lag_seconds;
   auto extend = [](std::vector<std::pair<double, double>>& runs, double from, double to) {
-    if (!runs.empty() && runs.back().second >= from) runs.back().second = to;
-    else runs.emplace_back(from, to);
+    if (!runs.empty() && runs.back().second >= from)
+      runs.back().second = to;
+    else
+      runs.emplace_back(from, to);
   };
   for (double t = t0; t <= t1; t += sample) {
     const auto v = load.at(type, t);
@@ -222,7 +226,8 @@ std::string render_svg(const SimulationResult& result, const model::DhaSpec& spe
   svg += axes(top, type + ": total read load and capacity at target", unit, load_axis / 5);
   svg += polyline(load_pts, top, "#d62728", false);
   svg += polyline(capacity_pts, top, "#1f77b4", true);
-  const bool forecasts = std::any_of(result.steps.begin(), result.steps.end(), [](const auto& s) { return s.forecast; });
+  const bool forecasts =
+      std::any_of(result.steps.begin(), result.steps.end(), [](const auto& s) { return s.forecast; });
   if (forecasts) svg += polyline(forecast_pts, top, "#8c564b", true, "2,2");
   std::vector<LegendItem> top_legend{{"#d62728", "load"}, {"#1f77b4", "capacity at target"}};
   if (forecasts) top_legend.push_back({"#8c564b", "forecast (peak within horizon)"});
@@ -239,8 +244,8 @@ std::string render_svg(const SimulationResult& result, const model::DhaSpec& spe
   svg += axes(bottom, "replicas (primary + read replicas)", "replicas", replicas_axis <= 12 ? 1 : replicas_axis / 6);
   svg += polyline({{t0, static_cast<double>(ceiling)}, {t1, static_cast<double>(ceiling)}}, bottom, "#7f7f7f", false,
                   "2,4");
-  svg += polyline({{t0, static_cast<double>(floor)}, {t1, static_cast<double>(floor)}}, bottom, "#7f7f7f", false,
-                  "2,4");
+  svg +=
+      polyline({{t0, static_cast<double>(floor)}, {t1, static_cast<double>(floor)}}, bottom, "#7f7f7f", false, "2,4");
   svg += polyline(needed_pts, bottom, "#555555", true, nullptr, 1);  // thin: it moves with every bit of noise
   svg += polyline(current_pts, bottom, "#2ca02c", true);
   svg += polyline(available_pts, bottom, "#9467bd", true, "5,3");

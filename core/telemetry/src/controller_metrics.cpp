@@ -22,10 +22,10 @@ WorkQueueMetrics::WorkQueueMetrics(Registry& r, const std::string& queue_name)
                                 "How long in seconds an item stays in workqueue before being requested", {"name"},
                                 exponential_buckets(1e-8, 10, 11))
                         .with(name);
-  work_duration_ = r.histogram("workqueue_work_duration_seconds",
-                               "How long in seconds processing an item from workqueue takes", {"name"},
-                               exponential_buckets(1e-8, 10, 11))
-                       .with(name);
+  work_duration_ =
+      r.histogram("workqueue_work_duration_seconds", "How long in seconds processing an item from workqueue takes",
+                  {"name"}, exponential_buckets(1e-8, 10, 11))
+          .with(name);
   retries_ = r.counter("workqueue_retries_total", "Total number of retries handled by workqueue", {"name"}).with(name);
 }
 
@@ -63,24 +63,27 @@ ReconcileMetrics::ReconcileMetrics(Registry& r, const std::string& controller, i
                       "Total number of reconciliation errors per controller", {"controller"})
                 .with({controller});
   time_ = r.histogram("controller_runtime_reconcile_time_seconds", "Length of time per reconciliation per controller",
-                      {"controller"},
-                      {0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9,
-                       1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50,
-                       60})
+                      {"controller"}, {0.005, 0.01, 0.025, 0.05, 0.1,  0.15, 0.2,  0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6,
+                                       0.7,   0.8,  0.9,   1.0,  1.25, 1.5,  1.75, 2.0,  2.5, 3.0,  3.5, 4.0,  4.5, 5,
+                                       6,     7,    8,     9,    10,   15,   20,   25,   30,  40,   50,  60})
               .with({controller});
   r.gauge("controller_runtime_max_concurrent_reconciles", "Maximum number of concurrent reconciles per controller",
           {"controller"})
       .with({controller})
       ->set(max_concurrent);
-  active_workers_ = r.gauge("controller_runtime_active_workers",
-                            "Number of currently used workers per controller", {"controller"})
-                        .with({controller});
+  active_workers_ =
+      r.gauge("controller_runtime_active_workers", "Number of currently used workers per controller", {"controller"})
+          .with({controller});
 }
 
 void ReconcileMetrics::finished(Result result, double seconds) {
   switch (result) {
-    case Result::success: success_->inc(); break;
-    case Result::requeue_after: requeue_after_->inc(); break;
+    case Result::success:
+      success_->inc();
+      break;
+    case Result::requeue_after:
+      requeue_after_->inc();
+      break;
     case Result::error:
       error_->inc();
       errors_->inc();
@@ -106,7 +109,7 @@ void RestClientMetrics::stream(const std::string& method, const std::string& hos
   requests_.with({code > 0 ? std::to_string(code) : "<error>", method, host})->inc();
 }
 
-} // namespace dha::telemetry
+}  // namespace dha::telemetry
 
 namespace dha::telemetry {
 
@@ -115,4 +118,4 @@ std::string decision_kind_label(const std::string& kind, bool dry_run) {
   return kind;
 }
 
-} // namespace dha::telemetry
+}  // namespace dha::telemetry

@@ -111,7 +111,7 @@ void write_sample(std::string& out, std::string_view name, const FamilyBase& fam
   out += '\n';
 }
 
-} // namespace
+}  // namespace
 
 template <>
 void Family<Counter>::write_text(std::string& out) const {
@@ -136,8 +136,10 @@ void Family<Histogram>::write_text(std::string& out) const {
     auto snap = cell->snapshot();
     for (std::size_t i = 0; i <= snap.upper_bounds.size(); ++i) {
       std::string le;
-      if (i < snap.upper_bounds.size()) text::append_value(le, snap.upper_bounds[i]);
-      else le = "+Inf";
+      if (i < snap.upper_bounds.size())
+        text::append_value(le, snap.upper_bounds[i]);
+      else
+        le = "+Inf";
       out += bucket;
       text::append_labels(out, label_names(), values, "le", le);
       out += ' ';
@@ -149,4 +151,4 @@ void Family<Histogram>::write_text(std::string& out) const {
   }
 }
 
-} // namespace dha::telemetry
+}  // namespace dha::telemetry

@@ -62,7 +62,7 @@ double open_fds() {
   return n > 0 ? n - 1 : 0;  // the iterator's own descriptor
 }
 
-} // namespace
+}  // namespace
 
 void register_process_metrics(Registry& r) {
   auto cpu = r.counter("process_cpu_seconds_total", "Total user and system CPU time spent in seconds.").with({});
@@ -94,4 +94,4 @@ void register_build_info(Registry& r, const std::string& version, const std::str
       ->set(1);
 }
 
-} // namespace dha::telemetry
+}  // namespace dha::telemetry

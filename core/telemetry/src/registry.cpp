@@ -13,9 +13,12 @@ bool name_char(char c, bool first, bool colon_ok) {
 
 const char* type_name(MetricType type) {
   switch (type) {
-  case MetricType::counter: return "counter";
-  case MetricType::gauge: return "gauge";
-  case MetricType::histogram: return "histogram";
+    case MetricType::counter:
+      return "counter";
+    case MetricType::gauge:
+      return "gauge";
+    case MetricType::histogram:
+      return "histogram";
   }
   return "unknown";
 }
@@ -24,8 +27,7 @@ void validate(const std::string& name, MetricType type, const std::vector<std::s
   if (!is_valid_metric_name(name)) throw std::invalid_argument("invalid metric name: \"" + name + "\"");
   for (std::size_t i = 0; i < label_names.size(); ++i) {
     const auto& label = label_names[i];
-    if (!is_valid_label_name(label))
-      throw std::invalid_argument(name + ": invalid label name \"" + label + "\"");
+    if (!is_valid_label_name(label)) throw std::invalid_argument(name + ": invalid label name \"" + label + "\"");
     if (type == MetricType::histogram && label == "le")
       throw std::invalid_argument(name + ": a histogram cannot have a label named le");
     for (std::size_t j = 0; j < i; ++j)
@@ -33,7 +35,7 @@ void validate(const std::string& name, MetricType type, const std::vector<std::s
   }
 }
 
-} // namespace
+}  // namespace
 
 bool is_valid_metric_name(std::string_view name) {
   if (name.empty()) return false;
@@ -83,10 +85,9 @@ GaugeFamily& Registry::gauge(std::string name, std::string help, std::vector<std
 HistogramFamily& Registry::histogram(std::string name, std::string help, std::vector<std::string> label_names,
                                      std::vector<double> upper_bounds) {
   validate(name, MetricType::histogram, label_names);
-  Histogram probe(upper_bounds); // validates the buckets before anything is registered
+  Histogram probe(upper_bounds);  // validates the buckets before anything is registered
   std::lock_guard lock(mutex_);
-  if (auto* existing = find(name, MetricType::histogram, label_names))
-    return static_cast<HistogramFamily&>(*existing);
+  if (auto* existing = find(name, MetricType::histogram, label_names)) return static_cast<HistogramFamily&>(*existing);
   auto family = std::make_unique<HistogramFamily>(
       name, std::move(help), MetricType::histogram, std::move(label_names),
       [bounds = std::move(upper_bounds)] { return std::make_shared<Histogram>(bounds); });
@@ -120,4 +121,4 @@ std::string Registry::expose() const {
   return out;
 }
 
-} // namespace dha::telemetry
+}  // namespace dha::telemetry

@@ -21,18 +21,25 @@ void append_value(std::string& out, double value) {
 
 void append_help(std::string& out, std::string_view help) {
   for (char c : help) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '\n') out += "\\n";
-    else out += c;
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
   }
 }
 
 void append_label_value(std::string& out, std::string_view value) {
   for (char c : value) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '\n') out += "\\n";
-    else if (c == '"') out += "\\\"";
-    else out += c;
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '\n')
+      out += "\\n";
+    else if (c == '"')
+      out += "\\\"";
+    else
+      out += c;
   }
 }
 
@@ -54,4 +61,4 @@ void append_labels(std::string& out, const std::vector<std::string>& names, cons
   out += '}';
 }
 
-} // namespace dha::telemetry::text
+}  // namespace dha::telemetry::text

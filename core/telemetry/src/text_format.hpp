@@ -19,4 +19,4 @@ void append_label_value(std::string& out, std::string_view value);
 void append_labels(std::string& out, const std::vector<std::string>& names, const std::vector<std::string>& values,
                    std::string_view extra_name = {}, std::string_view extra_value = {});
 
-} // namespace dha::telemetry::text
+}  // namespace dha::telemetry::text

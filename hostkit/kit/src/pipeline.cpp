@@ -4,8 +4,8 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdlib>
-#include <map>
 #include <filesystem>
+#include <map>
 #include <stdexcept>
 #include <type_traits>
 #include <variant>
@@ -53,7 +53,8 @@ std::map<std::string, std::int64_t> event_counts(kube::Client& client, const std
     const auto* name = kube::find_path(e, {"metadata", "name"});
     const auto* about = kube::find_path(e, {"involvedObject", "name"});
     const auto* count = kube::find_path(e, {"count"});
-    if (name == nullptr || !name->IsString() || about == nullptr || !about->IsString() || std::string_view(about->GetString()) != dha)
+    if (name == nullptr || !name->IsString() || about == nullptr || !about->IsString() ||
+        std::string_view(about->GetString()) != dha)
       continue;
     out[name->GetString()] = count != nullptr && count->IsInt64() ? count->GetInt64() : 1;
   }
@@ -80,8 +81,8 @@ std::optional<double> quantity(const rapidjson::Value* v) {
   char* end = nullptr;
   const double number = std::strtod(text.c_str(), &end);
   if (end == text.c_str()) return std::nullopt;
-  static const std::map<std::string, double> suffixes{{"", 1},     {"m", 1e-3},        {"k", 1e3},
-                                                      {"M", 1e6},  {"G", 1e9},         {"Ki", 1024.0},
+  static const std::map<std::string, double> suffixes{{"", 1},           {"m", 1e-3},         {"k", 1e3},
+                                                      {"M", 1e6},        {"G", 1e9},          {"Ki", 1024.0},
                                                       {"Mi", 1048576.0}, {"Gi", 1073741824.0}};
   const auto scale = suffixes.find(end);
   return scale == suffixes.end() ? std::nullopt : std::optional<double>(number * scale->second);
@@ -276,8 +277,8 @@ std::vector<ConditionRecord> Pipeline::conditions(const std::string& ns, const s
   const auto* conditions = kube::find_path(dha, {"status", "conditions"});
   if (conditions == nullptr || !conditions->IsArray()) return out;
   for (const auto& c : conditions->GetArray())
-    out.push_back({string_at(c, {"type"}), string_at(c, {"status"}), string_at(c, {"reason"}), string_at(c, {"message"}),
-                   int_at(c, {"observedGeneration"}).value_or(0)});
+    out.push_back({string_at(c, {"type"}), string_at(c, {"status"}), string_at(c, {"reason"}),
+                   string_at(c, {"message"}), int_at(c, {"observedGeneration"}).value_or(0)});
   return out;
 }
 

@@ -31,7 +31,8 @@ struct PluginUnderTest::Impl {
   // The answer's JSON on success; the plugin's status and message as sdk::Error otherwise.
   static std::string answer(const plugin_host::CallResult& result, const char* call) {
     if (!result.ok())
-      throw sdk::Error(result.status, std::string(call) + " failed: " + (result.error.empty() ? "no message" : result.error));
+      throw sdk::Error(result.status,
+                       std::string(call) + " failed: " + (result.error.empty() ? "no message" : result.error));
     return result.output;
   }
   // The answer read as the operator reads it (`T::from_json` on the parsed text). An answer the
@@ -97,8 +98,8 @@ std::vector<sdk::TargetKind> PluginUnderTest::targets() const {
 }
 
 sdk::Topology PluginUnderTest::topology(std::string_view target_json) const {
-  return impl_->read<sdk::Topology>(impl_->instance->call(impl_->engine().topology, std::string(target_json)), "topology",
-                                    Impl::kParserStatus);
+  return impl_->read<sdk::Topology>(impl_->instance->call(impl_->engine().topology, std::string(target_json)),
+                                    "topology", Impl::kParserStatus);
 }
 
 sdk::Queries PluginUnderTest::queries(const sdk::QueryRequest& request) const {

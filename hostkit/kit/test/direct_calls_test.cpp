@@ -106,7 +106,11 @@ TEST(PluginUnderTestDirectCalls, EveryGarbageAnswerIsDataLossNamingPluginAndCall
   const Row rows[] = {
       {"evaluate", [&] { plugin.evaluate(gate_request(0, 3, 4)); }, "response is not a JSON object"},
       {"plan", [&] { plugin.plan(plan_request); }, "subresource must be"},
-      {"instant_query", [&] { plugin.instant_query({"sum(up)", "tenant-a", std::nullopt, 5}); }, "value"},
+      {"instant_query",
+       [&] {
+         plugin.instant_query({"sum(up)", "tenant-a", std::nullopt, 5});
+       },
+       "value"},
       {"range_query", [&] { plugin.range_query(range(100, 160)); }, "points are not in increasing time"},
   };
   for (const auto& row : rows) {
@@ -139,7 +143,10 @@ TEST(PluginUnderTestDirectCalls, AMissingCapabilityIsUnimplementedNamingIt) {
   const Row rows[] = {
       {[&] { engine.evaluate(gate_request(0, 3, 4)); }, "offers no dha.gate/1 capability"},
       {[&] { engine.plan(plan_request); }, "offers no dha.actuator/1 capability"},
-      {[&] { engine.instant_query({"sum(up)", "tenant-a", std::nullopt, 5}); }, "offers no dha.metrics/1 capability"},
+      {[&] {
+         engine.instant_query({"sum(up)", "tenant-a", std::nullopt, 5});
+       },
+       "offers no dha.metrics/1 capability"},
       {[&] { engine.range_query(range(0, 60)); }, "offers no dha.metrics/1 capability"},
       {[&] { fixture.topology("{}"); }, "offers no dha.engine/1 capability"},
       {[&] { source_1_0.range_query(range(0, 60)); }, "(plugin ABI 1.0) has no range queries"},

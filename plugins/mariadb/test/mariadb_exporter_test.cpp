@@ -71,7 +71,8 @@ class MariadbWithRealExporter : public ::testing::Test {
     replica_ = server("replica", replica_port_, 2);
     for (const auto& [name, process] : {std::pair{"primary", primary_.get()}, std::pair{"replica", replica_.get()}}) {
       const std::string socket = dir_ + "/" + name + ".sock";
-      ASSERT_TRUE(wait_until([&] { return sql(socket, "SELECT 1", dir_ + "/ping.log") == 0; }, std::chrono::seconds(60)))
+      ASSERT_TRUE(
+          wait_until([&] { return sql(socket, "SELECT 1", dir_ + "/ping.log") == 0; }, std::chrono::seconds(60)))
           << process->log_tail();
     }
     ASSERT_EQ(sql(dir_ + "/primary.sock",
@@ -104,9 +105,11 @@ class MariadbWithRealExporter : public ::testing::Test {
     const std::string job = "mariadb-db-metrics";
     agent_ = std::make_unique<dha::testing::VmAgent>(
         *vm_, std::vector<dha::testing::VmAgent::Target>{
-                  {job, "127.0.0.1:" + std::to_string(primary_exporter),
+                  {job,
+                   "127.0.0.1:" + std::to_string(primary_exporter),
                    {{"namespace", "tenant-a"}, {"pod", "mariadb-db-metrics-5c7d"}, {"target", kPrimaryTarget}}},
-                  {job, "127.0.0.1:" + std::to_string(replica_exporter),
+                  {job,
+                   "127.0.0.1:" + std::to_string(replica_exporter),
                    {{"namespace", "tenant-a"}, {"pod", "mariadb-db-metrics-5c7d"}, {"target", kReplicaTarget}}}});
   }
 
@@ -150,8 +153,9 @@ TEST_F(MariadbWithRealExporter, QueriesReadTheReplicaAndThePrimaryAsTheExporterR
   for (int i = 0; i < 8; ++i) hold_connection(primary_port_);
 
   const sdk::json::Document config = sdk::json::parse("{}", "config");
-  const sdk::Queries q = MariadbAdapter(sdk::Host(), config)
-                             .queries({"tenant-a", "db", "mariadb-db", "apps.cozystack.io", "MariaDB", {"ReadConnections"}});
+  const sdk::Queries q =
+      MariadbAdapter(sdk::Host(), config)
+          .queries({"tenant-a", "db", "mariadb-db", "apps.cozystack.io", "MariaDB", {"ReadConnections"}});
   const std::string replica_threads =
       std::string(R"(mysql_global_status_threads_connected{namespace="tenant-a", target=")") + kReplicaTarget + "\"}";
   const std::string primary_threads =
@@ -160,8 +164,7 @@ TEST_F(MariadbWithRealExporter, QueriesReadTheReplicaAndThePrimaryAsTheExporterR
       [&] {
         const auto r = vm_->query_vector(replica_threads);
         const auto p = vm_->query_vector(primary_threads);
-        return !r.empty() && !p.empty() && r[0].value >= 4 && p[0].value >= 9 &&
-               !at_vm(q.lag_query).empty();
+        return !r.empty() && !p.empty() && r[0].value >= 4 && p[0].value >= 9 && !at_vm(q.lag_query).empty();
       },
       std::chrono::seconds(90)))
       << "vmagent did not deliver the exporters' series; replica log: " << replica_->log_tail(500);

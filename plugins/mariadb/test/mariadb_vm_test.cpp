@@ -24,16 +24,18 @@ std::string instance_series(const std::string& ns, const std::string& app, int o
   s += "mysql_global_status_queries{" + exporter + "}" + at(1e6, t0) + "mysql_global_status_queries{" + exporter + "}" +
        at(1e6 + 60 * queries_per_s, t1);
   if (replica) {
-    s += "mysql_slave_status_slave_io_running{" + exporter + ",channel_name=\"\",connection_name=\"\",master_host=\"mariadb-" +
-         app + "-0\",master_uuid=\"\"}" + at(1, t1);
+    s += "mysql_slave_status_slave_io_running{" + exporter +
+         ",channel_name=\"\",connection_name=\"\",master_host=\"mariadb-" + app + "-0\",master_uuid=\"\"}" + at(1, t1);
     s += "mysql_slave_status_seconds_behind_master{" + exporter +
-         ",channel_name=\"\",connection_name=\"\",master_host=\"mariadb-" + app + "-0\",master_uuid=\"\"}" + at(lag, t1);
+         ",channel_name=\"\",connection_name=\"\",master_host=\"mariadb-" + app + "-0\",master_uuid=\"\"}" +
+         at(lag, t1);
   }
   const std::string id = "namespace=\"" + ns + "\",pod=\"" + pod + "\"";
   s += "kube_pod_labels{job=\"kube-state-metrics\"," + id + ",label_app_kubernetes_io_instance=\"mariadb-" + app +
        "\",label_app_kubernetes_io_name=\"mariadb\",label_k8s_mariadb_com_role=\"" + (replica ? "replica" : "primary") +
        "\"}" + at(1, t1);
-  const std::string cadvisor = "container_cpu_usage_seconds_total{job=\"kubelet\"," + id + ",cpu=\"total\",container=\"";
+  const std::string cadvisor =
+      "container_cpu_usage_seconds_total{job=\"kubelet\"," + id + ",cpu=\"total\",container=\"";
   s += cadvisor + "mariadb\"}" + at(1, t0) + cadvisor + "mariadb\"}" + at(1 + 60 * cpu_per_s, t1);
   return s;
 }
@@ -53,7 +55,12 @@ class MariadbQueriesOnVictoriaMetrics : public dha::testing::VmQuerySuite<Mariad
   static sdk::Queries queries() {
     const sdk::json::Document config = sdk::json::parse("{}", "config");
     return MariadbAdapter(sdk::Host(), config)
-        .queries({"tenant-a", "db", "mariadb-db", "apps.cozystack.io", "MariaDB", {"ReadConnections", "ReadCPUUtilization"}});
+        .queries({"tenant-a",
+                  "db",
+                  "mariadb-db",
+                  "apps.cozystack.io",
+                  "MariaDB",
+                  {"ReadConnections", "ReadCPUUtilization"}});
   }
 };
 

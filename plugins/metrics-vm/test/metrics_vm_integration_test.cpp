@@ -130,7 +130,8 @@ TEST_F(MetricsVmAgainstVictoriaMetrics, BadQueryIsARefusalNotAnOutage) {
 }
 
 TEST_F(MetricsVmAgainstVictoriaMetrics, NoMonitoringNamespaceMeansNoUrl) {
-  const VmMetricSource s = source(R"({"urlTemplate": "http://vmselect-shortterm.${monitoringNamespace}.svc:8481/select/0/prometheus"})");
+  const VmMetricSource s =
+      source(R"({"urlTemplate": "http://vmselect-shortterm.${monitoringNamespace}.svc:8481/select/0/prometheus"})");
   std::string message;
   EXPECT_EQ(status_of(s, sdk::InstantQuery{"up{namespace=\"tenant-a\"}", "tenant-a", std::nullopt, 1}, &message),
             DHA_UNAVAILABLE);
@@ -166,14 +167,17 @@ TEST(MetricsVmFaults, EachBadAnswerHasItsStatus) {
     dha_status want;
   } cases[] = {
       {"HTTP 500", test::CannedHttpServer::http(500, "internal error", "text/plain"), DHA_UNAVAILABLE},
-      {"HTTP 503 with an error document", test::CannedHttpServer::http(503, R"({"status":"error","errorType":"unavailable","error":"busy"})"),
+      {"HTTP 503 with an error document",
+       test::CannedHttpServer::http(503, R"({"status":"error","errorType":"unavailable","error":"busy"})"),
        DHA_UNAVAILABLE},
-      {"HTTP 422 with an error document", test::CannedHttpServer::http(422, R"({"status":"error","errorType":"bad_data","error":"parse"})"),
+      {"HTTP 422 with an error document",
+       test::CannedHttpServer::http(422, R"({"status":"error","errorType":"bad_data","error":"parse"})"),
        DHA_FAILED_PRECONDITION},
       {"HTTP 404 without a document", test::CannedHttpServer::http(404, "not found", "text/plain"), DHA_UNAVAILABLE},
       {"garbage", test::CannedHttpServer::http(200, "\x01\x02 not json at all"), DHA_DATA_LOSS},
       {"html", test::CannedHttpServer::http(200, "<html><body>login</body></html>", "text/html"), DHA_DATA_LOSS},
-      {"empty vector", test::CannedHttpServer::http(200, R"({"status":"success","data":{"resultType":"vector","result":[]}})"),
+      {"empty vector",
+       test::CannedHttpServer::http(200, R"({"status":"success","data":{"resultType":"vector","result":[]}})"),
        DHA_NOT_FOUND},
       {"NaN", test::CannedHttpServer::http(200, nan_body), DHA_OUT_OF_RANGE},
       {"too large", test::CannedHttpServer::http(200, std::string(2048, ' ') + "{}"), DHA_RESOURCE_EXHAUSTED},
@@ -194,7 +198,8 @@ TEST(MetricsVmFaults, BearerTokenIsSentAndReReadFromItsFile) {
   std::ofstream(token_file) << "first-token\n";
   const VmMetricSource s = source(R"({"url": ")" + server.url() + R"(", "bearerTokenFile": ")" + token_file + R"("})");
   ASSERT_EQ(status_of(s, query("up")), DHA_OK);
-  EXPECT_NE(server.last_request().find("Authorization: Bearer first-token\r\n"), std::string::npos) << server.last_request();
+  EXPECT_NE(server.last_request().find("Authorization: Bearer first-token\r\n"), std::string::npos)
+      << server.last_request();
   std::ofstream(token_file) << "rotated-token";
   ASSERT_EQ(status_of(s, query("up")), DHA_OK);
   EXPECT_NE(server.last_request().find("Authorization: Bearer rotated-token\r\n"), std::string::npos);

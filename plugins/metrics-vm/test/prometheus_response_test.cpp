@@ -23,23 +23,35 @@ TEST(PrometheusResponse, TypedErrorsNeverZero) {
     const char* body;
     dha_status want;
   } cases[] = {
-      {"vector", R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{"pod":"a"},"value":[1,"2.5"]}]}})", DHA_OK},
+      {"vector",
+       R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{"pod":"a"},"value":[1,"2.5"]}]}})",
+       DHA_OK},
       {"scalar", R"({"status":"success","data":{"resultType":"scalar","result":[1,"7"]}})", DHA_OK},
       {"empty vector", R"({"status":"success","data":{"resultType":"vector","result":[]}})", DHA_NOT_FOUND},
       {"api error", R"({"status":"error","errorType":"bad_data","error":"parse error"})", DHA_FAILED_PRECONDITION},
-      {"NaN", R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1,"NaN"]}]}})", DHA_OUT_OF_RANGE},
-      {"+Inf", R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1,"+Inf"]}]}})", DHA_OUT_OF_RANGE},
-      {"-Inf second sample", R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1,"1"]},{"metric":{"pod":"b"},"value":[1,"-Inf"]}]}})", DHA_OUT_OF_RANGE},
+      {"NaN", R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1,"NaN"]}]}})",
+       DHA_OUT_OF_RANGE},
+      {"+Inf", R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1,"+Inf"]}]}})",
+       DHA_OUT_OF_RANGE},
+      {"-Inf second sample",
+       R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1,"1"]},{"metric":{"pod":"b"},"value":[1,"-Inf"]}]}})",
+       DHA_OUT_OF_RANGE},
       {"garbage", "<html>502 Bad Gateway</html>", DHA_DATA_LOSS},
       {"empty body", "", DHA_DATA_LOSS},
       {"truncated", R"({"status":"success","data":{"resultType":"vec)", DHA_DATA_LOSS},
       {"no status", R"({"data":{}})", DHA_DATA_LOSS},
       {"odd status", R"({"status":"partial","data":{}})", DHA_DATA_LOSS},
       {"matrix", R"({"status":"success","data":{"resultType":"matrix","result":[]}})", DHA_DATA_LOSS},
-      {"numeric value", R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1,2]}]}})", DHA_DATA_LOSS},
-      {"unparsable value", R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1,"12abc"]}]}})", DHA_DATA_LOSS},
-      {"short pair", R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":["1"]}]}})", DHA_DATA_LOSS},
-      {"label not string", R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{"a":1},"value":[1,"1"]}]}})", DHA_DATA_LOSS},
+      {"numeric value", R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1,2]}]}})",
+       DHA_DATA_LOSS},
+      {"unparsable value",
+       R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1,"12abc"]}]}})",
+       DHA_DATA_LOSS},
+      {"short pair", R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":["1"]}]}})",
+       DHA_DATA_LOSS},
+      {"label not string",
+       R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{"a":1},"value":[1,"1"]}]}})",
+       DHA_DATA_LOSS},
       {"array root", "[]", DHA_DATA_LOSS},
   };
   for (const auto& c : cases) EXPECT_EQ(status_of(c.body), c.want) << c.name;
@@ -61,8 +73,9 @@ TEST(PrometheusResponse, MessagesSayWhy) {
   std::string message;
   status_of(R"({"status":"error","errorType":"bad_data","error":"unknown function foo"})", &message);
   EXPECT_EQ(message, "the metrics API refused the query (bad_data): unknown function foo");
-  status_of(R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{"pod":"db-1"},"value":[1,"NaN"]}]}})",
-            &message);
+  status_of(
+      R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{"pod":"db-1"},"value":[1,"NaN"]}]}})",
+      &message);
   EXPECT_EQ(message, "sample {pod=\"db-1\"} is NaN, not a finite number");
 }
 

@@ -12,7 +12,8 @@ namespace {
 
 TEST(VmEndpoint, DefaultTemplateIsTheReferenceRule) {
   const VmEndpoint e{"", std::string(kDefaultUrlTemplate)};
-  EXPECT_EQ(e.base_for("tenant-a", "tenant-root"), "http://vmselect-shortterm.tenant-root.svc:8481/select/0/prometheus");
+  EXPECT_EQ(e.base_for("tenant-a", "tenant-root"),
+            "http://vmselect-shortterm.tenant-root.svc:8481/select/0/prometheus");
 }
 
 TEST(VmEndpoint, FixedUrlWinsAndTrailingSlashesGo) {
@@ -26,11 +27,8 @@ TEST(VmEndpoint, TemplateErrorsAreTyped) {
     std::optional<std::string> monitoring;
     dha_status want;
   } cases[] = {
-      {std::nullopt, DHA_UNAVAILABLE},
-      {"", DHA_UNAVAILABLE},
-      {"evil.example.com/x?", DHA_INVALID_ARGUMENT},
-      {"UPPER", DHA_INVALID_ARGUMENT},
-      {"-dash", DHA_INVALID_ARGUMENT},
+      {std::nullopt, DHA_UNAVAILABLE}, {"", DHA_UNAVAILABLE},           {"evil.example.com/x?", DHA_INVALID_ARGUMENT},
+      {"UPPER", DHA_INVALID_ARGUMENT}, {"-dash", DHA_INVALID_ARGUMENT},
   };
   for (const auto& c : cases) {
     try {
@@ -68,16 +66,17 @@ TEST(VmEndpoint, BaseUrlChecks) {
   const struct {
     const char* url;
     bool ok;
-  } cases[] = {{"http://h:1", true},           {"https://h/select/0/prometheus", true}, {"ftp://h", false},
-               {"h:8428", false},              {"http://", false},                      {"http://h/?a=1", false},
-               {"http://h/#x", false},         {"http://h/ x", false}};
+  } cases[] = {{"http://h:1", true},   {"https://h/select/0/prometheus", true},
+               {"ftp://h", false},     {"h:8428", false},
+               {"http://", false},     {"http://h/?a=1", false},
+               {"http://h/#x", false}, {"http://h/ x", false}};
   for (const auto& c : cases) EXPECT_EQ(base_url_problem(c.url).empty(), c.ok) << c.url;
 }
 
 TEST(VmMetricSource, RefusesBadConfiguration) {
   const char* configs[] = {
-      R"({"timeoutSeconds": 0})",      R"({"timeoutSeconds": -1})",     R"({"maxResponseBytes": 0})",
-      R"({"url": "localhost:8428"})",  R"({"urlTemplate": ""})",        R"({"url": 5})",
+      R"({"timeoutSeconds": 0})",         R"({"timeoutSeconds": -1})", R"({"maxResponseBytes": 0})",
+      R"({"url": "localhost:8428"})",     R"({"urlTemplate": ""})",    R"({"url": 5})",
       R"({"urlTemplate": "gopher://x"})",
   };
   for (const char* c : configs) {

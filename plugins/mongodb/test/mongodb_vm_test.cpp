@@ -15,7 +15,8 @@ std::string member_series(const std::string& ns, const std::string& app, int ord
                           double lag, double writes_per_s, double cpu_per_s, int64_t t1, int64_t t0) {
   const std::string pod = "mongodb-" + app + "-rs0-" + std::to_string(ordinal);
   const std::string id = "namespace=\"" + ns + "\",pod=\"" + pod + "\"";
-  const std::string exporter = id + ",job=\"mongodb-" + app + "\",instance=\"10.3.0." + std::to_string(ordinal) + ":9216\",rs_nm=\"rs0\"";
+  const std::string exporter =
+      id + ",job=\"mongodb-" + app + "\",instance=\"10.3.0." + std::to_string(ordinal) + ":9216\",rs_nm=\"rs0\"";
   auto at = [](double v, int64_t t) { return " " + std::to_string(v) + " " + std::to_string(t) + "\n"; };
   std::string s;
   s += "kube_pod_labels{job=\"kube-state-metrics\"," + id + ",label_app_kubernetes_io_instance=\"mongodb-" + app +
@@ -23,14 +24,15 @@ std::string member_series(const std::string& ns, const std::string& app, int ord
   s += "mongodb_mongod_replset_my_state{" + exporter + ",set=\"rs0\"}" + at(state, t1);
   s += "mongodb_ss_connections{" + exporter + ",conn_type=\"current\"}" + at(connections, t1);
   s += "mongodb_ss_connections{" + exporter + ",conn_type=\"available\"}" + at(50000, t1);
-  s += "mongodb_mongod_replset_member_replication_lag{" + exporter + ",name=\"" + pod + ":27017\",set=\"rs0\",state=\"" +
-       (state == 1 ? "PRIMARY" : "SECONDARY") + "\"}" + at(lag, t1);
+  s += "mongodb_mongod_replset_member_replication_lag{" + exporter + ",name=\"" + pod +
+       ":27017\",set=\"rs0\",state=\"" + (state == 1 ? "PRIMARY" : "SECONDARY") + "\"}" + at(lag, t1);
   for (const char* op : {"insert", "update", "delete", "query"}) {
     const double rate = std::string(op) == "query" ? 10000 : writes_per_s;
     const std::string series = "mongodb_ss_opcounters{" + exporter + ",legacy_op_type=\"" + op + "\"}";
     s += series + at(100, t0) + series + at(100 + 60 * rate, t1);
   }
-  const std::string cadvisor = "container_cpu_usage_seconds_total{job=\"kubelet\"," + id + ",cpu=\"total\",container=\"";
+  const std::string cadvisor =
+      "container_cpu_usage_seconds_total{job=\"kubelet\"," + id + ",cpu=\"total\",container=\"";
   s += cadvisor + "mongod\"}" + at(5, t0) + cadvisor + "mongod\"}" + at(5 + 60 * cpu_per_s, t1);
   return s;
 }
@@ -50,7 +52,12 @@ class MongodbQueriesOnVictoriaMetrics : public dha::testing::VmQuerySuite<Mongod
   static sdk::Queries queries() {
     const sdk::json::Document config = sdk::json::parse("{}", "config");
     return MongodbAdapter(sdk::Host(), config)
-        .queries({"tenant-a", "db", "mongodb-db", "apps.cozystack.io", "MongoDB", {"ReadConnections", "ReadCPUUtilization"}});
+        .queries({"tenant-a",
+                  "db",
+                  "mongodb-db",
+                  "apps.cozystack.io",
+                  "MongoDB",
+                  {"ReadConnections", "ReadCPUUtilization"}});
   }
 };
 

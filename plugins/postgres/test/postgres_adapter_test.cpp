@@ -42,7 +42,8 @@ std::string render(std::string q) {
 TEST(PostgresAdapter, TargetsTheApplicationAndTheCnpgCluster) {
   const auto targets = make().targets();
   ASSERT_EQ(targets.size(), 2u);
-  EXPECT_EQ(targets[0], (sdk::TargetKind{"apps.cozystack.io", "v1alpha1", "Postgres", "postgreses", "builtin.merge-patch"}));
+  EXPECT_EQ(targets[0],
+            (sdk::TargetKind{"apps.cozystack.io", "v1alpha1", "Postgres", "postgreses", "builtin.merge-patch"}));
   EXPECT_EQ(targets[1], (sdk::TargetKind{"postgresql.cnpg.io", "v1", "Cluster", "clusters", "builtin.scale"}));
 }
 
@@ -99,7 +100,8 @@ TEST(PostgresAdapter, ApplicationResourcesAndPreset) {
     EXPECT_EQ(t.resources_preset, c.preset) << c.spec;
   }
   const json::Document doc = json::parse(app(R"({"replicas": 2})"), "target");
-  EXPECT_EQ(make(R"({"defaultResourcesPreset": "t1.nano"})").topology(sdk::ObjectView(doc)).resources_preset, "t1.nano");
+  EXPECT_EQ(make(R"({"defaultResourcesPreset": "t1.nano"})").topology(sdk::ObjectView(doc)).resources_preset,
+            "t1.nano");
 }
 
 TEST(PostgresAdapter, CnpgClusterTopology) {
@@ -145,8 +147,8 @@ TEST(PostgresAdapter, RefusesTargetsItCannotRead) {
 }
 
 TEST(PostgresAdapter, ApplicationQueriesAreTheReferenceQueries) {
-  const sdk::Queries q = make().queries(
-      sdk::QueryRequest{"N", "A", "postgres-A", "apps.cozystack.io", "Postgres", {"ReadConnections", "ReadCPUUtilization", "Bogus"}});
+  const sdk::Queries q = make().queries(sdk::QueryRequest{
+      "N", "A", "postgres-A", "apps.cozystack.io", "Postgres", {"ReadConnections", "ReadCPUUtilization", "Bogus"}});
   const std::string join_replica =
       R"(* on(namespace,pod) group_left() kube_pod_labels{namespace="N", label_apps_cozystack_io_application_name="A", label_apps_cozystack_io_application_kind="Postgres", label_cnpg_io_instance_role="replica"})";
   const std::string join_primary =
@@ -166,29 +168,33 @@ TEST(PostgresAdapter, ApplicationQueriesAreTheReferenceQueries) {
 TEST(PostgresAdapter, ClusterQueriesJoinOnTheCnpgClusterLabel) {
   const sdk::Queries q =
       make().queries(sdk::QueryRequest{"N", "A", "A", "postgresql.cnpg.io", "Cluster", {"ReadConnections"}});
-  EXPECT_EQ(render(q.driver.at("ReadConnections")),
-            R"(sum( cnpg_backends_total{namespace="N", state="active"} * on(namespace,pod) group_left() kube_pod_labels{namespace="N", label_cnpg_io_cluster="A", label_cnpg_io_instance_role="replica"} ))");
+  EXPECT_EQ(
+      render(q.driver.at("ReadConnections")),
+      R"(sum( cnpg_backends_total{namespace="N", state="active"} * on(namespace,pod) group_left() kube_pod_labels{namespace="N", label_cnpg_io_cluster="A", label_cnpg_io_instance_role="replica"} ))");
 }
 
 // The grouped queries keep every series the per-target ones aggregate (the same matchers but the
 // target's name) and aggregate by the label that names the target, so that one answer per
 // namespace holds every target's reading; their only placeholder is ${namespace}.
 TEST(PostgresAdapter, GroupedQueriesAggregateByTheLabelThatNamesTheTarget) {
-  const sdk::Queries app = make().queries(
-      sdk::QueryRequest{"N", "A", "postgres-A", "apps.cozystack.io", "Postgres", {"ReadConnections", "ReadCPUUtilization"}});
+  const sdk::Queries app = make().queries(sdk::QueryRequest{
+      "N", "A", "postgres-A", "apps.cozystack.io", "Postgres", {"ReadConnections", "ReadCPUUtilization"}});
   ASSERT_TRUE(app.grouped);
   const std::map<std::string, std::string> by_name{{"label_apps_cozystack_io_application_name", "${name}"}};
   EXPECT_EQ(app.grouped->by, by_name);
   const std::string join_replica =
       R"(* on(namespace,pod) group_left(label_apps_cozystack_io_application_name) kube_pod_labels{namespace="N", label_apps_cozystack_io_application_kind="Postgres", label_cnpg_io_instance_role="replica"})";
-  EXPECT_EQ(render(app.grouped->driver.at("ReadConnections")),
-            R"(sum by (label_apps_cozystack_io_application_name)( cnpg_backends_total{namespace="N", state="active"} )" +
-                join_replica + " )");
-  EXPECT_EQ(render(app.grouped->driver.at("ReadCPUUtilization")),
-            R"(sum by (label_apps_cozystack_io_application_name)( rate(container_cpu_usage_seconds_total{namespace="N", container="postgres"}[5m]) )" +
-                join_replica + " ) * 1000");
+  EXPECT_EQ(
+      render(app.grouped->driver.at("ReadConnections")),
+      R"(sum by (label_apps_cozystack_io_application_name)( cnpg_backends_total{namespace="N", state="active"} )" +
+          join_replica + " )");
+  EXPECT_EQ(
+      render(app.grouped->driver.at("ReadCPUUtilization")),
+      R"(sum by (label_apps_cozystack_io_application_name)( rate(container_cpu_usage_seconds_total{namespace="N", container="postgres"}[5m]) )" +
+          join_replica + " ) * 1000");
   EXPECT_EQ(render(app.grouped->lag_query),
-            R"(max by (label_apps_cozystack_io_application_name)( cnpg_pg_replication_lag{namespace="N"} )" + join_replica + " )");
+            R"(max by (label_apps_cozystack_io_application_name)( cnpg_pg_replication_lag{namespace="N"} )" +
+                join_replica + " )");
   EXPECT_NE(app.grouped->write_activity.find(R"(label_cnpg_io_instance_role="primary")"), std::string::npos);
   for (const auto& [type, query] : app.grouped->driver) {
     EXPECT_EQ(query.find("${name}"), std::string::npos) << type;
@@ -199,8 +205,9 @@ TEST(PostgresAdapter, GroupedQueriesAggregateByTheLabelThatNamesTheTarget) {
       make().queries(sdk::QueryRequest{"N", "A", "A", "postgresql.cnpg.io", "Cluster", {"ReadConnections"}});
   ASSERT_TRUE(cluster.grouped);
   EXPECT_EQ(cluster.grouped->by, (std::map<std::string, std::string>{{"label_cnpg_io_cluster", "${name}"}}));
-  EXPECT_EQ(render(cluster.grouped->driver.at("ReadConnections")),
-            R"(sum by (label_cnpg_io_cluster)( cnpg_backends_total{namespace="N", state="active"} * on(namespace,pod) group_left(label_cnpg_io_cluster) kube_pod_labels{namespace="N", label_cnpg_io_instance_role="replica"} ))");
+  EXPECT_EQ(
+      render(cluster.grouped->driver.at("ReadConnections")),
+      R"(sum by (label_cnpg_io_cluster)( cnpg_backends_total{namespace="N", state="active"} * on(namespace,pod) group_left(label_cnpg_io_cluster) kube_pod_labels{namespace="N", label_cnpg_io_instance_role="replica"} ))");
 }
 
 TEST(PostgresAdapter, HealthFromWorkloadMonitorOrClusterStatus) {
@@ -215,7 +222,8 @@ TEST(PostgresAdapter, HealthFromWorkloadMonitorOrClusterStatus) {
        sdk::Health{true, 3}},
       {"workload monitor without status", app(R"({"replicas": 3})"), R"({})", std::nullopt},
       {"healthy cluster", cluster(R"({"instances": 3})"),
-       R"({"status": {"phase": "Cluster in healthy state", "instances": 3, "readyInstances": 3}})", sdk::Health{true, 3}},
+       R"({"status": {"phase": "Cluster in healthy state", "instances": 3, "readyInstances": 3}})",
+       sdk::Health{true, 3}},
       {"cluster scaling up", cluster(R"({"instances": 4})"),
        R"({"status": {"phase": "Creating a new replica", "instances": 4, "readyInstances": 3}})", sdk::Health{true, 3}},
       {"cluster failing over", cluster(R"({"instances": 3})"),

@@ -29,17 +29,20 @@ std::string pod_series(const Pod& p, double backends_active, double lag, double 
        "\",label_apps_cozystack_io_application_kind=\"Postgres\",label_cnpg_io_cluster=\"" + cluster +
        "\",label_cnpg_io_instance_role=\"" + p.role + "\",label_role=\"" + p.role + "\"}" + at(1, t1);
   // CNPG reports backends per (datname, usename, application_name, backend_type, state).
+  s +=
+      "cnpg_backends_total{" + id + ",job=\"" + cluster +
+      "\",datname=\"app\",usename=\"app\",application_name=\"psql\",backend_type=\"client backend\",state=\"active\"}" +
+      at(backends_active - 1, t1);
   s += "cnpg_backends_total{" + id + ",job=\"" + cluster +
-       "\",datname=\"app\",usename=\"app\",application_name=\"psql\",backend_type=\"client backend\",state=\"active\"}" +
-       at(backends_active - 1, t1);
-  s += "cnpg_backends_total{" + id + ",job=\"" + cluster +
-       "\",datname=\"postgres\",usename=\"postgres\",application_name=\"\",backend_type=\"client backend\",state=\"active\"}" +
+       "\",datname=\"postgres\",usename=\"postgres\",application_name=\"\",backend_type=\"client "
+       "backend\",state=\"active\"}" +
        at(1, t1);
   s += "cnpg_backends_total{" + id + ",job=\"" + cluster +
        "\",datname=\"app\",usename=\"app\",application_name=\"pool\",backend_type=\"client backend\",state=\"idle\"}" +
        at(500, t1);
   s += "cnpg_pg_replication_lag{" + id + ",job=\"" + cluster + "\"}" + at(lag, t1);
-  const std::string cadvisor = "container_cpu_usage_seconds_total{job=\"kubelet\",metrics_path=\"/metrics/cadvisor\"," + id +
+  const std::string cadvisor = "container_cpu_usage_seconds_total{job=\"kubelet\",metrics_path=\"/metrics/cadvisor\"," +
+                               id +
                                ",cpu=\"total\",image=\"ghcr.io/cloudnative-pg/postgresql:16\",name=\"x\",container=\"";
   s += cadvisor + "postgres\"}" + at(1000, t0) + cadvisor + "postgres\"}" + at(1000 + 60 * cpu_per_s, t1);
   s += cadvisor + "bootstrap-controller\"}" + at(0, t0) + cadvisor + "bootstrap-controller\"}" + at(6000, t1);
@@ -73,7 +76,12 @@ class PostgresQueriesOnVictoriaMetrics : public dha::testing::VmQuerySuite<Postg
 sdk::Queries app_queries() {
   const sdk::json::Document config = sdk::json::parse("{}", "config");
   return PostgresAdapter(sdk::Host(), config)
-      .queries({"tenant-a", "db", "postgres-db", "apps.cozystack.io", "Postgres", {"ReadConnections", "ReadCPUUtilization"}});
+      .queries({"tenant-a",
+                "db",
+                "postgres-db",
+                "apps.cozystack.io",
+                "Postgres",
+                {"ReadConnections", "ReadCPUUtilization"}});
 }
 
 TEST_F(PostgresQueriesOnVictoriaMetrics, ReadConnectionsCountActiveBackendsOnReplicasOnly) {
@@ -84,9 +92,7 @@ TEST_F(PostgresQueriesOnVictoriaMetrics, ReadCpuIsMillicoresOfThePostgresContain
   EXPECT_NEAR(value(app_queries().driver.at("ReadCPUUtilization")), (0.1 + 0.2) * 1000, 1);
 }
 
-TEST_F(PostgresQueriesOnVictoriaMetrics, LagIsTheWorstReplica) {
-  EXPECT_DOUBLE_EQ(value(app_queries().lag_query), 7);
-}
+TEST_F(PostgresQueriesOnVictoriaMetrics, LagIsTheWorstReplica) { EXPECT_DOUBLE_EQ(value(app_queries().lag_query), 7); }
 
 TEST_F(PostgresQueriesOnVictoriaMetrics, WriteActivityIsThePrimarysOnly) {
   EXPECT_NEAR(value(app_queries().write_activity), 100, 0.5);
@@ -98,8 +104,9 @@ TEST_F(PostgresQueriesOnVictoriaMetrics, TheOtherApplicationSeesItsOwnReplicas) 
 
 TEST_F(PostgresQueriesOnVictoriaMetrics, CnpgClusterTargetJoinsOnTheClusterLabel) {
   const sdk::json::Document config = sdk::json::parse("{}", "config");
-  const sdk::Queries q = PostgresAdapter(sdk::Host(), config)
-                             .queries({"tenant-a", "postgres-db", "postgres-db", "postgresql.cnpg.io", "Cluster", {"ReadConnections"}});
+  const sdk::Queries q =
+      PostgresAdapter(sdk::Host(), config)
+          .queries({"tenant-a", "postgres-db", "postgres-db", "postgresql.cnpg.io", "Cluster", {"ReadConnections"}});
   EXPECT_DOUBLE_EQ(value(q.driver.at("ReadConnections"), "postgres-db"), 30 + 12);
   EXPECT_DOUBLE_EQ(value(q.lag_query, "postgres-db"), 7);
 }

@@ -52,7 +52,8 @@ TEST(RedisAdapter, Topology) {
   }
   const json::Document doc = json::parse(app(R"({"replicas": 1})"), "target");
   EXPECT_EQ(make().topology(sdk::ObjectView(doc)).reason, "");
-  const json::Document wrong = json::parse(R"({"apiVersion": "apps.cozystack.io/v1alpha1", "kind": "Postgres", "metadata": {"name": "x"}})", "t");
+  const json::Document wrong = json::parse(
+      R"({"apiVersion": "apps.cozystack.io/v1alpha1", "kind": "Postgres", "metadata": {"name": "x"}})", "t");
   EXPECT_THROW((void)make().topology(sdk::ObjectView(wrong)), sdk::Error);
 }
 
@@ -61,13 +62,15 @@ TEST(RedisAdapter, QueriesAreTheReferenceQueriesWithoutLag) {
       sdk::QueryRequest{"N", "A", "redis-A", "apps.cozystack.io", "Redis", {"ReadConnections", "ReadCPUUtilization"}});
   const std::string slave_join =
       R"(* on(namespace,pod) group_left() kube_pod_labels{namespace="N", label_app_kubernetes_io_instance="redis-A", label_redisfailovers_role="slave"})";
-  EXPECT_EQ(render(q.driver.at("ReadConnections")), R"(sum( redis_connected_clients{namespace="N"} )" + slave_join + " )");
+  EXPECT_EQ(render(q.driver.at("ReadConnections")),
+            R"(sum( redis_connected_clients{namespace="N"} )" + slave_join + " )");
   EXPECT_EQ(render(q.driver.at("ReadCPUUtilization")),
             R"(sum( rate(container_cpu_usage_seconds_total{namespace="N", container="redis"}[5m]) )" + slave_join +
                 " ) * 1000");
   EXPECT_EQ(q.lag_query, "") << "Redis has byte offsets only: no lag brake";
-  EXPECT_EQ(render(q.write_activity),
-            R"(sum( rate(redis_master_repl_offset{namespace="N"}[5m]) * on(namespace,pod) group_left() kube_pod_labels{namespace="N", label_app_kubernetes_io_instance="redis-A", label_redisfailovers_role="master"} ))");
+  EXPECT_EQ(
+      render(q.write_activity),
+      R"(sum( rate(redis_master_repl_offset{namespace="N"}[5m]) * on(namespace,pod) group_left() kube_pod_labels{namespace="N", label_app_kubernetes_io_instance="redis-A", label_redisfailovers_role="master"} ))");
 }
 
 }  // namespace

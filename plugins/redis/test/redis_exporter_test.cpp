@@ -73,21 +73,41 @@ class RedisWithRealExporter : public ::testing::Test {
     master_port_ = dha::testing::free_loopback_port();
     replica_port_ = dha::testing::free_loopback_port();
     auto redis = [&](uint16_t port, const std::string& name, std::vector<std::string> extra) {
-      std::vector<std::string> argv{"/usr/bin/redis-server", "--port", std::to_string(port), "--bind", "127.0.0.1",
-                                    "--save", "", "--appendonly", "no", "--dir", dir_, "--dbfilename", name + ".rdb",
-                                    "--protected-mode", "no"};
+      std::vector<std::string> argv{"/usr/bin/redis-server",
+                                    "--port",
+                                    std::to_string(port),
+                                    "--bind",
+                                    "127.0.0.1",
+                                    "--save",
+                                    "",
+                                    "--appendonly",
+                                    "no",
+                                    "--dir",
+                                    dir_,
+                                    "--dbfilename",
+                                    name + ".rdb",
+                                    "--protected-mode",
+                                    "no"};
       argv.insert(argv.end(), extra.begin(), extra.end());
       return std::make_unique<ChildProcess>(argv, dir_ + "/" + name + ".log");
     };
     master_ = redis(master_port_, "master", {});
-    ASSERT_TRUE(wait_until([&] { try { return RedisConnection(master_port_).command("PING").starts_with("+PONG"); } catch (...) { return false; } },
-                           std::chrono::seconds(20)))
+    ASSERT_TRUE(wait_until(
+        [&] {
+          try {
+            return RedisConnection(master_port_).command("PING").starts_with("+PONG");
+          } catch (...) {
+            return false;
+          }
+        },
+        std::chrono::seconds(20)))
         << master_->log_tail();
     replica_ = redis(replica_port_, "replica", {"--replicaof", "127.0.0.1", std::to_string(master_port_)});
     ASSERT_TRUE(wait_until(
         [&] {
           try {
-            return RedisConnection(replica_port_).command("INFO replication").find("master_link_status:up") != std::string::npos;
+            return RedisConnection(replica_port_).command("INFO replication").find("master_link_status:up") !=
+                   std::string::npos;
           } catch (...) {
             return false;
           }
@@ -110,13 +130,17 @@ class RedisWithRealExporter : public ::testing::Test {
     vm_ = std::make_unique<dha::testing::VictoriaMetrics>();
     // kube-state-metrics' view of the two spotahome pods.
     vm_->import_prometheus(
-        "kube_pod_labels{job=\"kube-state-metrics\",namespace=\"tenant-a\",pod=\"rfr-redis-cache-0\",label_app_kubernetes_io_instance=\"redis-cache\",label_redisfailovers_role=\"master\"} 1\n"
-        "kube_pod_labels{job=\"kube-state-metrics\",namespace=\"tenant-a\",pod=\"rfr-redis-cache-1\",label_app_kubernetes_io_instance=\"redis-cache\",label_redisfailovers_role=\"slave\"} 1\n");
+        "kube_pod_labels{job=\"kube-state-metrics\",namespace=\"tenant-a\",pod=\"rfr-redis-cache-0\",label_app_"
+        "kubernetes_io_instance=\"redis-cache\",label_redisfailovers_role=\"master\"} 1\n"
+        "kube_pod_labels{job=\"kube-state-metrics\",namespace=\"tenant-a\",pod=\"rfr-redis-cache-1\",label_app_"
+        "kubernetes_io_instance=\"redis-cache\",label_redisfailovers_role=\"slave\"} 1\n");
     agent_ = std::make_unique<dha::testing::VmAgent>(
         *vm_, std::vector<dha::testing::VmAgent::Target>{
-                  {"redis-cache", "127.0.0.1:" + std::to_string(master_exporter_port_),
+                  {"redis-cache",
+                   "127.0.0.1:" + std::to_string(master_exporter_port_),
                    {{"namespace", "tenant-a"}, {"pod", "rfr-redis-cache-0"}, {"container", "redis-exporter"}}},
-                  {"redis-cache", "127.0.0.1:" + std::to_string(replica_exporter_port_),
+                  {"redis-cache",
+                   "127.0.0.1:" + std::to_string(replica_exporter_port_),
                    {{"namespace", "tenant-a"}, {"pod", "rfr-redis-cache-1"}, {"container", "redis-exporter"}}}});
   }
 
@@ -152,8 +176,9 @@ TEST_F(RedisWithRealExporter, QueriesReadTheSlaveAndTheMasterAsTheExporterReport
   for (int i = 0; i < 12; ++i) clients.push_back(std::make_unique<RedisConnection>(master_port_));
 
   const sdk::json::Document config = sdk::json::parse("{}", "config");
-  const sdk::Queries q = RedisAdapter(sdk::Host(), config)
-                             .queries({"tenant-a", "cache", "redis-cache", "apps.cozystack.io", "Redis", {"ReadConnections"}});
+  const sdk::Queries q =
+      RedisAdapter(sdk::Host(), config)
+          .queries({"tenant-a", "cache", "redis-cache", "apps.cozystack.io", "Redis", {"ReadConnections"}});
 
   // The exporter's own view of the slave, as scraped: what the driver query must equal.
   const std::string slave_clients = R"(redis_connected_clients{namespace="tenant-a", pod="rfr-redis-cache-1"})";
@@ -166,7 +191,8 @@ TEST_F(RedisWithRealExporter, QueriesReadTheSlaveAndTheMasterAsTheExporterReport
       },
       std::chrono::seconds(60)))
       << "vmagent did not deliver redis_connected_clients for both pods";
-  ASSERT_FALSE(vm_->query_vector(R"(redis_instance_info{namespace="tenant-a", pod="rfr-redis-cache-1", role="slave"})").empty())
+  ASSERT_FALSE(
+      vm_->query_vector(R"(redis_instance_info{namespace="tenant-a", pod="rfr-redis-cache-1", role="slave"})").empty())
       << "the replica exporter should report role=slave";
 
   const double driver = value(q.driver.at("ReadConnections"));
@@ -180,7 +206,8 @@ TEST_F(RedisWithRealExporter, QueriesReadTheSlaveAndTheMasterAsTheExporterReport
   ASSERT_TRUE(wait_until(
       [&] {
         for (int i = 0; i < 50; ++i) writer.command("SET key-" + std::to_string(i) + " " + std::string(100, 'x'));
-        const auto v = vm_->query_vector(dha::testing::fill_query_placeholders(q.write_activity, "tenant-a", "cache", "redis-cache"));
+        const auto v = vm_->query_vector(
+            dha::testing::fill_query_placeholders(q.write_activity, "tenant-a", "cache", "redis-cache"));
         return v.size() == 1 && v[0].value > 0;
       },
       std::chrono::seconds(60)))

@@ -26,7 +26,8 @@ std::string pod_series(const std::string& ns, const std::string& app, const std:
   s += "redis_connected_clients{" + exporter + "}" + at(clients, t1);
   s += "redis_master_repl_offset{" + exporter + "}" + at(5000, t0) + "redis_master_repl_offset{" + exporter + "}" +
        at(5000 + 60 * offset_per_s, t1);
-  const std::string cadvisor = "container_cpu_usage_seconds_total{job=\"kubelet\"," + id + ",cpu=\"total\",container=\"";
+  const std::string cadvisor =
+      "container_cpu_usage_seconds_total{job=\"kubelet\"," + id + ",cpu=\"total\",container=\"";
   s += cadvisor + "redis\"}" + at(10, t0) + cadvisor + "redis\"}" + at(10 + 60 * cpu_per_s, t1);
   s += cadvisor + "redis-exporter\"}" + at(0, t0) + cadvisor + "redis-exporter\"}" + at(600, t1);
   return s;
@@ -42,7 +43,8 @@ class RedisQueriesOnVictoriaMetrics : public dha::testing::VmQuerySuite<RedisQue
     d += pod_series("tenant-b", "cache", "rfr-redis-cache-1", "slave", 9000, 5.0, 5000, t1, t0);
     d += pod_series("tenant-a", "cache2", "rfr-redis-cache2-1", "slave", 8000, 5.0, 5000, t1, t0);
     // Sentinels are pods of the same instance but carry no redisfailovers-role.
-    d += "kube_pod_labels{namespace=\"tenant-a\",pod=\"rfs-redis-cache-0\",label_app_kubernetes_io_instance=\"redis-cache\",label_app_kubernetes_io_component=\"sentinel\"} 1 " +
+    d += "kube_pod_labels{namespace=\"tenant-a\",pod=\"rfs-redis-cache-0\",label_app_kubernetes_io_instance=\"redis-"
+         "cache\",label_app_kubernetes_io_component=\"sentinel\"} 1 " +
          std::to_string(t1) + "\n";
     return d;
   }
@@ -50,7 +52,12 @@ class RedisQueriesOnVictoriaMetrics : public dha::testing::VmQuerySuite<RedisQue
   static sdk::Queries queries() {
     const sdk::json::Document config = sdk::json::parse("{}", "config");
     return RedisAdapter(sdk::Host(), config)
-        .queries({"tenant-a", "cache", "redis-cache", "apps.cozystack.io", "Redis", {"ReadConnections", "ReadCPUUtilization"}});
+        .queries({"tenant-a",
+                  "cache",
+                  "redis-cache",
+                  "apps.cozystack.io",
+                  "Redis",
+                  {"ReadConnections", "ReadCPUUtilization"}});
   }
 };
 
@@ -68,8 +75,8 @@ TEST_F(RedisQueriesOnVictoriaMetrics, WriteActivityFromTheMaster) {
 
 // The grouped query's answer for every Redis of the namespace at once, read by instance label.
 std::map<std::string, double> grouped_values(dha::testing::VictoriaMetrics& vm, const std::string& query_template) {
-  const auto doc = sdk::json::parse(vm.query(dha::testing::fill_query_placeholders(query_template, "tenant-a", "", "")),
-                                    "answer");
+  const auto doc =
+      sdk::json::parse(vm.query(dha::testing::fill_query_placeholders(query_template, "tenant-a", "", "")), "answer");
   std::map<std::string, double> out;
   for (const auto& series : doc["data"]["result"].GetArray())
     out[series["metric"]["label_app_kubernetes_io_instance"].GetString()] = std::stod(series["value"][1].GetString());

@@ -63,11 +63,11 @@ dha::sdk::Verdict BackupWindowGate::evaluate(const dha::sdk::GateRequest& reques
   if (!held || open < 0) return dha::sdk::Verdict::pass();
   const std::int64_t closes_in = (length_ - open + 59) / 60;
   // A clamp to currentReplicas: the change waits, and the tenant's condition says until when.
-  return dha::sdk::Verdict::clamp(
-      p.current_replicas, "BackupWindow",
-      "backup window " + window_text() + " is open (closes in " + std::to_string(closes_in) + "m); holding " +
-          std::to_string(p.current_replicas) + " -> " + std::to_string(p.replicas) + " at " +
-          std::to_string(p.current_replicas));
+  return dha::sdk::Verdict::clamp(p.current_replicas, "BackupWindow",
+                                  "backup window " + window_text() + " is open (closes in " +
+                                      std::to_string(closes_in) + "m); holding " + std::to_string(p.current_replicas) +
+                                      " -> " + std::to_string(p.replicas) + " at " +
+                                      std::to_string(p.current_replicas));
 }
 
 }  // namespace acme

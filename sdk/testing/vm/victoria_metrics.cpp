@@ -108,8 +108,11 @@ std::vector<VictoriaMetrics::Sample> VictoriaMetrics::query_vector(std::string_v
   const std::string body = query(promql);
   rapidjson::Document doc;
   doc.Parse(body.c_str());
-  auto fail = [&](const char* why) { return std::runtime_error(std::string(why) + " for " + std::string(promql) + ": " + body); };
-  if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("status") || !doc["status"].IsString()) throw fail("not an API answer");
+  auto fail = [&](const char* why) {
+    return std::runtime_error(std::string(why) + " for " + std::string(promql) + ": " + body);
+  };
+  if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("status") || !doc["status"].IsString())
+    throw fail("not an API answer");
   if (std::string(doc["status"].GetString()) != "success") throw fail("query failed");
   const auto& data = doc["data"];
   const std::string type = data["resultType"].GetString();

@@ -42,8 +42,7 @@ VmAgent::VmAgent(const VictoriaMetrics& vm, const std::vector<Target>& targets, 
     process_ = std::make_unique<ChildProcess>(
         std::vector<std::string>{binary, "-promscrape.config=" + config_path,
                                  "-remoteWrite.url=" + vm.url() + "/api/v1/write",
-                                 "-remoteWrite.tmpDataPath=" + work_dir_ + "/queue",
-                                 "-remoteWrite.flushInterval=200ms",
+                                 "-remoteWrite.tmpDataPath=" + work_dir_ + "/queue", "-remoteWrite.flushInterval=200ms",
                                  "-httpListenAddr=127.0.0.1:" + std::to_string(port), "-loggerLevel=WARN"},
         work_dir_ + "/vmagent.log");
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);

@@ -21,12 +21,11 @@ void require(bool condition) {
 }
 
 const dha::admission::Decision& decision() {
-  static const auto d = dha::admission::ownership_decision(
-      {std::string(dha::admission::default_apps_api_username)});
+  static const auto d = dha::admission::ownership_decision({std::string(dha::admission::default_apps_api_username)});
   return d;
 }
 
-} // namespace
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view input(reinterpret_cast<const char*>(data), size);

@@ -34,7 +34,7 @@ inline std::string printable(std::string_view s, std::size_t limit = 200) {
 }  // namespace dha::fuzz
 
 // FUZZ_CHECK(condition) or FUZZ_CHECK(condition, detail-string-expression).
-#define FUZZ_CHECK(condition, ...)                                                                             \
-  do {                                                                                          \
+#define FUZZ_CHECK(condition, ...)                                                                                  \
+  do {                                                                                                              \
     if (!(condition)) ::dha::fuzz::invariant_failed(#condition, __FILE__, __LINE__, std::string_view{__VA_ARGS__}); \
   } while (0)

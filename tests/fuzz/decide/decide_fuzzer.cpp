@@ -45,7 +45,8 @@ const std::string& input_path() {
 
 // Runs `db-autoscaler decide FILE`; returns the exit code and what it printed or the message.
 int run_decide(std::string_view input, std::string& output) {
-  std::ofstream(input_path(), std::ios::binary | std::ios::trunc).write(input.data(), static_cast<std::streamsize>(input.size()));
+  std::ofstream(input_path(), std::ios::binary | std::ios::trunc)
+      .write(input.data(), static_cast<std::streamsize>(input.size()));
   CLI::App app("db-autoscaler");
   dha::cli::add_decide_command(app);
   std::ostringstream captured;
@@ -71,7 +72,8 @@ std::int64_t integer(const rapidjson::Value& object, const char* name, std::int6
 
 void check_decision(const rapidjson::Document& in, const std::string& printed) {
   rapidjson::Document out;
-  FUZZ_CHECK(dha::fuzz::parse_json(printed, out) && out.IsObject(), "the decision is not a JSON object: " + printable(printed));
+  FUZZ_CHECK(dha::fuzz::parse_json(printed, out) && out.IsObject(),
+             "the decision is not a JSON object: " + printable(printed));
   const std::string kind = out["kind"].GetString();
   FUZZ_CHECK(kind == "Scale" || kind == "NoChange" || kind == "Freeze" || kind == "Rollback", kind);
   const auto& spec = in["spec"];
@@ -85,9 +87,9 @@ void check_decision(const rapidjson::Document& in, const std::string& printed) {
     std::int64_t hi = integer(spec, "maxReplicas", INT64_MAX);
     hi = std::min(hi, integer(obs, "quotaMaxReplicas", INT64_MAX));
     std::int64_t lo = integer(spec, "minReplicas", 0);
-    const bool respect_quorum = !(spec.HasMember("constraints") && spec["constraints"].IsObject() &&
-                                  spec["constraints"].HasMember("respectQuorum") &&
-                                  spec["constraints"]["respectQuorum"].IsFalse());
+    const bool respect_quorum =
+        !(spec.HasMember("constraints") && spec["constraints"].IsObject() &&
+          spec["constraints"].HasMember("respectQuorum") && spec["constraints"]["respectQuorum"].IsFalse());
     if (respect_quorum) lo = std::max(lo, integer(obs, "quorumFloor", 1));
     if (desired > hi) FUZZ_CHECK(desired < current, "scaled above the ceiling: " + printable(printed, 600));
     if (desired < lo) FUZZ_CHECK(desired > current, "scaled below the floor: " + printable(printed, 600));

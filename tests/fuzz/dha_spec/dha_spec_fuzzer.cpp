@@ -31,7 +31,8 @@ void check_valid(const DhaSpec& s) {
       FUZZ_CHECK(m.type == MetricType::ReadCPUUtilization && *m.average_utilization >= 1);
       continue;
     }
-    FUZZ_CHECK(parse_quantity(m.target.text).has_value(), "an accepted target is not a quantity: " + printable(m.target.text));
+    FUZZ_CHECK(parse_quantity(m.target.text).has_value(),
+               "an accepted target is not a quantity: " + printable(m.target.text));
     FUZZ_CHECK(std::isfinite(m.target.value));
   }
   FUZZ_CHECK(std::isfinite(s.behavior.tolerance) && s.behavior.tolerance >= 0 && s.behavior.tolerance <= 1);

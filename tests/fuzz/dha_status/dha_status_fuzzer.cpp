@@ -35,7 +35,8 @@ void check_status(const rapidjson::Value& v) {
   try {
     again = parse_status(written);
   } catch (const InputError& e) {
-    FUZZ_CHECK(false, std::string("a status we wrote is refused: ") + e.what() + " in " + printable(stringify(written), 400));
+    FUZZ_CHECK(false,
+               std::string("a status we wrote is refused: ") + e.what() + " in " + printable(stringify(written), 400));
   }
   FUZZ_CHECK(again == status, "the status changed across a write and read: " + printable(stringify(written), 400));
 }

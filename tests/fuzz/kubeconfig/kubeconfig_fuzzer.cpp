@@ -65,7 +65,8 @@ bool only_sandbox_paths(const YAML::Node& node, int depth = 0) {
       for (const auto& kv : node)
         if (!only_sandbox_paths(kv.first, depth + 1) || !only_sandbox_paths(kv.second, depth + 1)) return false;
       return true;
-    default: return true;
+    default:
+      return true;
   }
 }
 
@@ -139,7 +140,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(lenient.ok, "allowing insecure broke a config that parsed: " + lenient.error);
     FUZZ_CHECK(lenient.config.server == c.server && lenient.config.ca_pem == c.ca_pem &&
                lenient.config.default_namespace == c.default_namespace &&
-               lenient.config.client_key_pem == c.client_key_pem && (lenient.config.token == nullptr) == (c.token == nullptr));
+               lenient.config.client_key_pem == c.client_key_pem &&
+               (lenient.config.token == nullptr) == (c.token == nullptr));
     if (c.token != nullptr) FUZZ_CHECK(c.token->token() == lenient.config.token->token());
   }
   return 0;

@@ -52,7 +52,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(std::string_view(e.what()).starts_with("plugin \"fuzz\": configuration "), e.what());
     return 0;
   }
-  FUZZ_CHECK(config.empty() || is_json_object(config), "accepted a configuration that is not a JSON object: " + printable(config));
+  FUZZ_CHECK(config.empty() || is_json_object(config),
+             "accepted a configuration that is not a JSON object: " + printable(config));
 
   rapidjson::Document out;
   out.Parse<rapidjson::kParseIterativeFlag>(result.data(), result.size());
@@ -71,8 +72,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
   }
   for (const auto& m : out.GetObject())
-    FUZZ_CHECK(names.contains(std::string(m.name.GetString(), m.name.GetStringLength())), "undeclared key " + printable(m.name.GetString()));
+    FUZZ_CHECK(names.contains(std::string(m.name.GetString(), m.name.GetStringLength())),
+               "undeclared key " + printable(m.name.GetString()));
 
-  FUZZ_CHECK(dha::plugin_host::validate_plugin_config("fuzz", schema, result) == result, "validation is not idempotent");
+  FUZZ_CHECK(dha::plugin_host::validate_plugin_config("fuzz", schema, result) == result,
+             "validation is not idempotent");
   return 0;
 }

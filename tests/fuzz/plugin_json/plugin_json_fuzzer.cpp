@@ -24,7 +24,8 @@ namespace sdk = dha::sdk;
 using dha::fuzz::printable;
 
 void check_error(const sdk::Error& e) {
-  FUZZ_CHECK(e.status() == DHA_INVALID_ARGUMENT, std::string("status ") + sdk::status_name(e.status()) + ": " + e.what());
+  FUZZ_CHECK(e.status() == DHA_INVALID_ARGUMENT,
+             std::string("status ") + sdk::status_name(e.status()) + ": " + e.what());
   FUZZ_CHECK(std::string_view(e.what()).size() > 0, "an error without a message");
 }
 
@@ -103,7 +104,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
 
   try {
-    for (const auto& s : sdk::Samples::from_json(doc).samples) FUZZ_CHECK(std::isfinite(s.value), "a non-finite sample");
+    for (const auto& s : sdk::Samples::from_json(doc).samples)
+      FUZZ_CHECK(std::isfinite(s.value), "a non-finite sample");
   } catch (const sdk::Error&) {
   }
   return 0;

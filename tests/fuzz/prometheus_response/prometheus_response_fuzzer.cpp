@@ -62,9 +62,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     samples = dha::plugins::parse_instant_query_response(body);
   } catch (const dha::sdk::Error& e) {
     const auto code = e.status();
-    FUZZ_CHECK(code == DHA_DATA_LOSS || code == DHA_FAILED_PRECONDITION || code == DHA_NOT_FOUND ||
-                   code == DHA_OUT_OF_RANGE,
-               std::string("unexpected status ") + dha::sdk::status_name(code) + ": " + e.what());
+    FUZZ_CHECK(
+        code == DHA_DATA_LOSS || code == DHA_FAILED_PRECONDITION || code == DHA_NOT_FOUND || code == DHA_OUT_OF_RANGE,
+        std::string("unexpected status ") + dha::sdk::status_name(code) + ": " + e.what());
     FUZZ_CHECK(std::string_view(e.what()).size() > 0);
     return 0;
   }

@@ -26,13 +26,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } else {
     FUZZ_CHECK(q->text == text);
     FUZZ_CHECK(std::isfinite(q->value), printable(text));
-    if (q->value > 0) FUZZ_CHECK(q->milli >= 1, "positive value, milli " + std::to_string(q->milli) + ": " + printable(text));
-    if (q->value < 0) FUZZ_CHECK(q->milli <= -1, "negative value, milli " + std::to_string(q->milli) + ": " + printable(text));
-    if (q->value == 0) FUZZ_CHECK(q->milli == 0, "zero value, milli " + std::to_string(q->milli) + ": " + printable(text));
+    if (q->value > 0)
+      FUZZ_CHECK(q->milli >= 1, "positive value, milli " + std::to_string(q->milli) + ": " + printable(text));
+    if (q->value < 0)
+      FUZZ_CHECK(q->milli <= -1, "negative value, milli " + std::to_string(q->milli) + ": " + printable(text));
+    if (q->value == 0)
+      FUZZ_CHECK(q->milli == 0, "zero value, milli " + std::to_string(q->milli) + ": " + printable(text));
     const double expected = q->value * 1000;
     if (std::fabs(expected) < 9e15) {  // below 2^53 a milli count is exact in a double
-      FUZZ_CHECK(std::fabs(static_cast<double>(q->milli) - expected) <= 1 + std::fabs(expected) * 1e-12,
-                 "milli " + std::to_string(q->milli) + " for value " + std::to_string(q->value) + ": " + printable(text));
+      FUZZ_CHECK(
+          std::fabs(static_cast<double>(q->milli) - expected) <= 1 + std::fabs(expected) * 1e-12,
+          "milli " + std::to_string(q->milli) + " for value " + std::to_string(q->value) + ": " + printable(text));
     } else if (expected > 0) {
       FUZZ_CHECK(q->milli > 0);
     } else {

@@ -51,7 +51,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(q.query.empty(), "a refused query was returned anyway");
     return 0;
   }
-  FUZZ_CHECK(namespace_scope_violation(q.query, target.namespace_name).empty(), "an unscoped query: " + printable(q.query));
+  FUZZ_CHECK(namespace_scope_violation(q.query, target.namespace_name).empty(),
+             "an unscoped query: " + printable(q.query));
 
   const LexResult out = lex_promql(q.query);
   FUZZ_CHECK(out.error.empty(), "the rendered query does not lex: " + out.error);

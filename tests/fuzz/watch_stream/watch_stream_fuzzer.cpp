@@ -99,8 +99,8 @@ Outcome decode(std::string_view stream, std::string_view cuts, std::size_t max_l
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view input(reinterpret_cast<const char*>(data), size);
   // Layout: the first byte is the length of a cut table that follows; the rest is the stream.
-  const std::size_t table = input.empty() ? 0 : std::min<std::size_t>(static_cast<unsigned char>(input[0]) % 16,
-                                                                       input.size() - 1);
+  const std::size_t table =
+      input.empty() ? 0 : std::min<std::size_t>(static_cast<unsigned char>(input[0]) % 16, input.size() - 1);
   const std::string_view cuts = input.substr(input.empty() ? 0 : 1, table);
   const std::string_view stream = input.substr(input.empty() ? 0 : 1 + table);
 

@@ -61,8 +61,9 @@ class FakeWebhook {
       response.body = R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":")" + uid +
                       R"(","allowed":false}})";
     } else if (changes && user != "operator") {
-      response.body = R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":")" + uid +
-                      R"(","allowed":false,"status":{"code":403,"reason":"Forbidden","message":"replicas of this database is managed by DatabaseHorizontalAutoscaler \"pg\""}}})";
+      response.body =
+          R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":")" + uid +
+          R"(","allowed":false,"status":{"code":403,"reason":"Forbidden","message":"replicas of this database is managed by DatabaseHorizontalAutoscaler \"pg\""}}})";
     } else {
       response.body = R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":")" + uid +
                       R"(","allowed":true}})";
@@ -95,11 +96,14 @@ class AdmissionTest : public ApiServerTest {
     std::string vwc = R"({"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingWebhookConfiguration",
       "metadata":{"name":"db-autoscaler-replicas-ownership"},
       "webhooks":[{"name":"replicas.autoscaling.cozystack.io","admissionReviewVersions":["v1"],"sideEffects":"None",
-        "failurePolicy":")" + failure_policy + R"(","timeoutSeconds":)" + std::to_string(timeout) + R"(,
-        "clientConfig":)" + client_config + R"(,
-        "rules":)" + rules + "}]}";
-    auto r = call("POST", "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations", vwc, "application/json",
-                  "op-token");
+        "failurePolicy":")" +
+                      failure_policy + R"(","timeoutSeconds":)" + std::to_string(timeout) + R"(,
+        "clientConfig":)" +
+                      client_config + R"(,
+        "rules":)" + rules +
+                      "}]}";
+    auto r = call("POST", "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations", vwc,
+                  "application/json", "op-token");
     ASSERT_EQ(r.status, 201) << r.body;
   }
 
@@ -136,7 +140,8 @@ TEST_F(AdmissionTest, DenialReachesTheClientWithTheWebhookStatus) {
             "admission webhook \"replicas.autoscaling.cozystack.io\" denied the request: replicas of this database is "
             "managed by DatabaseHorizontalAutoscaler \"pg\"");
   // Nothing was written.
-  auto current = call("GET", "/apis/helm.toolkit.fluxcd.io/v2/namespaces/default/helmreleases/postgres-db1", "", "", "op-token");
+  auto current =
+      call("GET", "/apis/helm.toolkit.fluxcd.io/v2/namespaces/default/helmreleases/postgres-db1", "", "", "op-token");
   EXPECT_NE(current.body.find("\"replicas\":3"), std::string::npos);
   // The operator's identity is allowed, via any served version.
   EXPECT_EQ(patch_replicas(4, "op-token", "v2beta2").status, 200);
@@ -152,8 +157,11 @@ TEST_F(AdmissionTest, KubectlSeesTheDenial) {
   server->write_kubeconfig(kubeconfig, "gitops-token");
   auto r = kubectl("patch helmrelease postgres-db1 --type merge -p '{\"spec\":{\"values\":{\"replicas\":9}}}'");
   EXPECT_NE(r.exit_code, 0);
-  EXPECT_NE(r.output.find("Error from server (Forbidden): admission webhook \"replicas.autoscaling.cozystack.io\" denied the request"),
-            std::string::npos) << r.output;
+  EXPECT_NE(
+      r.output.find(
+          "Error from server (Forbidden): admission webhook \"replicas.autoscaling.cozystack.io\" denied the request"),
+      std::string::npos)
+      << r.output;
 }
 
 TEST_F(AdmissionTest, UnreachableWebhookFollowsFailurePolicy) {
@@ -161,12 +169,16 @@ TEST_F(AdmissionTest, UnreachableWebhookFollowsFailurePolicy) {
   register_webhook(nowhere, "Ignore", 2);
   create_release();
   EXPECT_EQ(patch_replicas(5, "gitops-token").status, 200) << "failurePolicy Ignore lets the write through";
-  auto vwc_path = "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/db-autoscaler-replicas-ownership";
+  auto vwc_path =
+      "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/db-autoscaler-replicas-ownership";
   ASSERT_EQ(call("PATCH", vwc_path, R"([{"op":"replace","path":"/webhooks/0/failurePolicy","value":"Fail"}])",
-                 "application/json-patch+json", "op-token").status, 200);
+                 "application/json-patch+json", "op-token")
+                .status,
+            200);
   auto failed = patch_replicas(6, "gitops-token");
   EXPECT_EQ(failed.status, 500) << failed.body;
-  EXPECT_NE(failed.body.find("failed calling webhook \\\"replicas.autoscaling.cozystack.io\\\""), std::string::npos) << failed.body;
+  EXPECT_NE(failed.body.find("failed calling webhook \\\"replicas.autoscaling.cozystack.io\\\""), std::string::npos)
+      << failed.body;
 }
 
 TEST_F(AdmissionTest, SlowWebhookTimesOut) {
@@ -184,9 +196,10 @@ TEST_F(AdmissionTest, SlowWebhookTimesOut) {
 
 TEST_F(AdmissionTest, WrongCaBundleIsAFailedCall) {
   auto other = issue_test_certificate({"x"}, {});
-  register_webhook(R"({"service":{"namespace":"cozy-db-autoscaler","name":"db-autoscaler","path":"/v","port":443},"caBundle":")" +
-                       apiserver::base64_encode(other.ca_pem) + "\"}",
-                   "Fail", 2);
+  register_webhook(
+      R"({"service":{"namespace":"cozy-db-autoscaler","name":"db-autoscaler","path":"/v","port":443},"caBundle":")" +
+          apiserver::base64_encode(other.ca_pem) + "\"}",
+      "Fail", 2);
   create_release();
   auto r = patch_replicas(5, "op-token");
   EXPECT_EQ(r.status, 500) << r.body;
@@ -217,13 +230,14 @@ TEST_F(AdmissionTest, ScaleWritesAreReviewedAsAnAutoscalingV1Scale) {
                    R"([{"operations":["UPDATE"],"apiGroups":["postgresql.cnpg.io"],"apiVersions":["v1"],
                         "resources":["clusters/scale"]}])");
   const std::string clusters = "/apis/postgresql.cnpg.io/v1/namespaces/default/clusters";
-  auto created = call("POST", clusters,
-                      R"({"apiVersion":"postgresql.cnpg.io/v1","kind":"Cluster","metadata":{"name":"pg","labels":{"a":"b"}},
+  auto created =
+      call("POST", clusters,
+           R"({"apiVersion":"postgresql.cnpg.io/v1","kind":"Cluster","metadata":{"name":"pg","labels":{"a":"b"}},
                           "spec":{"instances":2}})",
-                      "application/json", "op-token");
+           "application/json", "op-token");
   ASSERT_EQ(created.status, 201) << created.body;
-  auto scaled = call("PATCH", clusters + "/pg/scale", R"({"spec":{"replicas":3}})", "application/merge-patch+json",
-                     "op-token");
+  auto scaled =
+      call("PATCH", clusters + "/pg/scale", R"({"spec":{"replicas":3}})", "application/merge-patch+json", "op-token");
   ASSERT_EQ(scaled.status, 200) << scaled.body;
   auto reviews = webhook.reviews();
   ASSERT_EQ(reviews.size(), 1u);

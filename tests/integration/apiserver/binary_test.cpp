@@ -3,12 +3,12 @@
 
 #include "test_support.hpp"
 
-#include <chrono>
-#include <csignal>
-#include <filesystem>
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
+#include <chrono>
+#include <csignal>
+#include <filesystem>
 #include <thread>
 
 extern char** environ;
@@ -53,7 +53,8 @@ class BinaryTest : public ::testing::Test {
   }
 
   CommandResult kubectl(const std::string& args) {
-    return run_command("HOME=" + dir + " /usr/bin/kubectl --kubeconfig " + dir + "/kc --cache-dir " + dir + "/cache " + args);
+    return run_command("HOME=" + dir + " /usr/bin/kubectl --kubeconfig " + dir + "/kc --cache-dir " + dir + "/cache " +
+                       args);
   }
 
   std::string dir;
@@ -63,7 +64,9 @@ class BinaryTest : public ::testing::Test {
 
 TEST_F(BinaryTest, ServesTokensFromTheFileAndStopsOnSigterm) {
   write_file(dir + "/tokens.csv",
-             "# token,user,uid,groups\nop-token,system:serviceaccount:cozy-db-autoscaler:db-autoscaler,1,\"system:serviceaccounts,system:serviceaccounts:cozy-db-autoscaler\"\ntenant-token,tenant-a,2\n");
+             "# "
+             "token,user,uid,groups\nop-token,system:serviceaccount:cozy-db-autoscaler:db-autoscaler,1,\"system:"
+             "serviceaccounts,system:serviceaccounts:cozy-db-autoscaler\"\ntenant-token,tenant-a,2\n");
   start({"--listen", "127.0.0.1:0", "--kubeconfig-out", dir + "/kc", "--tls", "--tokens", dir + "/tokens.csv",
          "--kubeconfig-token", "op-token", "--crds", fixture_crds_dir()});
   ASSERT_GT(pid, 0) << read_file(dir + "/log");
@@ -85,9 +88,14 @@ TEST_F(BinaryTest, ServesTokensFromTheFileAndStopsOnSigterm) {
 }
 
 TEST_F(BinaryTest, BadInputsExitWithAClearMessage) {
-  struct Case { const char* name; std::vector<std::string> args; const char* message; };
+  struct Case {
+    const char* name;
+    std::vector<std::string> args;
+    const char* message;
+  };
   write_file(dir + "/bad-tokens.csv", "only-a-token\n");
-  write_file(dir + "/bad-crd.yaml", "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: x}\nspec: {}\n");
+  write_file(dir + "/bad-crd.yaml",
+             "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: x}\nspec: {}\n");
   std::vector<Case> cases = {
       {"BadTokenLine", {"--tokens", dir + "/bad-tokens.csv"}, "token file line 1"},
       {"BadListen", {"--listen", "127.0.0.1:notaport"}, "--listen must be HOST:PORT"},

@@ -25,51 +25,71 @@ std::string new_event(const std::string& name, const std::string& fields) {
   return R"({"apiVersion":"events.k8s.io/v1","kind":"Event","metadata":{"name":")" + name + R"("},)" + fields + "}";
 }
 std::string lease(const std::string& name, const std::string& spec) {
-  return R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":")" + name +
-         R"("},"spec":)" + spec + "}";
+  return R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":")" + name + R"("},"spec":)" +
+         spec + "}";
 }
 
 const std::string kRegarding = R"("regarding":{"kind":"Postgres","namespace":"default","name":"db"})";
-const std::string kComplete = kRegarding + R"(,"eventTime":"2026-01-02T03:04:05.123456Z","type":"Normal",)"
+const std::string kComplete = kRegarding +
+                              R"(,"eventTime":"2026-01-02T03:04:05.123456Z","type":"Normal",)"
                               R"("reason":"Scaled","action":"Scale","reportingController":"db-autoscaler",)"
                               R"("reportingInstance":"db-autoscaler-0","note":"2 to 3")";
 
 std::vector<Case> cases() {
   return {
       {"core event for an object in this namespace", kCoreEvents,
-       core_event("ok", R"("involvedObject":{"kind":"Postgres","namespace":"default","name":"db"},"reason":"Scaled","type":"Normal","firstTimestamp":"2026-01-02T03:04:05Z")"),
+       core_event(
+           "ok",
+           R"("involvedObject":{"kind":"Postgres","namespace":"default","name":"db"},"reason":"Scaled","type":"Normal","firstTimestamp":"2026-01-02T03:04:05Z")"),
        201, ""},
       {"core event naming another namespace", kCoreEvents,
-       core_event("wrong-ns", R"("involvedObject":{"kind":"Postgres","namespace":"tenant-a","name":"db"},"reason":"Scaled")"),
+       core_event("wrong-ns",
+                  R"("involvedObject":{"kind":"Postgres","namespace":"tenant-a","name":"db"},"reason":"Scaled")"),
        422, "involvedObject.namespace: Invalid value: \"tenant-a\": does not match event.namespace"},
       {"core event with any type (not checked for core/v1)", kCoreEvents,
        core_event("odd-type", R"("involvedObject":{"namespace":"default","name":"db"},"type":"Odd")"), 201, ""},
       {"core event with eventTime needs the reporting fields", kCoreEvents,
-       core_event("new-style", R"("involvedObject":{"namespace":"default","name":"db"},"eventTime":"2026-01-02T03:04:05.000000Z")"),
+       core_event("new-style",
+                  R"("involvedObject":{"namespace":"default","name":"db"},"eventTime":"2026-01-02T03:04:05.000000Z")"),
        422, "reportingComponent: Required value"},
       {"core event with a bad lastTimestamp", kCoreEvents,
        core_event("bad-time", R"("involvedObject":{"namespace":"default"},"lastTimestamp":"yesterday")"), 400,
        "Event in version \"v1\" cannot be handled as a Event: parsing time \"yesterday\""},
       {"events.k8s.io event with every required field", kEvents, new_event("complete", kComplete), 201, ""},
       {"events.k8s.io event without eventTime", kEvents,
-       new_event("no-time", kRegarding + R"(,"type":"Normal","reason":"Scaled","action":"Scale","reportingController":"c","reportingInstance":"i")"),
+       new_event(
+           "no-time",
+           kRegarding +
+               R"(,"type":"Normal","reason":"Scaled","action":"Scale","reportingController":"c","reportingInstance":"i")"),
        422, "eventTime: Required value"},
       {"events.k8s.io event without reportingController and action", kEvents,
-       new_event("no-reporter", kRegarding + R"(,"eventTime":"2026-01-02T03:04:05.000000Z","type":"Normal","reason":"Scaled","reportingInstance":"i")"),
+       new_event(
+           "no-reporter",
+           kRegarding +
+               R"(,"eventTime":"2026-01-02T03:04:05.000000Z","type":"Normal","reason":"Scaled","reportingInstance":"i")"),
        422, "reportingController: Required value"},
       {"events.k8s.io event without action", kEvents,
-       new_event("no-action", kRegarding + R"(,"eventTime":"2026-01-02T03:04:05.000000Z","type":"Normal","reason":"Scaled","reportingController":"c","reportingInstance":"i")"),
+       new_event(
+           "no-action",
+           kRegarding +
+               R"(,"eventTime":"2026-01-02T03:04:05.000000Z","type":"Normal","reason":"Scaled","reportingController":"c","reportingInstance":"i")"),
        422, "Event \"no-action\" is invalid: action: Required value"},
       {"events.k8s.io event with a type other than Normal or Warning", kEvents,
-       new_event("bad-type", kRegarding + R"(,"eventTime":"2026-01-02T03:04:05.000000Z","type":"Info","reason":"Scaled","action":"Scale","reportingController":"c","reportingInstance":"i")"),
+       new_event(
+           "bad-type",
+           kRegarding +
+               R"(,"eventTime":"2026-01-02T03:04:05.000000Z","type":"Info","reason":"Scaled","action":"Scale","reportingController":"c","reportingInstance":"i")"),
        422, "type: Invalid value: \"\": has invalid value: Info"},
       {"events.k8s.io event with eventTime lacking microseconds", kEvents,
        new_event("no-micros", kRegarding + R"(,"eventTime":"2026-01-02T03:04:05Z","type":"Normal")"), 400,
        "parsing time \"2026-01-02T03:04:05Z\" as \"2006-01-02T15:04:05.000000Z07:00\""},
       {"events.k8s.io event with a deprecated field set", kEvents,
-       new_event("deprecated", kComplete + R"(,"deprecatedCount":3)"), 422, "count: Invalid value: \"\": needs to be unset"},
+       new_event("deprecated", kComplete + R"(,"deprecatedCount":3)"), 422,
+       "count: Invalid value: \"\": needs to be unset"},
       {"lease as the operator writes it", kLeases,
-       lease("ok", R"({"holderIdentity":"a","leaseDurationSeconds":15,"acquireTime":"2026-01-02T03:04:05.000000Z","renewTime":"2026-01-02T03:04:05.123456Z","leaseTransitions":0})"),
+       lease(
+           "ok",
+           R"({"holderIdentity":"a","leaseDurationSeconds":15,"acquireTime":"2026-01-02T03:04:05.000000Z","renewTime":"2026-01-02T03:04:05.123456Z","leaseTransitions":0})"),
        201, ""},
       {"lease with renewTime lacking microseconds", kLeases,
        lease("no-micros", R"({"holderIdentity":"a","renewTime":"2026-01-02T03:04:05Z"})"), 400,

@@ -22,7 +22,8 @@ inline void PrintTo(const BadRequestCase& c, std::ostream* os) { *os << c.name; 
 
 class HttpErrorsTest : public ApiServerTest, public ::testing::WithParamInterface<BadRequestCase> {};
 
-const char* kPg = R"({"apiVersion":"apps.cozystack.io/v1alpha1","kind":"Postgres","metadata":{"name":"db"},"spec":{"replicas":2}})";
+const char* kPg =
+    R"({"apiVersion":"apps.cozystack.io/v1alpha1","kind":"Postgres","metadata":{"name":"db"},"spec":{"replicas":2}})";
 
 TEST_P(HttpErrorsTest, ReturnsKubernetesStatus) {
   const auto& c = GetParam();
@@ -68,8 +69,8 @@ INSTANTIATE_TEST_SUITE_P(
                        "limit is 3145728"},
         BadRequestCase{"AlreadyExists", "POST", "/apis/apps.cozystack.io/v1alpha1/namespaces/default/postgreses", kPg,
                        "application/json", 409, "AlreadyExists", "postgreses.apps.cozystack.io \"db\" already exists"},
-        BadRequestCase{"MissingNamespace", "POST", "/apis/apps.cozystack.io/v1alpha1/namespaces/absent/postgreses",
-                       kPg, "application/json", 404, "NotFound", "namespaces \"absent\" not found"},
+        BadRequestCase{"MissingNamespace", "POST", "/apis/apps.cozystack.io/v1alpha1/namespaces/absent/postgreses", kPg,
+                       "application/json", 404, "NotFound", "namespaces \"absent\" not found"},
         BadRequestCase{"KindMissing", "POST", "/apis/apps.cozystack.io/v1alpha1/namespaces/default/postgreses",
                        R"({"apiVersion":"apps.cozystack.io/v1alpha1","metadata":{"name":"x"}})", "application/json",
                        400, "BadRequest", "Object 'Kind' is missing"},
@@ -80,11 +81,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadRequestCase{"UpdateWithoutResourceVersion", "PUT",
                        "/apis/apps.cozystack.io/v1alpha1/namespaces/default/postgreses/db", kPg, "application/json",
                        422, "Invalid", "metadata.resourceVersion: Invalid value: 0: must be specified for an update"},
-        BadRequestCase{"StaleResourceVersion", "PUT",
-                       "/apis/apps.cozystack.io/v1alpha1/namespaces/default/postgreses/db",
-                       R"({"apiVersion":"apps.cozystack.io/v1alpha1","kind":"Postgres","metadata":{"name":"db","resourceVersion":"1"},"spec":{"replicas":3}})",
-                       "application/json", 409, "Conflict",
-                       "Operation cannot be fulfilled on postgreses.apps.cozystack.io \"db\": the object has been modified"},
+        BadRequestCase{
+            "StaleResourceVersion", "PUT", "/apis/apps.cozystack.io/v1alpha1/namespaces/default/postgreses/db",
+            R"({"apiVersion":"apps.cozystack.io/v1alpha1","kind":"Postgres","metadata":{"name":"db","resourceVersion":"1"},"spec":{"replicas":3}})",
+            "application/json", 409, "Conflict",
+            "Operation cannot be fulfilled on postgreses.apps.cozystack.io \"db\": the object has been modified"},
         BadRequestCase{"JsonPatchTestFails", "PATCH",
                        "/apis/apps.cozystack.io/v1alpha1/namespaces/default/postgreses/db",
                        R"([{"op":"test","path":"/spec/replicas","value":9}])", "application/json-patch+json", 422,
@@ -95,9 +96,10 @@ INSTANTIATE_TEST_SUITE_P(
         BadRequestCase{"BadLabelSelector", "GET",
                        "/apis/apps.cozystack.io/v1alpha1/namespaces/default/postgreses?labelSelector=a%20in%20b", "",
                        "", 400, "BadRequest", "unable to parse requirement"},
-        BadRequestCase{"InvalidName", "POST", "/apis/apps.cozystack.io/v1alpha1/namespaces/default/postgreses",
-                       R"({"apiVersion":"apps.cozystack.io/v1alpha1","kind":"Postgres","metadata":{"name":"Bad_Name"}})",
-                       "application/json", 422, "Invalid", "a lowercase RFC 1123 subdomain"},
+        BadRequestCase{
+            "InvalidName", "POST", "/apis/apps.cozystack.io/v1alpha1/namespaces/default/postgreses",
+            R"({"apiVersion":"apps.cozystack.io/v1alpha1","kind":"Postgres","metadata":{"name":"Bad_Name"}})",
+            "application/json", 422, "Invalid", "a lowercase RFC 1123 subdomain"},
         BadRequestCase{"MethodNotAllowedOnSubresource", "POST",
                        "/apis/apps.cozystack.io/v1alpha1/namespaces/default/postgreses/db/status", "{}",
                        "application/json", 405, "MethodNotAllowed", "does not allow this method"},

@@ -187,7 +187,8 @@ TEST_F(KubeParityTest, ListsNumberWhatIsLeftAndTypedItemsCarryNoKind) {
   EXPECT_EQ(page["metadata"]["remainingItemCount"].GetInt64(), 1);
   EXPECT_STREQ(page["items"][0]["kind"].GetString(), "Postgres") << "custom objects keep theirs";
   // Filtered lists do not say how many are left.
-  EXPECT_FALSE(as_admin("GET", kPgs + "?limit=1&labelSelector=x!%3Dy").json()["metadata"].HasMember("remainingItemCount"));
+  EXPECT_FALSE(
+      as_admin("GET", kPgs + "?limit=1&labelSelector=x!%3Dy").json()["metadata"].HasMember("remainingItemCount"));
 
   ASSERT_EQ(as_admin("POST", "/api/v1/namespaces/default/configmaps",
                      R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"}})")
@@ -214,8 +215,8 @@ TEST_F(KubeParityTest, KubectlAuthCanIAsksAboutTheCaller) {
   auto admin = as_admin("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", body);
   ASSERT_EQ(admin.status, 201) << admin.body;
   EXPECT_TRUE(admin.json()["status"]["allowed"].GetBool());
-  auto tenant = call("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", body, "application/json",
-                     "tenant-token");
+  auto tenant =
+      call("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", body, "application/json", "tenant-token");
   ASSERT_EQ(tenant.status, 201) << tenant.body;
   EXPECT_FALSE(tenant.json()["status"]["allowed"].GetBool());
 
@@ -258,13 +259,15 @@ TEST_F(KubeParityTest, ADeletedNamespaceIsTerminatingUntilWhatItHoldsIsGone) {
   EXPECT_STREQ(status["details"]["causes"][0]["reason"].GetString(), "NamespaceTerminating");
 
   // Releasing the last finalizer lets the namespace go.
-  ASSERT_EQ(as_admin("PATCH", pgs + "/held", R"({"metadata":{"finalizers":null}})", "application/merge-patch+json").status,
-            200);
+  ASSERT_EQ(
+      as_admin("PATCH", pgs + "/held", R"({"metadata":{"finalizers":null}})", "application/merge-patch+json").status,
+      200);
   EXPECT_EQ(as_admin("GET", "/api/v1/namespaces/doomed").status, 404);
 }
 
 TEST_F(KubeParityTest, AnEmptyNamespaceAnswersTerminatingAndGoes) {
-  ASSERT_EQ(as_admin("POST", "/api/v1/namespaces", R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"e"}})").status,
+  ASSERT_EQ(as_admin("POST", "/api/v1/namespaces", R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"e"}})")
+                .status,
             201);
   auto deleted = as_admin("DELETE", "/api/v1/namespaces/e");
   ASSERT_EQ(deleted.status, 200);

@@ -48,7 +48,8 @@ TEST_F(KubectlTest, ApplyCrdAndObjectThenGetShowsPrinterColumns) {
   auto applied = kubectl("apply -f -", kDha);
   ASSERT_EQ(applied.exit_code, 0) << applied.output;
   EXPECT_NE(applied.output.find("databasehorizontalautoscaler.autoscaling.cozystack.io/pg-reads created"),
-            std::string::npos) << applied.output;
+            std::string::npos)
+      << applied.output;
   auto get = kubectl("get dha");
   ASSERT_EQ(get.exit_code, 0) << get.output;
   // Printer columns (docs/behaviour.md#printer-columns), in order, then the values of this object.
@@ -84,9 +85,12 @@ TEST_F(KubectlTest, InvalidObjectGets422NamingTheField) {
   bad.replace(bad.find("maxReplicas: 5"), 14, "maxReplicas: 1");
   auto r = kubectl("apply -f -", bad);
   EXPECT_NE(r.exit_code, 0);
-  EXPECT_NE(r.output.find("spec.maxReplicas: Invalid value: 1: spec.maxReplicas in body should be greater than or equal to 2"),
-            std::string::npos) << r.output;
-  auto missing = kubectl("create -f -", std::string(kDha).replace(std::string(kDha).find("  minReplicas: 2\n"), 16, ""));
+  EXPECT_NE(r.output.find(
+                "spec.maxReplicas: Invalid value: 1: spec.maxReplicas in body should be greater than or equal to 2"),
+            std::string::npos)
+      << r.output;
+  auto missing =
+      kubectl("create -f -", std::string(kDha).replace(std::string(kDha).find("  minReplicas: 2\n"), 16, ""));
   EXPECT_NE(missing.output.find("spec.minReplicas: Required value"), std::string::npos) << missing.output;
 }
 
@@ -96,21 +100,24 @@ TEST_F(KubectlTest, PatchMergeChangesSpecAndBumpsGeneration) {
   auto patched = kubectl("patch postgres db1 --type merge -p '{\"spec\":{\"replicas\":5}}'");
   ASSERT_EQ(patched.exit_code, 0) << patched.output;
   EXPECT_NE(patched.output.find("patched"), std::string::npos);
-  auto after = kubectl("get postgres db1 -o jsonpath={.spec.replicas}/{.metadata.generation}/{.spec.quorum.maxSyncReplicas}");
+  auto after =
+      kubectl("get postgres db1 -o jsonpath={.spec.replicas}/{.metadata.generation}/{.spec.quorum.maxSyncReplicas}");
   EXPECT_EQ(after.output, "5/2/1") << before.output;
   // A status-only write does not touch generation (status subresource).
   auto status = kubectl("patch postgres db1 --subresource status --type merge -p '{\"status\":{\"ready\":true}}'");
   ASSERT_EQ(status.exit_code, 0) << status.output;
   EXPECT_EQ(kubectl("get postgres db1 -o jsonpath={.metadata.generation}/{.status.ready}").output, "2/true");
   // A JSON patch too.
-  auto json_patch = kubectl("patch postgres db1 --type json -p '[{\"op\":\"replace\",\"path\":\"/spec/replicas\",\"value\":4}]'");
+  auto json_patch =
+      kubectl("patch postgres db1 --type json -p '[{\"op\":\"replace\",\"path\":\"/spec/replicas\",\"value\":4}]'");
   ASSERT_EQ(json_patch.exit_code, 0) << json_patch.output;
   EXPECT_EQ(kubectl("get pg db1 -o jsonpath={.spec.replicas}").output, "4");
 }
 
 TEST_F(KubectlTest, DeleteWithFinalizerWaitsForTheLastFinalizer) {
   std::string held = kPostgres;
-  held.replace(held.find("  namespace: default\n"), 21, "  namespace: default\n  finalizers: [autoscaling.cozystack.io/finalizer]\n");
+  held.replace(held.find("  namespace: default\n"), 21,
+               "  namespace: default\n  finalizers: [autoscaling.cozystack.io/finalizer]\n");
   ASSERT_EQ(kubectl("apply -f -", held).exit_code, 0);
   auto del = kubectl("delete postgres db1 --wait=false");
   ASSERT_EQ(del.exit_code, 0) << del.output;
@@ -139,12 +146,15 @@ TEST_F(KubectlTest, StaleReplaceGetsConflict) {
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.output.find("Operation cannot be fulfilled on postgreses.apps.cozystack.io \"db1\": the object has been "
                           "modified; please apply your changes to the latest version and try again"),
-            std::string::npos) << r.output;
+            std::string::npos)
+      << r.output;
 }
 
 TEST_F(KubectlTest, WatchSeesAddedModifiedDeletedInOrder) {
   auto watcher = std::async(std::launch::async, [this] {
-    return kubectl("get postgreses --watch --output-watch-events -o custom-columns=E:.type,N:.object.metadata.name,R:.object.spec.replicas --no-headers --request-timeout=4s");
+    return kubectl(
+        "get postgreses --watch --output-watch-events -o "
+        "custom-columns=E:.type,N:.object.metadata.name,R:.object.spec.replicas --no-headers --request-timeout=4s");
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(1200));  // kubectl discovery + LIST + WATCH
   ASSERT_EQ(kubectl("apply -f -", kPostgres).exit_code, 0);
@@ -162,7 +172,8 @@ TEST_F(KubectlTest, WatchSeesAddedModifiedDeletedInOrder) {
 }
 
 TEST_F(KubectlTest, ScaleSubresourceOfCnpgCluster) {
-  auto created = kubectl("apply -f -", "apiVersion: postgresql.cnpg.io/v1\nkind: Cluster\nmetadata: {name: pg}\nspec: {instances: 2}\n");
+  auto created = kubectl(
+      "apply -f -", "apiVersion: postgresql.cnpg.io/v1\nkind: Cluster\nmetadata: {name: pg}\nspec: {instances: 2}\n");
   ASSERT_EQ(created.exit_code, 0) << created.output;
   auto scaled = kubectl("scale cluster pg --replicas=4");
   ASSERT_EQ(scaled.exit_code, 0) << scaled.output;
@@ -210,7 +221,9 @@ TEST_F(KubectlTest, TypedGeneratorsSendingProtobufWork) {
   EXPECT_EQ(kubectl("get secret creds -n tenant-b -o jsonpath={.data.password}").output, "czNjcmV0");
   auto quota = kubectl("create quota q -n tenant-b --hard=count/postgreses.apps.cozystack.io=4");
   ASSERT_EQ(quota.exit_code, 0) << quota.output;
-  EXPECT_EQ(kubectl("get quota q -n tenant-b -o 'jsonpath={.status.hard.count/postgreses\\.apps\\.cozystack\\.io}'").output, "4");
+  EXPECT_EQ(
+      kubectl("get quota q -n tenant-b -o 'jsonpath={.status.hard.count/postgreses\\.apps\\.cozystack\\.io}'").output,
+      "4");
   auto labels = kubectl("get namespace tenant-b -o 'jsonpath={.metadata.labels.kubernetes\\.io/metadata\\.name}'");
   EXPECT_EQ(labels.output, "tenant-b");
 }

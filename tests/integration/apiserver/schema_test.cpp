@@ -145,7 +145,8 @@ TEST_F(SchemaTest, StrictFieldValidationRejectsUnknownFields) {
   auto r = call("POST", kWidgets + "?fieldValidation=Strict", widget(R"({"size":2,"bogus":1,"other":2})"));
   EXPECT_EQ(r.status, 400) << r.body;
   EXPECT_NE(r.body.find("strict decoding error: unknown field \\\"spec.bogus\\\", unknown field \\\"spec.other\\\""),
-            std::string::npos) << r.body;
+            std::string::npos)
+      << r.body;
 }
 
 TEST_F(SchemaTest, UpdatesAreValidatedToo) {
@@ -192,7 +193,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCrdCase{"MessageExpression", R"("message": "max must be >= min")", R"("messageExpression": "'x'")",
                    "messageExpression is not supported"},
         BadCrdCase{"BadScope", R"("scope": "Namespaced")", R"("scope": "Galaxy")", "spec.scope: Unsupported value"},
-        BadCrdCase{"NameNotPluralDotGroup", R"("name": "widgets.example.dha.io")", R"("name": "gadgets.example.dha.io")",
+        BadCrdCase{"NameNotPluralDotGroup", R"("name": "widgets.example.dha.io")",
+                   R"("name": "gadgets.example.dha.io")",
                    "metadata.name: Invalid value: \\\"gadgets.example.dha.io\\\": must be spec.names.plural+"},
         BadCrdCase{"NoStorageVersion", R"("storage": true)", R"("storage": false)",
                    "must have exactly one version marked as storage version"},

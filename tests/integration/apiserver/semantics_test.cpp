@@ -90,7 +90,9 @@ TEST_F(SemanticsTest, WatchFromCompactedResourceVersionGets410Expired) {
   std::string old_rv = rv_of(created);
   for (int i = 2; i < 14; ++i)  // more writes than the 8-event history keeps
     ASSERT_EQ(as_admin("PATCH", kPgs + "/a", R"({"spec":{"replicas":)" + std::to_string(i) + "}}",
-                       "application/merge-patch+json").status, 200);
+                       "application/merge-patch+json")
+                  .status,
+              200);
   HttpCall watch;
   watch.url = server->url() + kPgs + "?watch=true&resourceVersion=" + old_rv;
   watch.token = "admin-token";
@@ -107,7 +109,8 @@ TEST_F(SemanticsTest, WatchFromCompactedResourceVersionGets410Expired) {
 TEST_F(SemanticsTest, WatchSendsBookmarksWhenAllowed) {
   auto created = as_admin("POST", kPgs, pg("a", 1));
   HttpCall watch;
-  watch.url = server->url() + kPgs + "?watch=true&allowWatchBookmarks=true&timeoutSeconds=1&resourceVersion=" + rv_of(created);
+  watch.url =
+      server->url() + kPgs + "?watch=true&allowWatchBookmarks=true&timeoutSeconds=1&resourceVersion=" + rv_of(created);
   watch.token = "admin-token";
   watch.ca_pem = server->ca_pem();
   auto events = lines(http(watch).body);
@@ -157,14 +160,23 @@ TEST_F(SemanticsTest, LargeBodiesDoNotStallOnExpectContinue) {
 }
 
 TEST_F(SemanticsTest, WatchFiltersByNamespaceLabelAndField) {
-  ASSERT_EQ(as_admin("POST", "/api/v1/namespaces", R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"other"}})").status, 201);
+  ASSERT_EQ(
+      as_admin("POST", "/api/v1/namespaces", R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"other"}})")
+          .status,
+      201);
   auto base = as_admin("POST", kPgs, pg("keep", 1, R"({"tier":"db"})"));
   std::string rv = rv_of(base);
   ASSERT_EQ(as_admin("POST", kPgs, pg("drop", 1, R"({"tier":"web"})")).status, 201);
-  ASSERT_EQ(as_admin("POST", "/apis/apps.cozystack.io/v1alpha1/namespaces/other/postgreses", pg("keep", 1, R"({"tier":"db"})")).status, 201);
-  ASSERT_EQ(as_admin("PATCH", kPgs + "/keep", R"({"spec":{"replicas":2}})", "application/merge-patch+json").status, 200);
+  ASSERT_EQ(as_admin("POST", "/apis/apps.cozystack.io/v1alpha1/namespaces/other/postgreses",
+                     pg("keep", 1, R"({"tier":"db"})"))
+                .status,
+            201);
+  ASSERT_EQ(as_admin("PATCH", kPgs + "/keep", R"({"spec":{"replicas":2}})", "application/merge-patch+json").status,
+            200);
   HttpCall watch;
-  watch.url = server->url() + kPgs + "?watch=true&timeoutSeconds=1&labelSelector=tier%3Ddb&fieldSelector=metadata.name%3Dkeep&resourceVersion=" + rv;
+  watch.url =
+      server->url() + kPgs +
+      "?watch=true&timeoutSeconds=1&labelSelector=tier%3Ddb&fieldSelector=metadata.name%3Dkeep&resourceVersion=" + rv;
   watch.token = "admin-token";
   watch.ca_pem = server->ca_pem();
   auto events = lines(http(watch).body);
@@ -195,10 +207,16 @@ TEST_F(SemanticsTest, LabelSelectorsFilterLists) {
   ASSERT_EQ(as_admin("POST", kPgs, pg("a", 1, R"({"env":"prod","team":"x"})")).status, 201);
   ASSERT_EQ(as_admin("POST", kPgs, pg("b", 1, R"({"env":"dev"})")).status, 201);
   ASSERT_EQ(as_admin("POST", kPgs, pg("c", 1)).status, 201);
-  struct Case { std::string selector; std::vector<std::string> want; };
-  std::vector<Case> cases = {{"env%3Dprod", {"a"}},        {"env!%3Dprod", {"b", "c"}},
-                             {"env%20in%20(dev,prod)", {"a", "b"}}, {"env%20notin%20(dev)", {"a", "c"}},
-                             {"team", {"a"}},              {"!team", {"b", "c"}},
+  struct Case {
+    std::string selector;
+    std::vector<std::string> want;
+  };
+  std::vector<Case> cases = {{"env%3Dprod", {"a"}},
+                             {"env!%3Dprod", {"b", "c"}},
+                             {"env%20in%20(dev,prod)", {"a", "b"}},
+                             {"env%20notin%20(dev)", {"a", "c"}},
+                             {"team", {"a"}},
+                             {"!team", {"b", "c"}},
                              {"env%3Dprod,team%3Dx", {"a"}}};
   for (const auto& c : cases) {
     auto doc = as_admin("GET", kPgs + "?labelSelector=" + c.selector).json();
@@ -211,10 +229,12 @@ TEST_F(SemanticsTest, LabelSelectorsFilterLists) {
 TEST_F(SemanticsTest, StatusSubresourceAndMainResourceIgnoreEachOther) {
   ASSERT_EQ(as_admin("POST", kPgs, pg("a", 2)).status, 201);
   // Status sent on the main resource is dropped; spec sent to /status is dropped.
-  auto main = as_admin("PATCH", kPgs + "/a", R"({"spec":{"replicas":3},"status":{"phase":"x"}})", "application/merge-patch+json");
+  auto main = as_admin("PATCH", kPgs + "/a", R"({"spec":{"replicas":3},"status":{"phase":"x"}})",
+                       "application/merge-patch+json");
   ASSERT_EQ(main.status, 200);
   EXPECT_FALSE(main.json().HasMember("status"));
-  auto status = as_admin("PATCH", kPgs + "/a/status", R"({"spec":{"replicas":9},"status":{"phase":"Ready"}})", "application/merge-patch+json");
+  auto status = as_admin("PATCH", kPgs + "/a/status", R"({"spec":{"replicas":9},"status":{"phase":"Ready"}})",
+                         "application/merge-patch+json");
   ASSERT_EQ(status.status, 200) << status.body;
   auto doc = status.json();
   EXPECT_EQ(doc["spec"]["replicas"].GetInt(), 3);
@@ -257,22 +277,29 @@ TEST_F(SemanticsTest, UnknownTokenIsUnauthorizedAndIdentitiesAreAudited) {
 }
 
 TEST_F(SemanticsTest, TokenReviewAndSubjectAccessReview) {
-  auto tr = as_admin("POST", "/apis/authentication.k8s.io/v1/tokenreviews",
-                     R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","spec":{"token":"tenant-token"}})");
+  auto tr =
+      as_admin("POST", "/apis/authentication.k8s.io/v1/tokenreviews",
+               R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","spec":{"token":"tenant-token"}})");
   ASSERT_EQ(tr.status, 201) << tr.body;
   auto doc = tr.json();
   EXPECT_TRUE(doc["status"]["authenticated"].GetBool());
   EXPECT_STREQ(doc["status"]["user"]["username"].GetString(), "tenant-a");
   auto bad = as_admin("POST", "/apis/authentication.k8s.io/v1/tokenreviews",
-                      R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","spec":{"token":"nope"}})").json();
+                      R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","spec":{"token":"nope"}})")
+                 .json();
   EXPECT_FALSE(bad["status"]["authenticated"].GetBool());
 
-  struct Case { std::string user, groups; bool allowed; };
-  for (const auto& c : std::vector<Case>{{"metrics-reader", "[]", true}, {"someone", R"(["system:masters"])", true},
+  struct Case {
+    std::string user, groups;
+    bool allowed;
+  };
+  for (const auto& c : std::vector<Case>{{"metrics-reader", "[]", true},
+                                         {"someone", R"(["system:masters"])", true},
                                          {"tenant-a", R"(["tenants"])", false}}) {
-    auto sar = as_admin("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews",
-                        R"({"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview","spec":{"user":")" + c.user +
-                            R"(","groups":)" + c.groups + R"(,"nonResourceAttributes":{"path":"/metrics","verb":"get"}}})");
+    auto sar =
+        as_admin("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+                 R"({"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview","spec":{"user":")" + c.user +
+                     R"(","groups":)" + c.groups + R"(,"nonResourceAttributes":{"path":"/metrics","verb":"get"}}})");
     ASSERT_EQ(sar.status, 201) << sar.body;
     EXPECT_EQ(sar.json()["status"]["allowed"].GetBool(), c.allowed) << c.user;
   }
@@ -295,8 +322,9 @@ TEST_F(SemanticsTest, ConcurrentWritersSeeExactlyOneWinnerPerResourceVersion) {
   std::atomic<int> ok{0}, conflicts{0};
   for (int i = 0; i < 6; ++i) {
     writers.emplace_back([&, i] {
-      std::string body = R"({"apiVersion":"apps.cozystack.io/v1alpha1","kind":"Postgres","metadata":{"name":"a","resourceVersion":")" +
-                         rv + R"("},"spec":{"replicas":)" + std::to_string(i + 1) + "}}";
+      std::string body =
+          R"({"apiVersion":"apps.cozystack.io/v1alpha1","kind":"Postgres","metadata":{"name":"a","resourceVersion":")" +
+          rv + R"("},"spec":{"replicas":)" + std::to_string(i + 1) + "}}";
       auto r = as_admin("PUT", kPgs + "/a", body);
       (r.status == 200 ? ok : conflicts)++;
     });

@@ -2,12 +2,12 @@
 
 #include <curl/curl.h>
 
+#include <sys/wait.h>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <sys/wait.h>
 
 namespace dha::testing::test {
 
@@ -66,8 +66,10 @@ HttpResult http(const HttpCall& call) {
     curl_easy_setopt(curl, CURLOPT_CAINFO_BLOB, &blob);
   }
   CURLcode code = curl_easy_perform(curl);
-  if (code == CURLE_OK) curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &result.status);
-  else result.body = std::string("curl error: ") + curl_easy_strerror(code);
+  if (code == CURLE_OK)
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &result.status);
+  else
+    result.body = std::string("curl error: ") + curl_easy_strerror(code);
   curl_slist_free_all(headers);
   curl_easy_cleanup(curl);
   return result;
@@ -103,7 +105,8 @@ void write_file(const std::string& path, const std::string& text) { std::ofstrea
 std::string fixture_crds_dir() { return DHA_TESTKIT_CRDS_DIR; }
 
 std::string dha_crd_path() {
-  return std::string(DHA_SOURCE_DIR) + "/charts/db-autoscaler/crds/autoscaling.cozystack.io_databasehorizontalautoscalers.yaml";
+  return std::string(DHA_SOURCE_DIR) +
+         "/charts/db-autoscaler/crds/autoscaling.cozystack.io_databasehorizontalautoscalers.yaml";
 }
 
 void ApiServerTest::SetUp() {

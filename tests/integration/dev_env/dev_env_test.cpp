@@ -142,8 +142,9 @@ class DevEnvTest : public ::testing::Test {
   // The Postgres plugin of the build with the built-in Postgres engine: what an author's plugin
   // directory and engine description stand in for here.
   std::vector<std::string> args(std::vector<std::string> extra = {}) const {
-    std::vector<std::string> a{sdk_.dev_env(), "--plugin-dir", DHA_POSTGRES_PLUGIN_DIR, "--plugins", "postgres",
-                               "--load", load(), "--dir", dir_.string(), "--provision-seconds", "1"};
+    std::vector<std::string> a{
+        sdk_.dev_env(), "--plugin-dir", DHA_POSTGRES_PLUGIN_DIR, "--plugins",           "postgres", "--load",
+        load(),         "--dir",        dir_.string(),           "--provision-seconds", "1"};
     a.insert(a.end(), extra.begin(), extra.end());
     return a;
   }
@@ -190,9 +191,9 @@ TEST_F(DevEnvTest, RunsTheOperatorWithThePluginUntilSigterm) {
   // What the author then applies: an engine object and its DHA. With 250 connections against 100
   // per read replica the real operator scales the 2 instances up.
   dha::testing::world::KubeRest kube(dha::testing::world::KubeEndpoint::from_kubeconfig(dir_ / "kubeconfig"));
-  ASSERT_EQ(kube.create("/api/v1/namespaces", R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"demo"}})")
-                .status,
-            201);
+  ASSERT_EQ(
+      kube.create("/api/v1/namespaces", R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"demo"}})").status,
+      201);
   ASSERT_EQ(kube.create("/apis/apps.cozystack.io/v1alpha1/namespaces/demo/postgreses",
                         R"({"apiVersion":"apps.cozystack.io/v1alpha1","kind":"Postgres",
                             "metadata":{"name":"db","namespace":"demo"},"spec":{"replicas":2}})")
@@ -263,12 +264,29 @@ TEST_F(DevEnvTest, DetachReturnsOnceUpAndStopEndsIt) {
 // status fields the engine description names.
 TEST_F(DevEnvTest, RunsAVendorsEngineActuatorGateAndMetricSourceEachWithItsOwnConfig) {
   const std::string vendor = DHA_SOURCE_DIR "/tests/integration/keydb_vendor";
-  DevEnv env({sdk_.dev_env(), "--plugin-dir", KEYDB_VENDOR_PLUGIN_DIR, "--plugins", "keydb,keydb-nodes,keydb-write-burst",
-              "--metrics-plugin", KEYDB_VENDOR_PLUGIN_DIR "/orgid-metrics.so", "--engine", vendor + "/dev/keydb.engine.yaml",
-              "--crds", vendor + "/crds", "--dir", dir_.string(), "--provision-seconds", "1",
-              "--config", "keydb=" + vendor + "/dev/keydb.json", "--config", "keydb-nodes=" + vendor + "/dev/keydb-nodes.json",
-              "--config", "keydb-write-burst=" + vendor + "/dev/keydb-write-burst.json",
-              "--config", "orgid-metrics=" + vendor + "/dev/orgid-metrics.json"},
+  DevEnv env({sdk_.dev_env(),
+              "--plugin-dir",
+              KEYDB_VENDOR_PLUGIN_DIR,
+              "--plugins",
+              "keydb,keydb-nodes,keydb-write-burst",
+              "--metrics-plugin",
+              KEYDB_VENDOR_PLUGIN_DIR "/orgid-metrics.so",
+              "--engine",
+              vendor + "/dev/keydb.engine.yaml",
+              "--crds",
+              vendor + "/crds",
+              "--dir",
+              dir_.string(),
+              "--provision-seconds",
+              "1",
+              "--config",
+              "keydb=" + vendor + "/dev/keydb.json",
+              "--config",
+              "keydb-nodes=" + vendor + "/dev/keydb-nodes.json",
+              "--config",
+              "keydb-write-burst=" + vendor + "/dev/keydb-write-burst.json",
+              "--config",
+              "orgid-metrics=" + vendor + "/dev/orgid-metrics.json"},
              work_ / "dev-env.log");
   ASSERT_TRUE(ready(env));
   const std::string out = log();
@@ -284,16 +302,20 @@ TEST_F(DevEnvTest, RunsAVendorsEngineActuatorGateAndMetricSourceEachWithItsOwnCo
   EXPECT_STREQ(config["keydb-nodes"]["drainField"].GetString(), "drainFirst");
   EXPECT_EQ(config["keydb-write-burst"]["maxWriteRate"].GetInt(), 500);
   const std::string source_url = read_text(dir_ / "plugins.json");
-  EXPECT_NE(source_url.find(R"("orgId": "${namespace}")"), std::string::npos) << "the source's own placeholders are its own";
+  EXPECT_NE(source_url.find(R"("orgId": "${namespace}")"), std::string::npos)
+      << "the source's own placeholders are its own";
   EXPECT_EQ(source_url.find("${metricsUrl}"), std::string::npos) << source_url;
 
   dha::testing::world::KubeRest kube(dha::testing::world::KubeEndpoint::from_kubeconfig(dir_ / "kubeconfig"));
-  ASSERT_EQ(kube.create("/api/v1/namespaces", R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"kv"}})").status, 201);
-  ASSERT_EQ(kube.create("/apis/db.example.com/v1/namespaces/kv/keydbs",
-                        R"({"apiVersion":"db.example.com/v1","kind":"KeyDB","metadata":{"name":"orders","namespace":"kv"},
+  ASSERT_EQ(
+      kube.create("/api/v1/namespaces", R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"kv"}})").status,
+      201);
+  ASSERT_EQ(
+      kube.create("/apis/db.example.com/v1/namespaces/kv/keydbs",
+                  R"({"apiVersion":"db.example.com/v1","kind":"KeyDB","metadata":{"name":"orders","namespace":"kv"},
                             "spec":{"topology":{"nodes":3}}})")
-                .status,
-            201);
+          .status,
+      201);
   const auto dha = kube.create("/apis/autoscaling.cozystack.io/v1alpha1/namespaces/kv/databasehorizontalautoscalers",
                                R"({"apiVersion":"autoscaling.cozystack.io/v1alpha1",
                                    "kind":"DatabaseHorizontalAutoscaler","metadata":{"name":"orders","namespace":"kv"},
@@ -311,8 +333,10 @@ TEST_F(DevEnvTest, RunsAVendorsEngineActuatorGateAndMetricSourceEachWithItsOwnCo
     rapidjson::Document d;
     d.Parse(kube.get("/apis/db.example.com/v1/namespaces/kv/keydbs/orders").body.c_str());
     if (d.HasParseError() || !d.IsObject()) continue;
-    if (const auto* n = rapidjson::Pointer("/spec/topology/nodes").Get(d); n != nullptr && n->IsInt()) nodes = n->GetInt();
-    if (const auto* r = rapidjson::Pointer("/status/readyNodes").Get(d); r != nullptr && r->IsInt()) ready_nodes = r->GetInt();
+    if (const auto* n = rapidjson::Pointer("/spec/topology/nodes").Get(d); n != nullptr && n->IsInt())
+      nodes = n->GetInt();
+    if (const auto* r = rapidjson::Pointer("/status/readyNodes").Get(d); r != nullptr && r->IsInt())
+      ready_nodes = r->GetInt();
   }
   EXPECT_EQ(nodes, 4) << read_text(dir_ / "db-autoscaler.log");
   EXPECT_EQ(ready_nodes, 4) << "the simulator keeps the status field the description names\n"
@@ -378,11 +402,13 @@ TEST_F(DevEnvTest, BadInputIsAClearErrorAndLeavesNothingRunning) {
       {{sdk_.dev_env(), "--load", load()}, "--plugin-dir is required", 2},
       {args({"--plugin-dir", "/nonexistent"}), "plugin directory /nonexistent does not exist", 1},
       {{sdk_.dev_env(), "--plugin-dir", empty_dir.string(), "--load", load(), "--dir", dir_.string()},
-       "no plugin (*.so) in " + empty_dir.string(), 1},
+       "no plugin (*.so) in " + empty_dir.string(),
+       1},
       {args({"--plugins", "acmedb"}), "plugin acmedb: no acmedb.so in", 1},
       {args({"--plugin-dir", DHA_POSTGRES_PLUGIN_DIR}), "the operator would load only the first", 1},
       {args({"--config", "postgres"}), "--config wants NAME=FILE", 2},
-      {args({"--config", "postgres=/nonexistent.json"}), "--config postgres=/nonexistent.json: /nonexistent.json does not exist", 1},
+      {args({"--config", "postgres=/nonexistent.json"}),
+       "--config postgres=/nonexistent.json: /nonexistent.json does not exist", 1},
       {args({"--metrics-plugin", "/nonexistent.so"}), "--metrics-plugin /nonexistent.so: not a .so file", 1},
       {args({"--vm-port", std::to_string(busy.port())}),
        "port " + std::to_string(busy.port()) + " on 127.0.0.1 is in use", 1},

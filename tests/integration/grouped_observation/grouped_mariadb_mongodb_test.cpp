@@ -64,8 +64,8 @@ std::string mariadb_series(const MariadbDb& db, std::int64_t t1) {
     const MariadbInstance& m = db.instances[i];
     const std::string pod = "mariadb-" + db.name + "-" + std::to_string(i);
     const std::string host = db.addressed_as.empty() ? db.name : db.addressed_as;
-    const std::string target =
-        "mariadb-" + host + "-" + std::to_string(i) + ".mariadb-" + host + "-internal." + db.ns + ".svc.cluster.local:3306";
+    const std::string target = "mariadb-" + host + "-" + std::to_string(i) + ".mariadb-" + host + "-internal." + db.ns +
+                               ".svc.cluster.local:3306";
     s += kube_pod(db.ns, pod,
                   "label_app_kubernetes_io_instance=\"mariadb-" + db.name +
                       "\",label_app_kubernetes_io_name=\"mariadb\",label_k8s_mariadb_com_role=\"" +
@@ -78,8 +78,8 @@ std::string mariadb_series(const MariadbDb& db, std::int64_t t1) {
     s += "mysql_global_status_threads_connected{" + exporter + "}" + at(m.threads, t1);
     s += counter("mysql_global_status_queries{" + exporter + "}", 1e6, m.queries_per_s, t1);
     if (m.replica) {
-      const std::string slave = exporter + ",channel_name=\"\",connection_name=\"\",master_host=\"mariadb-" + host +
-                                "-0\",master_uuid=\"\"";
+      const std::string slave =
+          exporter + ",channel_name=\"\",connection_name=\"\",master_host=\"mariadb-" + host + "-0\",master_uuid=\"\"";
       s += "mysql_slave_status_slave_io_running{" + slave + "}" + at(1, t1);
       s += "mysql_slave_status_seconds_behind_master{" + slave + "}" + at(m.lag, t1);
     }
@@ -94,9 +94,9 @@ const std::vector<MariadbDb>& mariadbs() {
       // Its exporter reports `db`'s addresses with the roles swapped: its replica has the address
       // of db's primary. A filter matched on(target) alone would count db's primary as a replica.
       {"tenant-a", "twin", {{true, 600, 7, 2, 0.4}, {false, 800, 0, 90, 0.9}}, true, "db"},
-      {"tenant-a", "fresh", {{false, 50, 0, 8, 0.5}}},                              // no replica yet
+      {"tenant-a", "fresh", {{false, 50, 0, 8, 0.5}}},                             // no replica yet
       {"tenant-a", "gone", {{false, 1, 0, 1, 0.1}, {true, 1, 1, 1, 0.1}}, false},  // pods, no exporter series
-      {"tenant-b", "db", {{false, 3000, 0, 400, 5}, {true, 9000, 900, 900, 9}}},  // the same name elsewhere
+      {"tenant-b", "db", {{false, 3000, 0, 400, 5}, {true, 9000, 900, 900, 9}}},   // the same name elsewhere
   };
   return dbs;
 }
@@ -145,9 +145,9 @@ const std::vector<MongodbDb>& mongodbs() {
       {"tenant-a", "db", {{1, 700, 0, 10, 3.0}, {2, 17, 2, 0, 0.25}, {2, 23, 6, 0, 0.05}}},
       // A member recovering (state 3) is no secondary: its connections and CPU do not count.
       {"tenant-a", "shop", {{1, 400, 0, 4, 1.0}, {2, 5, 1, 0, 0.4}, {3, 99, 30, 0, 0.7}}},
-      {"tenant-a", "solo", {{1, 60, 0, 2, 0.5}}},                             // no secondary
+      {"tenant-a", "solo", {{1, 60, 0, 2, 0.5}}},                           // no secondary
       {"tenant-a", "gone", {{1, 1, 0, 1, 0.1}, {2, 1, 1, 0, 0.1}}, false},  // pods, no exporter series
-      {"tenant-b", "db", {{1, 3000, 0, 400, 5}, {2, 9000, 900, 0, 9}}},    // the same name elsewhere
+      {"tenant-b", "db", {{1, 3000, 0, 400, 5}, {2, 9000, 900, 0, 9}}},     // the same name elsewhere
   };
   return dbs;
 }

@@ -47,11 +47,11 @@ void expect_same(const dha::pipeline::Signals& grouped, const dha::pipeline::Sig
 std::string series(const Db& db, const std::string& active, double cpu, double lag, std::int64_t t1) {
   const std::int64_t t0 = t1 - 60'000;
   auto at = [](const std::string& v, std::int64_t t) { return " " + v + " " + std::to_string(t) + "\n"; };
-  const std::string owner = db.cnpg_cluster
-                                ? "label_cnpg_io_cluster=\"" + db.name + "\""
-                                : "label_apps_cozystack_io_application_name=\"" + db.name +
-                                      "\",label_apps_cozystack_io_application_kind=\"Postgres\","
-                                      "label_cnpg_io_cluster=\"postgres-" + db.name + "\"";
+  const std::string owner = db.cnpg_cluster ? "label_cnpg_io_cluster=\"" + db.name + "\""
+                                            : "label_apps_cozystack_io_application_name=\"" + db.name +
+                                                  "\",label_apps_cozystack_io_application_kind=\"Postgres\","
+                                                  "label_cnpg_io_cluster=\"postgres-" +
+                                                  db.name + "\"";
   std::string d;
   for (const std::string role : {"primary", "replica", "replica"}) {
     const std::string pod = db.name + "-" + std::to_string(d.size());  // unique within the database
@@ -83,13 +83,13 @@ class GroupedObservation : public ::testing::Test {
     d += series({"tenant-a", "db1"}, "30", 0.25, 3, t);
     d += series({"tenant-a", "db2"}, "7", 0.5, 12, t);
     d += series({"tenant-a", "orders"}, "120", 1.5, 0.5, t);
-    d += series({"tenant-a", "db4"}, "-50", 0.1, 1, t);     // a broken exporter: negative connections
+    d += series({"tenant-a", "db4"}, "-50", 0.1, 1, t);       // a broken exporter: negative connections
     d += series({"tenant-a", "pg9", true}, "11", 0.2, 2, t);  // a bare CNPG Cluster in the same namespace
-    d += series({"tenant-a", "gone"}, "", 0, 0, t);         // pods, but none of the metric series
-    d += series({"tenant-b", "db1"}, "300", 2, 9, t);       // the same name in another namespace
-    d += series({"tenant-c", "db1"}, "+Inf", 0.3, 1, t);    // a non-finite reading
+    d += series({"tenant-a", "gone"}, "", 0, 0, t);           // pods, but none of the metric series
+    d += series({"tenant-b", "db1"}, "300", 2, 9, t);         // the same name in another namespace
+    d += series({"tenant-c", "db1"}, "+Inf", 0.3, 1, t);      // a non-finite reading
     d += series({"tenant-c", "db2"}, "5", 0.3, 1, t);
-    d += series({"tenant-c", "db3"}, "NaN", 0.3, 1, t);     // VictoriaMetrics leaves NaN samples out
+    d += series({"tenant-c", "db3"}, "NaN", 0.3, 1, t);  // VictoriaMetrics leaves NaN samples out
     d += series({"tenant-d", "db1"}, "NaN", 0.3, 1, t);
     vm_->import_prometheus(d);
   }
@@ -102,10 +102,9 @@ class GroupedObservation : public ::testing::Test {
   TestClock clock_;
 };
 
-const std::vector<Db> kDbs{{"tenant-a", "db1"},   {"tenant-a", "db2"},   {"tenant-a", "orders"},
-                           {"tenant-a", "db4"},   {"tenant-a", "pg9", true}, {"tenant-a", "gone"},
-                           {"tenant-a", "never"}, {"tenant-b", "db1"},   {"tenant-b", "db2"},
-                           {"tenant-c", "db1"},   {"tenant-c", "db2"},   {"tenant-c", "db3"},
+const std::vector<Db> kDbs{{"tenant-a", "db1"},       {"tenant-a", "db2"},  {"tenant-a", "orders"}, {"tenant-a", "db4"},
+                           {"tenant-a", "pg9", true}, {"tenant-a", "gone"}, {"tenant-a", "never"},  {"tenant-b", "db1"},
+                           {"tenant-b", "db2"},       {"tenant-c", "db1"},  {"tenant-c", "db2"},    {"tenant-c", "db3"},
                            {"tenant-d", "db1"}};
 
 TEST_F(GroupedObservation, EveryDhaObservesWhatItsOwnQueriesRead) {
@@ -144,7 +143,8 @@ TEST_F(GroupedObservation, TheComparedReadingsCoverValuesAndEachUnavailableCase)
   EXPECT_NE(infinite.metric_causes[0].find("query for ReadConnections failed (non_finite)"), std::string::npos)
       << infinite.metric_causes[0];
   const auto nan = grouped.signals({"tenant-c", "db3"});
-  EXPECT_DOUBLE_EQ(nan.observation.metrics[0].value.value_or(-1), 2 * 2) << "the NaN sample is left out, the other counts";
+  EXPECT_DOUBLE_EQ(nan.observation.metrics[0].value.value_or(-1), 2 * 2)
+      << "the NaN sample is left out, the other counts";
   const auto neighbour = grouped.signals({"tenant-c", "db2"});
   EXPECT_DOUBLE_EQ(neighbour.observation.metrics[0].value.value_or(-1), 2 * (5 + 2))
       << "a non-finite series of one database spoils no other database's reading";
@@ -153,8 +153,8 @@ TEST_F(GroupedObservation, TheComparedReadingsCoverValuesAndEachUnavailableCase)
 // Six DHAs of one namespace and kind cost one query per signal and cycle (two driver metrics,
 // lag, write activity), where their own queries cost six times that; the next cycle asks again.
 TEST_F(GroupedObservation, ANamespaceCostsOneQueryPerSignalPerCycleNotOnePerDha) {
-  const std::vector<Db> namespace_a{{"tenant-a", "db1"}, {"tenant-a", "db2"},  {"tenant-a", "orders"},
-                                    {"tenant-a", "a1"},  {"tenant-a", "a2"},   {"tenant-a", "a3"}};
+  const std::vector<Db> namespace_a{{"tenant-a", "db1"}, {"tenant-a", "db2"}, {"tenant-a", "orders"},
+                                    {"tenant-a", "a1"},  {"tenant-a", "a2"},  {"tenant-a", "a3"}};
   const double signals = 4;
   const Observer grouped(vm_->url(), true, 60, clock_);
   const Observer own(vm_->url(), false, 60, clock_);

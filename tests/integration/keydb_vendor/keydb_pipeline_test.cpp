@@ -45,8 +45,12 @@ class KeyDbPipeline : public ::testing::Test {
                              {"keydb-nodes", R"({"drainField": "drainFirst"})"},
                              {gate(), R"({"maxWriteRate": 500})"}};
     world_ = std::make_unique<dha::testing::PipelineWorld>(options);
-    world_->create_healthy_target({.object = kOrders, .kind = "KeyDB", .replicas = nodes, .monitor = "keydb-orders",
-                                   .monitor_kind = "keydb", .replicas_path = "spec.topology.nodes"});
+    world_->create_healthy_target({.object = kOrders,
+                                   .kind = "KeyDB",
+                                   .replicas = nodes,
+                                   .monitor = "keydb-orders",
+                                   .monitor_kind = "keydb",
+                                   .replicas_path = "spec.topology.nodes"});
   }
   // Connected clients on the read nodes now, split over the two the exporter reports.
   void set_clients(double clients) {

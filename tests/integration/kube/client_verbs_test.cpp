@@ -94,11 +94,16 @@ TEST_F(KubeClientVerbs, StaleUpdateConflictsAndUpdateWithRetryRecovers) {
   EXPECT_EQ(conflicts, 1);
 
   // A persistent conflict gives up after the attempt budget.
-  EXPECT_THROW(client_->update_with_retry(widgets().named("w"), [&](rapidjson::Document& obj) {
-    client_->merge_patch(widgets().named("w"), R"({"spec":{"color":")" + std::to_string(calls++) + R"("}})");
-    obj["spec"]["replicas"].SetInt(6);
-    return true;
-  }, 3), ApiError);
+  EXPECT_THROW(client_->update_with_retry(
+                   widgets().named("w"),
+                   [&](rapidjson::Document& obj) {
+                     client_->merge_patch(widgets().named("w"),
+                                          R"({"spec":{"color":")" + std::to_string(calls++) + R"("}})");
+                     obj["spec"]["replicas"].SetInt(6);
+                     return true;
+                   },
+                   3),
+               ApiError);
 }
 
 TEST_F(KubeClientVerbs, MergePatchSendsFieldManagerAndDryRunStoresNothing) {
@@ -152,7 +157,8 @@ TEST_F(KubeClientVerbs, ScaleSubresource) {
 TEST_F(KubeClientVerbs, JsonPatchAppliesAllOperationsOrNone) {
   client_->create(widgets(), widget("w", 2));
   cluster_->clear_audit();
-  const auto patched = client_->json_patch(widgets().named("w"),
+  const auto patched = client_->json_patch(
+      widgets().named("w"),
       R"([{"op":"test","path":"/spec/replicas","value":2},{"op":"replace","path":"/spec/replicas","value":3}])");
   EXPECT_EQ(patched["spec"]["replicas"].GetInt(), 3);
   ASSERT_FALSE(cluster_->audit().empty());
@@ -162,7 +168,8 @@ TEST_F(KubeClientVerbs, JsonPatchAppliesAllOperationsOrNone) {
 
   // The guard no longer holds (replicas is 3): nothing changes, the server says why.
   try {
-    client_->json_patch(widgets().named("w"),
+    client_->json_patch(
+        widgets().named("w"),
         R"([{"op":"test","path":"/spec/replicas","value":2},{"op":"replace","path":"/spec/replicas","value":9}])");
     FAIL() << "no error";
   } catch (const ApiError& e) {
@@ -170,7 +177,8 @@ TEST_F(KubeClientVerbs, JsonPatchAppliesAllOperationsOrNone) {
   }
   EXPECT_EQ(client_->get(widgets().named("w"))["spec"]["replicas"].GetInt(), 3);
 
-  const auto scaled = client_->json_patch(widgets().named("w"), R"([{"op":"replace","path":"/spec/replicas","value":5}])", "scale");
+  const auto scaled =
+      client_->json_patch(widgets().named("w"), R"([{"op":"replace","path":"/spec/replicas","value":5}])", "scale");
   EXPECT_EQ(scaled["spec"]["replicas"].GetInt(), 5);
   EXPECT_EQ(client_->get(widgets().named("w"))["spec"]["replicas"].GetInt(), 5);
 

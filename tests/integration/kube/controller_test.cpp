@@ -32,7 +32,9 @@ TEST_F(KubeControllerWiring, SecondaryChangesReconcileTheOwner) {
     return Done{};
   });
   c.watch(primaries);
-  c.watch_secondary(secondaries, [&](const rapidjson::Value& obj) { return owners.owners_of(secondary_key(secondaries.resource(), obj)); });
+  c.watch_secondary(secondaries, [&](const rapidjson::Value& obj) {
+    return owners.owners_of(secondary_key(secondaries.resource(), obj));
+  });
   primaries.start();
   secondaries.start();
   ASSERT_TRUE(primaries.wait_for_sync(std::chrono::seconds(10)));
@@ -52,7 +54,8 @@ TEST_F(KubeControllerWiring, SecondaryChangesReconcileTheOwner) {
   const auto before = count("default/w");
   const auto unrelated_before = count("default/unrelated");
   client_->create(configmaps(), configmap("health-w"));
-  ASSERT_TRUE(eventually([&] { return count("default/w") > before; })) << "health object change did not reach its owner";
+  ASSERT_TRUE(eventually([&] { return count("default/w") > before; }))
+      << "health object change did not reach its owner";
   client_->merge_patch(configmaps().named("health-w"), R"({"data":{"k":"changed"}})");
   ASSERT_TRUE(eventually([&] { return count("default/w") > before + 1; }));
   client_->create(configmaps(), configmap("somebody-elses"));

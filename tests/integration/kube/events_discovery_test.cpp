@@ -13,7 +13,8 @@ std::vector<ObjectPtr> events_for(Client& c, const std::string& ns, const std::s
   std::vector<ObjectPtr> out;
   auto list = c.list_all(resources::events(ns));
   for (auto& e : list.list["items"].GetArray())
-    if (string_at(e, {"involvedObject", "name"}) == object_name) out.push_back(std::make_shared<const rapidjson::Document>(copy_json(e)));
+    if (string_at(e, {"involvedObject", "name"}) == object_name)
+      out.push_back(std::make_shared<const rapidjson::Document>(copy_json(e)));
   return out;
 }
 
@@ -42,7 +43,8 @@ TEST_F(KubeEventsAndDiscovery, IdenticalEventsAggregateIntoACount) {
   client_->remove(resources::events("default").named(name_of(*evs[0])));
   const std::string removed_reason = string_at(*evs[0], {"reason"});
   const std::string removed_message = string_at(*evs[0], {"message"});
-  ASSERT_TRUE(events.record(ref, removed_reason == "ScaledUp" ? EventType::Normal : EventType::Warning, removed_reason, removed_message));
+  ASSERT_TRUE(events.record(ref, removed_reason == "ScaledUp" ? EventType::Normal : EventType::Warning, removed_reason,
+                            removed_message));
   evs = events_for(*client_, "default", "w");
   ASSERT_EQ(evs.size(), 2u);
 }
@@ -55,7 +57,10 @@ TEST_F(KubeEventsAndDiscovery, AFloodOfEventsOnOneObjectCostsTheSpamFilterBurstO
   int written = 0;
   // 150 spec writes, each with its own message (a new invalid value each time).
   for (int i = 0; i < 150; ++i)
-    written += events.record(ObjectReference::of(w), EventType::Warning, "InvalidSpec", "maxReplicas " + std::to_string(i)) ? 1 : 0;
+    written +=
+        events.record(ObjectReference::of(w), EventType::Warning, "InvalidSpec", "maxReplicas " + std::to_string(i))
+            ? 1
+            : 0;
   EXPECT_EQ(written, 25);
   EXPECT_EQ(events.dropped(), 125u);
   std::size_t event_requests = 0;
@@ -63,7 +68,8 @@ TEST_F(KubeEventsAndDiscovery, AFloodOfEventsOnOneObjectCostsTheSpamFilterBurstO
     if (e.path.find("/events") != std::string::npos) ++event_requests;
   EXPECT_EQ(event_requests, 25u);
   EXPECT_EQ(events_for(*client_, "default", "spammed").size(), 25u);
-  EXPECT_TRUE(events.record(ObjectReference::of(other), EventType::Normal, "Scaled", "1 -> 2")) << "another object's budget";
+  EXPECT_TRUE(events.record(ObjectReference::of(other), EventType::Normal, "Scaled", "1 -> 2"))
+      << "another object's budget";
 }
 
 TEST_F(KubeEventsAndDiscovery, RecordingIntoAMissingServerIsReportedNotThrown) {

@@ -15,7 +15,9 @@ class Recorder {
  public:
   ResourceEventHandler handler() {
     return {[this](const ObjectPtr& o) { push("add " + name_of(*o)); },
-            [this](const ObjectPtr&, const ObjectPtr& n) { push("update " + name_of(*n) + " " + string_at(*n, {"data", "k"})); },
+            [this](const ObjectPtr&, const ObjectPtr& n) {
+              push("update " + name_of(*n) + " " + string_at(*n, {"data", "k"}));
+            },
             [this](const ObjectPtr& o) { push("delete " + name_of(*o)); }};
   }
   bool saw(const std::string& what) const {
@@ -99,11 +101,12 @@ TEST_F(KubeInformers, LabelSelectorLimitsTheCache) {
   ASSERT_TRUE(inf.wait_for_sync(std::chrono::seconds(10)));
   EXPECT_EQ(inf.size(), 1u);
   EXPECT_NE(inf.get("w/red"), nullptr);
-  EXPECT_THROW(Informer(*client_, configmaps("w"), [] {
-                 InformerOptions bad;
-                 bad.label_selector = "color in (";
-                 return bad;
-               }()),
+  EXPECT_THROW(Informer(*client_, configmaps("w"),
+                        [] {
+                          InformerOptions bad;
+                          bad.label_selector = "color in (";
+                          return bad;
+                        }()),
                SelectorError);
 }
 
@@ -169,7 +172,8 @@ TEST_F(KubeInformers, WatchFromAnExpiredVersionIsGone) {
   // kube-apiserver keeps minutes of history (its watch cache, then etcd until compaction).
   DHA_EMBEDDED_ONLY("a history of 10 changes (watch_history)");
   const auto first = client_->create(configmaps("g"), configmap("first", "g"));
-  for (int i = 0; i < 15; ++i) client_->merge_patch(configmaps("g").named("first"), R"({"data":{"k":")" + std::to_string(i) + "\"}}");
+  for (int i = 0; i < 15; ++i)
+    client_->merge_patch(configmaps("g").named("first"), R"({"data":{"k":")" + std::to_string(i) + "\"}}");
   WatchOptions w;
   w.resource_version = resource_version_of(first);
   w.timeout_seconds = 2;
@@ -191,7 +195,8 @@ TEST_F(KubeInformers, WatchStreamsAreCountedAsRequestsButNotAsLatency) {
   Client client(config);
   ensure_namespace("m");
   const auto first = client.create(configmaps("m"), configmap("first", "m"));
-  for (int i = 0; i < 15; ++i) client.merge_patch(configmaps("m").named("first"), R"({"data":{"k":")" + std::to_string(i) + "\"}}");
+  for (int i = 0; i < 15; ++i)
+    client.merge_patch(configmaps("m").named("first"), R"({"data":{"k":")" + std::to_string(i) + "\"}}");
 
   auto& requests = registry.counter("rest_client_requests_total", "", {"code", "method", "host"});
   // The client's own families (looking them up again returns them).
@@ -202,7 +207,7 @@ TEST_F(KubeInformers, WatchStreamsAreCountedAsRequestsButNotAsLatency) {
   WatchOptions w;
   w.timeout_seconds = 5;
   client.watch(configmaps("m"), w, [](WatchEvent&&) { return false; });  // ends at the first event
-  w.resource_version = resource_version_of(first);  // compacted: the stream opens, then says Gone
+  w.resource_version = resource_version_of(first);                       // compacted: the stream opens, then says Gone
   EXPECT_THROW(client.watch(configmaps("m"), w, [](WatchEvent&&) { return true; }), ApiError);
   server_->inject_fault("GET", "^/api/v1/namespaces/m/configmaps$", 410, 1);  // refused outright
   EXPECT_THROW(client.watch(configmaps("m"), w, [](WatchEvent&&) { return true; }), ApiError);
@@ -246,12 +251,14 @@ TEST_F(KubeInformers, BookmarksKeepAQuietWatchFromExpiring) {
   // Three times the history in all, but at most a few changes per bookmark interval: a burst
   // of more than the history between two bookmarks would expire any watch, bookmarks or not.
   for (int i = 0; i < 30; ++i) {
-    last_rv = resource_version_of(client_->merge_patch(configmaps("other").named("churn"), R"({"data":{"k":")" + std::to_string(i) + "\"}}"));
+    last_rv = resource_version_of(
+        client_->merge_patch(configmaps("other").named("churn"), R"({"data":{"k":")" + std::to_string(i) + "\"}}"));
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   // The embedded server's resourceVersions are integers (opaque on a real server).
   ASSERT_TRUE(eventually([&] { return std::stoll(inf.last_resource_version()) >= std::stoll(last_rv); }))
-      << "bookmarks did not advance the informer's resourceVersion: " << inf.last_resource_version() << " vs " << last_rv;
+      << "bookmarks did not advance the informer's resourceVersion: " << inf.last_resource_version() << " vs "
+      << last_rv;
   const int watches = inf.watch_count();
   ASSERT_TRUE(eventually([&] { return inf.watch_count() >= watches + 2; }));
   EXPECT_EQ(inf.relist_count(), 1);
@@ -280,7 +287,8 @@ TEST_F(KubeInformers, ResumesFromItsResourceVersionAfterTheServerComesBack) {
   EXPECT_FALSE(rec.saw("add during-outage"));
   proxy.up();
 
-  ASSERT_TRUE(eventually([&] { return rec.saw("add during-outage") && rec.saw("delete a"); })) << ::testing::PrintToString(rec.events());
+  ASSERT_TRUE(eventually([&] { return rec.saw("add during-outage") && rec.saw("delete a"); }))
+      << ::testing::PrintToString(rec.events());
   EXPECT_EQ(inf.relist_count(), 1) << "resumed from the last resourceVersion, no relist needed";
   EXPECT_GT(inf.watch_count(), watches_before);
   EXPECT_EQ(inf.get("w/a"), nullptr);
@@ -297,7 +305,7 @@ TEST_F(KubeInformers, ResumesFromItsResourceVersionAfterTheServerComesBack) {
 TEST_F(KubeInformers, ASilentWatchIsReopenedAfterItsIdleBound) {
   DHA_EMBEDDED_ONLY("silences an open watch");
   InformerOptions o = fast();
-  o.watch_timeout_seconds = 300;  // the stream does not end by itself during the test
+  o.watch_timeout_seconds = 300;                   // the stream does not end by itself during the test
   o.watch_idle_timeout = std::chrono::seconds(1);  // bookmarks come every 100 ms: a live watch is never idle that long
   Informer inf(*client_, configmaps("w"), o);
   Recorder rec;

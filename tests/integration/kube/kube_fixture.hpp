@@ -16,8 +16,8 @@
 #include "dha/kube/client.hpp"
 #include "dha/kube/config.hpp"
 #include "dha/kube/json.hpp"
-#include "dha/testing/test_cluster.hpp"
 #include "dha/testing/real_kube_skip.hpp"
+#include "dha/testing/test_cluster.hpp"
 
 #ifndef DHA_KUBE_TEST_CRDS
 #error "DHA_KUBE_TEST_CRDS must name the fixture CRD directory"
@@ -33,17 +33,19 @@ inline ResourceRef widgets(std::string ns = "default") { return {"test.dha.io", 
 inline ResourceRef configmaps(std::string ns = "default") { return {"", "v1", "configmaps", std::move(ns), {}}; }
 
 inline rapidjson::Document widget(const std::string& name, int replicas, const std::string& ns = "default") {
-  return parse_json(R"({"apiVersion":"test.dha.io/v1","kind":"Widget","metadata":{"name":")" + name + R"(","namespace":")" + ns +
-                    R"("},"spec":{"replicas":)" + std::to_string(replicas) + "}}");
+  return parse_json(R"({"apiVersion":"test.dha.io/v1","kind":"Widget","metadata":{"name":")" + name +
+                    R"(","namespace":")" + ns + R"("},"spec":{"replicas":)" + std::to_string(replicas) + "}}");
 }
 
-inline rapidjson::Document configmap(const std::string& name, const std::string& ns = "default", const std::string& labels_json = "{}") {
+inline rapidjson::Document configmap(const std::string& name, const std::string& ns = "default",
+                                     const std::string& labels_json = "{}") {
   return parse_json(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":")" + name + R"(","namespace":")" + ns +
                     R"(","labels":)" + labels_json + R"(},"data":{"k":"v"}})");
 }
 
 // Polls `cond` until true or the timeout; tests assert on the return value.
-inline bool eventually(const std::function<bool()>& cond, std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+inline bool eventually(const std::function<bool()>& cond,
+                       std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < deadline) {
     if (cond()) return true;
@@ -72,9 +74,9 @@ class TempDir {
 // A test that drives the embedded server in a way a real kube-apiserver cannot be driven here
 // (fault injection, stopping it in place, its history and bookmark settings): skipped with the
 // reason on the real backend, and left out of the realkube registration.
-#define DHA_EMBEDDED_ONLY(why)                                      \
-  if (server_ == nullptr) {                                         \
-    GTEST_SKIP() << "needs the embedded API server: " << (why);     \
+#define DHA_EMBEDDED_ONLY(why)                                  \
+  if (server_ == nullptr) {                                     \
+    GTEST_SKIP() << "needs the embedded API server: " << (why); \
   }
 
 // The kube client against a Kubernetes API server: the embedded one (one per test), or with
@@ -117,7 +119,8 @@ class KubeTest : public ::testing::Test {
   // Like the real server, namespaced objects need their Namespace first.
   void ensure_namespace(const std::string& ns) {
     if (client_->get_if_exists(resources::namespaces().named(ns))) return;
-    client_->create(resources::namespaces(), parse_json(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")" + ns + R"("}})"));
+    client_->create(resources::namespaces(),
+                    parse_json(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")" + ns + R"("}})"));
   }
 
   // Config as the operator would load it: the identity's kubeconfig, then Config::load.
@@ -173,16 +176,18 @@ class KubeTest : public ::testing::Test {
     for (const auto& item : list["items"].GetArray()) {
       const std::string ns = name_of(item);
       if (ns.rfind("kube-", 0) == 0) continue;
-      for (const std::string& collection : {"/api/v1/namespaces/" + ns + "/configmaps",
-                                            "/api/v1/namespaces/" + ns + "/events",
-                                            "/apis/coordination.k8s.io/v1/namespaces/" + ns + "/leases",
-                                            "/apis/test.dha.io/v1/namespaces/" + ns + "/widgets"}) {
+      for (const std::string& collection :
+           {"/api/v1/namespaces/" + ns + "/configmaps", "/api/v1/namespaces/" + ns + "/events",
+            "/apis/coordination.k8s.io/v1/namespaces/" + ns + "/leases",
+            "/apis/test.dha.io/v1/namespaces/" + ns + "/widgets"}) {
         const auto r = cluster_->request("admin", "DELETE", collection);
-        if (r.status != 200) throw std::runtime_error("DELETE " + collection + ": " + std::to_string(r.status) + " " + r.body);
+        if (r.status != 200)
+          throw std::runtime_error("DELETE " + collection + ": " + std::to_string(r.status) + " " + r.body);
       }
     }
     const auto r = cluster_->request(
-        "admin", "DELETE", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/db-autoscaler.autoscaling.cozystack.io");
+        "admin", "DELETE",
+        "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/db-autoscaler.autoscaling.cozystack.io");
     if (r.status != 200 && r.status != 404) throw std::runtime_error("deleting the test Lease: " + r.body);
   }
 

@@ -56,8 +56,7 @@ class KubeShardLeases : public KubeTest {
     return r;
   }
   std::string holder(int shard) {
-    auto lease = client_->get_if_exists(
-        resources::leases("kube-system").named(shard_lease_name(prefix(), shard)));
+    auto lease = client_->get_if_exists(resources::leases("kube-system").named(shard_lease_name(prefix(), shard)));
     return lease ? string_at(*lease, {"spec", "holderIdentity"}) : std::string();
   }
   // Every shard held by exactly one of `rs`, each holding `per` of them.
@@ -77,9 +76,14 @@ TEST_F(KubeShardLeases, TwoReplicasSplitFourShardsAndTheSurvivorTakesAllAfterACr
   auto a = replica("pod-a", 4);
   auto b = replica("pod-b", 4);
   a->leases->start();
-  ASSERT_TRUE(eventually([&] { return a->leases->held().size() == 4; }, std::chrono::seconds(5))) << "alone, a takes all";
+  ASSERT_TRUE(eventually([&] { return a->leases->held().size() == 4; }, std::chrono::seconds(5)))
+      << "alone, a takes all";
   b->leases->start();
-  ASSERT_TRUE(eventually([&] { return spread({a.get(), b.get()}, 4, 2); }, std::chrono::seconds(8)))
+  ASSERT_TRUE(eventually(
+      [&] {
+        return spread({a.get(), b.get()}, 4, 2);
+      },
+      std::chrono::seconds(8)))
       << "b joining makes a hand over half";
   for (int s : b->leases->held()) {
     EXPECT_EQ(holder(s), "pod-b");
@@ -107,13 +111,17 @@ TEST_F(KubeShardLeases, CutOffFromTheServerHoldsNothingPastTheRenewDeadline) {
   ASSERT_TRUE(eventually([&] { return a->leases->holds(0) && a->leases->holds(1); }, std::chrono::seconds(5)));
   proxy.down();  // the server is gone as the replica sees it
   const auto t0 = std::chrono::steady_clock::now();
-  while ((a->leases->holds(0) || a->leases->holds(1)) && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5))
+  while ((a->leases->holds(0) || a->leases->holds(1)) &&
+         std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5))
     std::this_thread::sleep_for(milliseconds(5));
   EXPECT_LE(std::chrono::steady_clock::now() - t0, milliseconds(1500 + 50)) << "writes allowed past the renew deadline";
-  ASSERT_TRUE(eventually([&] {
-    std::lock_guard lock(a->mu);
-    return a->lost.size() == 2;
-  }, std::chrono::seconds(3))) << "on_lost for both shards";
+  ASSERT_TRUE(eventually(
+      [&] {
+        std::lock_guard lock(a->mu);
+        return a->lost.size() == 2;
+      },
+      std::chrono::seconds(3)))
+      << "on_lost for both shards";
   a->leases->stop();
 }
 
@@ -126,10 +134,12 @@ TEST_F(KubeShardLeases, AReleaseWithWorkStillRunningLeavesTheLeaseToExpire) {
   a->work_done = false;
   auto b = replica("pod-b", 2);
   b->leases->start();
-  ASSERT_TRUE(eventually([&] {
-    std::lock_guard lock(a->mu);
-    return !a->lost.empty();
-  }, std::chrono::seconds(5)));
+  ASSERT_TRUE(eventually(
+      [&] {
+        std::lock_guard lock(a->mu);
+        return !a->lost.empty();
+      },
+      std::chrono::seconds(5)));
   const int released = [&] {
     std::lock_guard lock(a->mu);
     return a->lost.front();

@@ -43,7 +43,8 @@ TEST_F(KubeTlsAuth, InsecureKubeconfigIsRefusedUnlessAllowed) {
   {
     std::ofstream out(path);
     out << "apiVersion: v1\nkind: Config\ncurrent-context: c\n"
-        << "clusters:\n- name: s\n  cluster:\n    server: " << cluster_->url() << "\n    insecure-skip-tls-verify: true\n"
+        << "clusters:\n- name: s\n  cluster:\n    server: " << cluster_->url()
+        << "\n    insecure-skip-tls-verify: true\n"
         << "contexts:\n- name: c\n  context: {cluster: s, user: u}\n"
         << "users:\n- name: u\n  user: {token: " << cluster_->token(kAdmin) << "}\n";
   }

@@ -25,8 +25,7 @@ class MetricValues : public ::testing::Test {
   // A healthy 4-replica database whose read replicas report `connections` in all.
   void world_with(const std::string& connections) {
     world_->create_healthy_target(dha::integration::healthy_postgres(4));
-    world_->vm().import_prometheus(
-        dha::integration::replica_connections(connections, dha::testing::unix_millis_now()));
+    world_->vm().import_prometheus(dha::integration::replica_connections(connections, dha::testing::unix_millis_now()));
     world_->create_dha("db-dha", R"({"targetRef": {"apiGroup": "apps.cozystack.io", "kind": "Postgres", "name": "db"},
                                    "minReplicas": 2, "maxReplicas": 6,
                                    "behavior": {"scaleDown": {"stabilizationWindowSeconds": 0}},

@@ -25,8 +25,8 @@
 #include "pipeline/target.hpp"
 #include "shell_run.hpp"
 
-#include <filesystem>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 
 namespace {
@@ -42,7 +42,9 @@ CliRun run_cli(const std::string& args, const std::string& cli = DHA_CLI) {
 }
 
 // The same with stderr in `out` too, for the messages.
-CliRun run_cli_with_stderr(const std::string& args) { return run_shell(std::string(DHA_CLI) + " metrics " + args + " 2>&1"); }
+CliRun run_cli_with_stderr(const std::string& args) {
+  return run_shell(std::string(DHA_CLI) + " metrics " + args + " 2>&1");
+}
 
 std::string base_args(const std::string& kind, const std::string& url) {
   return "--kind " + kind + " --namespace tenant-a --name db --metrics-url " + url +
@@ -62,11 +64,13 @@ class MetricsCommand : public ::testing::Test {
     auto at = [](double v, int64_t t) { return " " + std::to_string(v) + " " + std::to_string(t) + "\n"; };
     std::string d;
     for (const auto& [pod, role, active, lag] :
-         std::vector<std::tuple<std::string, std::string, double, double>>{
-             {"postgres-db-1", "primary", 900, 0}, {"postgres-db-2", "replica", 30, 3}, {"postgres-db-3", "replica", 12, 7}}) {
+         std::vector<std::tuple<std::string, std::string, double, double>>{{"postgres-db-1", "primary", 900, 0},
+                                                                           {"postgres-db-2", "replica", 30, 3},
+                                                                           {"postgres-db-3", "replica", 12, 7}}) {
       const std::string id = "namespace=\"tenant-a\",pod=\"" + pod + "\"";
       d += "kube_pod_labels{" + id +
-           ",label_apps_cozystack_io_application_name=\"db\",label_apps_cozystack_io_application_kind=\"Postgres\",label_cnpg_io_instance_role=\"" +
+           ",label_apps_cozystack_io_application_name=\"db\",label_apps_cozystack_io_application_kind=\"Postgres\","
+           "label_cnpg_io_instance_role=\"" +
            role + "\"}" + at(1, t1);
       d += "cnpg_backends_total{" + id + ",datname=\"app\",state=\"active\"}" + at(active, t1);
       d += "cnpg_pg_replication_lag{" + id + "}" + at(lag, t1);
@@ -108,7 +112,8 @@ TEST_F(MetricsCommand, PrintsQueriesAndWhatTheOperatorWouldSee) {
 // the DHA, the metrics plugin's settings from the operator's --plugin-config file.
 TEST_F(MetricsCommand, ReadsTheTargetFromADhaWithTheOperatorsPluginConfig) {
   dha::testing::ApiServerOptions options;
-  options.crd_dirs = {std::string(DHA_SOURCE_DIR) + "/sdk/testing/crds", std::string(DHA_SOURCE_DIR) + "/charts/db-autoscaler/crds"};
+  options.crd_dirs = {std::string(DHA_SOURCE_DIR) + "/sdk/testing/crds",
+                      std::string(DHA_SOURCE_DIR) + "/charts/db-autoscaler/crds"};
   dha::testing::ApiServer api(options);
   api.start();
   const auto dir = std::filesystem::temp_directory_path() / ("dha-metrics-dha-" + std::to_string(::getpid()));
@@ -185,8 +190,9 @@ TEST(MetricsCommandFaults, MetricsBackendDownExitsOneWithReasonsAndThePromQLOnce
 // No URL anywhere is the operator's default configuration: metrics-vm's URL template needs the
 // namespace's monitoring label, which a target given by kind and name has none of; so says each error.
 TEST(MetricsCommandFaults, NoUrlAnywhereReadsAsTheDefaultTemplateAndSaysWhatIsMissing) {
-  const CliRun r = run_cli("--kind Postgres --namespace tenant-a --name db --metric-type ReadConnections "
-                           "--plugin-dir " DHA_PLUGIN_BUILD_DIR);
+  const CliRun r = run_cli(
+      "--kind Postgres --namespace tenant-a --name db --metric-type ReadConnections "
+      "--plugin-dir " DHA_PLUGIN_BUILD_DIR);
   ASSERT_EQ(r.exit_code, 1) << r.out;
   const json::Document doc = json::parse(r.out, "output");
   EXPECT_TRUE(doc["monitoringNamespace"].IsNull());
@@ -206,15 +212,17 @@ TEST(MetricsCommandFaults, UnknownKindIsNoAdapterAndBadInput) {
 // `--plugin-dir build` with only the author's adapter in it: the error names every directory
 // searched, the installation's included, and what each held.
 TEST(MetricsCommandFaults, AMissingMetricsPluginListsEachDirectorySearchedAndWhatItHeld) {
-  const CliRun r = run_cli_with_stderr("--api-group db.example.com --kind AcmeDB --namespace tenant-a --name db "
-                                       "--metrics-url http://127.0.0.1:1 --plugin-dir " DHA_PER_POD_PLUGIN_DIR);
+  const CliRun r = run_cli_with_stderr(
+      "--api-group db.example.com --kind AcmeDB --namespace tenant-a --name db "
+      "--metrics-url http://127.0.0.1:1 --plugin-dir " DHA_PER_POD_PLUGIN_DIR);
   EXPECT_EQ(r.exit_code, 2) << r.out;
   const std::string installed = run_shell(std::string(DHA_CLI) + " version").out;
   const std::string installed_dir = installed.substr(installed.find("plugin directory: ") + 18);
-  EXPECT_NE(r.out.find("metrics plugin \"metrics-vm\" is not loaded; plugin directories searched: " DHA_PER_POD_PLUGIN_DIR
-                       " (holds perpod-acmedb.so), " +
-                       installed_dir.substr(0, installed_dir.find('\n')) + " (does not exist)"),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find("metrics plugin \"metrics-vm\" is not loaded; plugin directories searched: " DHA_PER_POD_PLUGIN_DIR
+                 " (holds perpod-acmedb.so), " +
+                 installed_dir.substr(0, installed_dir.find('\n')) + " (does not exist)"),
+      std::string::npos)
       << r.out;
 }
 
@@ -235,10 +243,12 @@ TEST(MetricsCommandInstalled, TheInstalledMetricsVmIsFoundAfterTheGivenPluginDir
   fs::copy_file(std::string(DHA_METRICS_VM_DIR) + "/metrics-vm.so", plugin_dir / "metrics-vm.so");
 
   // Nothing listens on port 1: every query fails (exit 1), but only after metrics-vm was loaded.
-  const CliRun r = run_cli("--api-group db.example.com --kind AcmeDB --namespace tenant-a --name db --metrics-url "
-                           "http://127.0.0.1:1 --plugin-dir " DHA_PER_POD_PLUGIN_DIR " --metric-type ReadConnections "
-                           "--timeout 2",
-                           cli);
+  const CliRun r = run_cli(
+      "--api-group db.example.com --kind AcmeDB --namespace tenant-a --name db --metrics-url "
+      "http://127.0.0.1:1 --plugin-dir " DHA_PER_POD_PLUGIN_DIR
+      " --metric-type ReadConnections "
+      "--timeout 2",
+      cli);
   fs::remove_all(prefix);
   ASSERT_EQ(r.exit_code, 1) << r.out;
   const json::Document doc = json::parse(r.out, "output");
@@ -294,20 +304,26 @@ TEST(MetricsCommandSameValue, SeveralSeriesPerPodAndSeveralPodsGiveTheOperatorsV
   dha::testing::VictoriaMetrics vm;
   const int64_t t = now_ms() - 1000;
   std::string d;
-  for (const auto& [pod, database, value] : std::vector<std::tuple<std::string, std::string, double>>{
-           {"acmedb-db-0", "orders", 10}, {"acmedb-db-0", "users", 20}, {"acmedb-db-1", "orders", 30},
-           {"acmedb-db-1", "users", 5}, {"acmedb-db-2", "orders", 7}, {"acmedb-db-2", "users", 8}}) {
-    d += "acmedb_client_connections{namespace=\"tenant-a\",cluster=\"db\",pod=\"" + pod + "\",database=\"" +
-         database + "\"} " + std::to_string(value) + " " + std::to_string(t) + "\n";
+  for (const auto& [pod, database, value] :
+       std::vector<std::tuple<std::string, std::string, double>>{{"acmedb-db-0", "orders", 10},
+                                                                 {"acmedb-db-0", "users", 20},
+                                                                 {"acmedb-db-1", "orders", 30},
+                                                                 {"acmedb-db-1", "users", 5},
+                                                                 {"acmedb-db-2", "orders", 7},
+                                                                 {"acmedb-db-2", "users", 8}}) {
+    d += "acmedb_client_connections{namespace=\"tenant-a\",cluster=\"db\",pod=\"" + pod + "\",database=\"" + database +
+         "\"} " + std::to_string(value) + " " + std::to_string(t) + "\n";
   }
   // Another cluster's series in the same namespace: the scoping keeps it out.
   d += "acmedb_client_connections{namespace=\"tenant-a\",cluster=\"other\",pod=\"acmedb-other-0\","
-       "database=\"x\"} 900 " + std::to_string(t) + "\n";
+       "database=\"x\"} 900 " +
+       std::to_string(t) + "\n";
   vm.import_prometheus(d);
 
-  const CliRun r = run_cli("--api-group db.example.com --kind AcmeDB --namespace tenant-a --name db --metrics-url " +
-                           vm.url() + " --plugin-dir " DHA_PER_POD_PLUGIN_DIR " --plugin-dir " DHA_METRICS_VM_DIR
-                           " --metric-type ReadConnections --replicas 3 --timeout 3");
+  const CliRun r =
+      run_cli("--api-group db.example.com --kind AcmeDB --namespace tenant-a --name db --metrics-url " + vm.url() +
+              " --plugin-dir " DHA_PER_POD_PLUGIN_DIR " --plugin-dir " DHA_METRICS_VM_DIR
+              " --metric-type ReadConnections --replicas 3 --timeout 3");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const json::Document doc = json::parse(r.out, "output");
   EXPECT_DOUBLE_EQ(doc["values"]["driver"]["ReadConnections"].GetDouble(), 80);  // all six series, not the first

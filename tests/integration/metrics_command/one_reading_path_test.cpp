@@ -60,20 +60,22 @@ std::string series_until(std::int64_t until) {
   for (int k = 0; k <= 20; ++k) {
     const std::int64_t t = until - (20 - k) * 60;
     const std::string at = " " + std::to_string(t * 1000) + "\n";
-    for (const auto& [pod, role, active, cores] : std::vector<std::tuple<std::string, std::string, double, double>>{
-             {"postgres-db-1", "primary", 900, 0.5}, {"postgres-db-2", "replica", 30, 0.1},
-             {"postgres-db-3", "replica", 12, 0.1}}) {
+    for (const auto& [pod, role, active, cores] :
+         std::vector<std::tuple<std::string, std::string, double, double>>{{"postgres-db-1", "primary", 900, 0.5},
+                                                                           {"postgres-db-2", "replica", 30, 0.1},
+                                                                           {"postgres-db-3", "replica", 12, 0.1}}) {
       const std::string id = "namespace=\"tenant-a\",pod=\"" + pod + "\"";
       d += "kube_pod_labels{" + id +
            ",label_apps_cozystack_io_application_name=\"db\",label_apps_cozystack_io_application_kind=\"Postgres\","
-           "label_cnpg_io_instance_role=\"" + role + "\"} 1" + at;
+           "label_cnpg_io_instance_role=\"" +
+           role + "\"} 1" + at;
       d += "cnpg_backends_total{" + id + ",datname=\"app\",state=\"active\"} " + std::to_string(active) + at;
       d += "container_cpu_usage_seconds_total{" + id + ",container=\"postgres\"} " +
            std::to_string(1000 + cores * 60 * k) + at;
       d += "cnpg_pg_replication_lag{" + id + "} " + (role == "primary" ? "0" : "2") + at;
       if (role == "primary")
-        d += "cnpg_pg_stat_replication_sent_diff_bytes{" + id + ",application_name=\"s\"} " +
-             std::to_string(6000 * k) + at;
+        d += "cnpg_pg_stat_replication_sent_diff_bytes{" + id + ",application_name=\"s\"} " + std::to_string(6000 * k) +
+             at;
     }
   }
   return d;
@@ -134,8 +136,10 @@ spec:
 
   // The operator's own observe stage for db-dha: its plugin set, its cached reader, grouped queries on.
   dha::pipeline::Signals operator_signals() const {
-    auto plugins = dha::op::PluginSet::load({{DHA_POSTGRES_DIR, DHA_METRICS_VM_DIR}, {"postgres", "metrics-vm"},
-                                            config_text_, "--plugin-config " + config_});
+    auto plugins = dha::op::PluginSet::load({{DHA_POSTGRES_DIR, DHA_METRICS_VM_DIR},
+                                             {"postgres", "metrics-vm"},
+                                             config_text_,
+                                             "--plugin-config " + config_});
     dha::kube::ConfigFlags flags;
     flags.kubeconfig = kubeconfig_;
     dha::kube::Client client(dha::kube::Config::load(flags));
@@ -156,12 +160,10 @@ spec:
   }
 
   std::string plugin_flags() const {
-    return " --plugin-config " + config_ + " --plugin-dir " DHA_POSTGRES_DIR " --plugin-dir " DHA_METRICS_VM_DIR
-           " --plugins postgres,metrics-vm";
+    return " --plugin-config " + config_ +
+           " --plugin-dir " DHA_POSTGRES_DIR " --plugin-dir " DHA_METRICS_VM_DIR " --plugins postgres,metrics-vm";
   }
-  std::string range() const {
-    return " --since 10m --step 60s --until " + std::to_string(until_);
-  }
+  std::string range() const { return " --since 10m --step 60s --until " + std::to_string(until_); }
 
   fs::path dir_;
   std::unique_ptr<dha::testing::VictoriaMetrics> vm_;
@@ -177,15 +179,13 @@ TEST_F(OneReadingPath, MetricsReadsWhatTheOperatorReads) {
   EXPECT_DOUBLE_EQ(reference.observation.metrics[0].value.value_or(-1), kConnections);
   EXPECT_NEAR(reference.observation.metrics[1].value.value_or(-1), kCpuPercent, 0.01);
 
-  const CliRun r = dha::testsupport::run_shell(std::string(DHA_CLI) + " metrics -n tenant-a db-dha --kubeconfig " + kubeconfig_ +
-                      plugin_flags() + " --timeout 3 2>/dev/null");
+  const CliRun r = dha::testsupport::run_shell(std::string(DHA_CLI) + " metrics -n tenant-a db-dha --kubeconfig " +
+                                               kubeconfig_ + plugin_flags() + " --timeout 3 2>/dev/null");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const json::Document doc = json::parse(r.out, "metrics output");
   EXPECT_EQ(std::string(doc["monitoringNamespace"].GetString()), kMonitoring);
-  EXPECT_DOUBLE_EQ(doc["values"]["driver"]["ReadConnections"].GetDouble(),
-                   *reference.observation.metrics[0].value);
-  EXPECT_DOUBLE_EQ(doc["values"]["driver"]["ReadCPUUtilization"].GetDouble(),
-                   *reference.observation.metrics[1].value);
+  EXPECT_DOUBLE_EQ(doc["values"]["driver"]["ReadConnections"].GetDouble(), *reference.observation.metrics[0].value);
+  EXPECT_DOUBLE_EQ(doc["values"]["driver"]["ReadCPUUtilization"].GetDouble(), *reference.observation.metrics[1].value);
   // Both read from the namespace's grouped answer, as the operator's reads were.
   for (const auto& reading : reference.readings) {
     if (reading.what == "ReadConnections" || reading.what == "ReadCPUUtilization") {
@@ -202,9 +202,9 @@ TEST_F(OneReadingPath, SimulateAndBacktestReadTheSameHistory) {
   const auto reference = operator_signals();
   ASSERT_EQ(reference.observation.metrics.size(), 2u);
   const std::string csv = (dir_ / "history.csv").string();
-  const CliRun simulate = dha::testsupport::run_shell(std::string(DHA_CLI) + " simulate --from-metrics --kind Postgres -n tenant-a db --dha " +
-                             dha_file_ + " --kubeconfig " + kubeconfig_ + plugin_flags() + range() +
-                             " --summary-only --save-load " + csv + " 2>&1");
+  const CliRun simulate = dha::testsupport::run_shell(
+      std::string(DHA_CLI) + " simulate --from-metrics --kind Postgres -n tenant-a db --dha " + dha_file_ +
+      " --kubeconfig " + kubeconfig_ + plugin_flags() + range() + " --summary-only --save-load " + csv + " 2>&1");
   ASSERT_EQ(simulate.exit_code, 0) << simulate.out;
   EXPECT_NE(simulate.out.find(std::string("monitoring namespace: ") + kMonitoring), std::string::npos) << simulate.out;
   // The last step of the history is what the operator reads now, in the same unit.
@@ -225,8 +225,8 @@ TEST_F(OneReadingPath, SimulateAndBacktestReadTheSameHistory) {
 
   // `kubectl dha backtest` reads the DHA from the cluster and runs the same: the same summary.
   const std::string kubectl_dha = (fs::path(DHA_CLI).parent_path() / "kubectl-dha").string();
-  const CliRun backtest = dha::testsupport::run_shell(kubectl_dha + " backtest db-dha -n tenant-a --kubeconfig " + kubeconfig_ +
-                             plugin_flags() + range() + " 2>&1");
+  const CliRun backtest = dha::testsupport::run_shell(kubectl_dha + " backtest db-dha -n tenant-a --kubeconfig " +
+                                                      kubeconfig_ + plugin_flags() + range() + " 2>&1");
   ASSERT_EQ(backtest.exit_code, 0) << backtest.out;
   const auto summary = [](const std::string& out) { return out.substr(std::min(out.find("summary:"), out.size())); };
   EXPECT_NE(backtest.out.find(std::string("monitoring namespace: ") + kMonitoring), std::string::npos) << backtest.out;

@@ -18,9 +18,7 @@ class PerPodAdapter final : public sdk::EngineAdapter {
                                         .config_schema = nullptr};
   PerPodAdapter(const sdk::Host&, const sdk::json::Value&) {}
 
-  std::vector<sdk::TargetKind> targets() const override {
-    return {dha::testsupport::acmedb_target_kind()};
-  }
+  std::vector<sdk::TargetKind> targets() const override { return {dha::testsupport::acmedb_target_kind()}; }
   sdk::Topology topology(const sdk::ObjectView& target) const override {
     return dha::testsupport::acmedb_topology(target);
   }

@@ -8,12 +8,12 @@
 #include <functional>
 #include <thread>
 
+#include "deadline_scale.hpp"
 #include "dha/kube/informer.hpp"
 #include "dha/kube/json.hpp"
 #include "dha/telemetry/registry.hpp"
 #include "dha/testing/api_server.hpp"
 #include "dha/testing/child_process.hpp"
-#include "deadline_scale.hpp"
 #include "host/cached_reader.hpp"
 
 namespace dha::op {
@@ -144,7 +144,8 @@ TEST_F(CachedReaderTest, AReadBeforeTheFirstSyncWaitsForTheCacheInsteadOfSending
   EXPECT_EQ(kube::labels_of(*ns).at("team"), "a");
   const std::string text = metrics_text();
   EXPECT_EQ(text.find(R"(db_autoscaler_api_requests_total{verb="get")"), std::string::npos)
-      << "a read during the first sync must not fall back to a GET:\n" << text;
+      << "a read during the first sync must not fall back to a GET:\n"
+      << text;
   namespaces.stop();
 }
 

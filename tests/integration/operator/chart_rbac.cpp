@@ -4,11 +4,11 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <sys/wait.h>
 #include <array>
 #include <cstdio>
 #include <map>
 #include <stdexcept>
-#include <sys/wait.h>
 
 namespace dha::optest {
 namespace {
@@ -58,8 +58,8 @@ void flatten(const rapidjson::Value& rules, std::set<Grant>& out) {
 
 std::string render_chart(const std::vector<std::string>& extra_args) {
   std::string command = "DHA_CHART_WORK=" + shell_quote(DHA_CHART_WORK) + " " +
-                        shell_quote(std::string(DHA_SOURCE_DIR) + "/tests/chart/render-chart.sh") +
-                        " --namespace " + kReleaseNamespace + " --release " + kChartServiceAccount;
+                        shell_quote(std::string(DHA_SOURCE_DIR) + "/tests/chart/render-chart.sh") + " --namespace " +
+                        kReleaseNamespace + " --release " + kChartServiceAccount;
   for (const auto& a : extra_args) command += " " + shell_quote(a);
   FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
   if (pipe == nullptr) throw std::runtime_error("cannot run " + command);
@@ -74,7 +74,7 @@ std::string render_chart(const std::vector<std::string>& extra_args) {
 std::set<Grant> apply_chart_rbac(const testing::TestCluster& cluster, const std::string& rendered,
                                  const std::vector<std::pair<std::string, std::string>>& service_accounts) {
   std::map<std::string, rapidjson::Document> roles;  // "ClusterRole/name" or "Role/name" -> the role
-  std::vector<std::string> bound;                     // the roles bound to the chart's ServiceAccount
+  std::vector<std::string> bound;                    // the roles bound to the chart's ServiceAccount
   for (const auto& text : testing::yaml_documents_as_json(rendered)) {
     rapidjson::Document doc;
     doc.Parse(text.c_str());
@@ -152,12 +152,14 @@ Grant grant_of(const testing::AuditEntry& request) {
     named = i + 1 < parts.size();
     if (i + 2 < parts.size()) g.resource += "/" + parts[i + 2];
   }
-  const bool watch = request.query.find("watch=true") != std::string::npos ||
-                     request.query.find("watch=1") != std::string::npos;
+  const bool watch =
+      request.query.find("watch=true") != std::string::npos || request.query.find("watch=1") != std::string::npos;
   static const std::map<std::string, std::string> writes{
       {"POST", "create"}, {"PUT", "update"}, {"PATCH", "patch"}, {"DELETE", "delete"}};
-  if (request.method == "GET") g.verb = watch ? "watch" : named ? "get" : "list";
-  else g.verb = writes.count(request.method) ? writes.at(request.method) : request.method;
+  if (request.method == "GET")
+    g.verb = watch ? "watch" : named ? "get" : "list";
+  else
+    g.verb = writes.count(request.method) ? writes.at(request.method) : request.method;
   return g;
 }
 

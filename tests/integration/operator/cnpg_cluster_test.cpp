@@ -20,11 +20,11 @@ class CnpgClusterTest : public OperatorWorld {
   kube::ResourceRef cluster_ref() const { return {"postgresql.cnpg.io", "v1", "clusters", kNamespace, kApp}; }
 
   void create_cnpg_cluster(int instances) {
-    admin_->create(cluster_ref().collection(),
-                   kube::parse_json(fmt::format(
-                       R"({{"apiVersion":"postgresql.cnpg.io/v1","kind":"Cluster",)"
-                       R"("metadata":{{"name":"{}","namespace":"{}"}},"spec":{{"instances":{}}}}})",
-                       kApp, kNamespace, instances)));
+    admin_->create(
+        cluster_ref().collection(),
+        kube::parse_json(fmt::format(R"({{"apiVersion":"postgresql.cnpg.io/v1","kind":"Cluster",)"
+                                     R"("metadata":{{"name":"{}","namespace":"{}"}},"spec":{{"instances":{}}}}})",
+                                     kApp, kNamespace, instances)));
     set_ready_instances(instances);
   }
 
@@ -58,13 +58,13 @@ class CnpgClusterTest : public OperatorWorld {
   // cozystack application labels.
   void set_cluster_load(double connections) {
     const auto ts = testing::unix_millis_now();
-    vm_->import_prometheus(fmt::format(
-        "cnpg_backends_total{{namespace=\"{0}\",pod=\"db-2\",state=\"active\"}} {1} {2}\n"
-        "kube_pod_labels{{namespace=\"{0}\",pod=\"db-2\",label_cnpg_io_cluster=\"{3}\","
-        "label_cnpg_io_instance_role=\"replica\"}} 1 {2}\n"
-        "kube_pod_labels{{namespace=\"{0}\",pod=\"db-1\",label_cnpg_io_cluster=\"{3}\","
-        "label_cnpg_io_instance_role=\"primary\"}} 1 {2}\n",
-        kNamespace, connections, ts, kApp));
+    vm_->import_prometheus(
+        fmt::format("cnpg_backends_total{{namespace=\"{0}\",pod=\"db-2\",state=\"active\"}} {1} {2}\n"
+                    "kube_pod_labels{{namespace=\"{0}\",pod=\"db-2\",label_cnpg_io_cluster=\"{3}\","
+                    "label_cnpg_io_instance_role=\"replica\"}} 1 {2}\n"
+                    "kube_pod_labels{{namespace=\"{0}\",pod=\"db-1\",label_cnpg_io_cluster=\"{3}\","
+                    "label_cnpg_io_instance_role=\"primary\"}} 1 {2}\n",
+                    kNamespace, connections, ts, kApp));
   }
 
   // Successful writes to the Cluster and its subresources, "METHOD path body".
@@ -106,7 +106,8 @@ TEST_F(CnpgClusterTest, ScalesAClusterThroughItsScaleSubresourceOneStepAtATime) 
   // Each step: the marker and the applied count on the Cluster, then the count through /scale.
   const auto writes = cluster_writes();
   std::vector<std::string> seen;
-  for (const auto& w : writes) seen.push_back(w.method + " " + w.path.substr(std::string(kClusterPath).size()) + " " + w.body);
+  for (const auto& w : writes)
+    seen.push_back(w.method + " " + w.path.substr(std::string(kClusterPath).size()) + " " + w.body);
   ASSERT_EQ(writes.size(), 4u) << ::testing::PrintToString(seen);
   for (const auto& w : writes) EXPECT_EQ(w.username, kOperatorA) << w.path;
   EXPECT_EQ(writes[0].path, kClusterPath);
@@ -119,7 +120,8 @@ TEST_F(CnpgClusterTest, ScalesAClusterThroughItsScaleSubresourceOneStepAtATime) 
   // The /scale write carries the resourceVersion the marker patch just left, so a change made
   // between the two is refused rather than written over.
   for (std::size_t i : {std::size_t{1}, std::size_t{3}}) {
-    const std::string marker_read_at = kube::string_at(kube::parse_json(writes[i - 1].body), {"metadata", "resourceVersion"});
+    const std::string marker_read_at =
+        kube::string_at(kube::parse_json(writes[i - 1].body), {"metadata", "resourceVersion"});
     const std::string scale_at = kube::string_at(kube::parse_json(writes[i].body), {"metadata", "resourceVersion"});
     ASSERT_FALSE(scale_at.empty()) << "a /scale write without a resourceVersion: " << writes[i].body;
     EXPECT_GT(std::stoll(scale_at), std::stoll(marker_read_at))

@@ -3,10 +3,10 @@
 // target is noticed through its watch, not the next sync (docs/behaviour.md#reconcile-requeue).
 #include <arpa/inet.h>
 #include <curl/curl.h>
+#include <fmt/format.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
-#include <fmt/format.h>
 
 #include <filesystem>
 #include <fstream>
@@ -71,7 +71,8 @@ std::string admission_review(const std::string& username) {
   new_hr.replace(new_hr.find("\"replicas\":3"), 12, "\"replicas\":5");
   return R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"uid-1",)"
          R"("kind":{"group":"helm.toolkit.fluxcd.io","version":"v2","kind":"HelmRelease"},"operation":"UPDATE",)"
-         R"("userInfo":{"username":")" + username + R"("},"object":)" + new_hr + R"(,"oldObject":)" + old_hr + "}}";
+         R"("userInfo":{"username":")" +
+         username + R"("},"object":)" + new_hr + R"(,"oldObject":)" + old_hr + "}}";
 }
 
 using EndpointsTest = OperatorWorld;
@@ -100,19 +101,20 @@ TEST_F(EndpointsTest, SecureMetricsProbesAndWebhookAreServed) {
   EXPECT_EQ(scraped.status, 200);
   EXPECT_NE(scraped.body.find("db_autoscaler_leader 1"), std::string::npos) << scraped.body;
   // The families controller-runtime operators export, next to ours.
-  for (const char* family : {"\nworkqueue_adds_total{name=\"dha\"} ", "\nworkqueue_depth{name=\"dha\"} ",
-                             "\nworkqueue_longest_running_processor_seconds{name=\"dha\"} ",
-                             "\ncontroller_runtime_max_concurrent_reconciles{controller=\"dha\"} 8\n",
-                             "\nrest_client_requests_total{code=\"200\",method=\"GET\",host=\"127.0.0.1:",
-                             "\nprocess_resident_memory_bytes ", "\nprocess_start_time_seconds ",
-                             "\ndb_autoscaler_build_info{version=\""}) {
+  for (const char* family :
+       {"\nworkqueue_adds_total{name=\"dha\"} ", "\nworkqueue_depth{name=\"dha\"} ",
+        "\nworkqueue_longest_running_processor_seconds{name=\"dha\"} ",
+        "\ncontroller_runtime_max_concurrent_reconciles{controller=\"dha\"} 8\n",
+        "\nrest_client_requests_total{code=\"200\",method=\"GET\",host=\"127.0.0.1:",
+        "\nprocess_resident_memory_bytes ", "\nprocess_start_time_seconds ", "\ndb_autoscaler_build_info{version=\""}) {
     EXPECT_NE(scraped.body.find(family), std::string::npos) << family << " not in\n" << scraped.body;
   }
   EXPECT_NE(request(fmt::format("http://127.0.0.1:{}/metrics", metrics_port()), "").status, 200)
       << "metrics must not be served in plain HTTP";
 
   EXPECT_EQ(request(fmt::format("http://127.0.0.1:{}/healthz", probe_port), "").status, 200);
-  EXPECT_TRUE(eventually([&] { return request(fmt::format("http://127.0.0.1:{}/readyz", probe_port), "").status == 200; }, 10s));
+  EXPECT_TRUE(eventually(
+      [&] { return request(fmt::format("http://127.0.0.1:{}/readyz", probe_port), "").status == 200; }, 10s));
 
   const std::string webhook = fmt::format("https://127.0.0.1:{}/validate-helmrelease-replicas", webhook_port);
   const Reply denied = request(webhook, ca, {}, admission_review("tenant-user"));
@@ -134,9 +136,8 @@ TEST_F(EndpointsTest, SecureMetricsProbesAndWebhookAreServed) {
 }
 
 TEST_F(EndpointsTest, SecureMetricsWithoutACertificateServeASelfSignedOne) {
-  auto& op = start_operator('a', {{"--metrics-secure", "true"},
-                                  {"--cert-dir", dir_ + "/no-certs-here"},
-                                  {"--enable-webhook", "false"}});
+  auto& op = start_operator(
+      'a', {{"--metrics-secure", "true"}, {"--cert-dir", dir_ + "/no-certs-here"}, {"--enable-webhook", "false"}});
   const std::string marker = "self-signed certificate from ";
   ASSERT_TRUE(eventually([&] { return op.log().find(marker) != std::string::npos; }, 20s)) << op.log();
   const std::string log = op.log();
@@ -158,26 +159,29 @@ TEST_F(EndpointsTest, TheWebhookWithoutACertificateServesASelfSignedOne) {
                                   {"--webhook-host", "127.0.0.1"},
                                   {"--webhook-port", std::to_string(webhook_port)}});
   const std::string marker = "serving the webhook with a self-signed certificate from ";
-  ASSERT_TRUE(eventually([&] { return op.log().find(marker) != std::string::npos || !op.running(); }, 20s))
-      << op.log();
+  ASSERT_TRUE(eventually([&] { return op.log().find(marker) != std::string::npos || !op.running(); }, 20s)) << op.log();
   const std::string log = op.log();
   ASSERT_NE(log.find(marker), std::string::npos) << log;
   const auto from = log.find(marker) + marker.size();
   const std::string generated = log.substr(from, log.find(' ', from) - from);
   const std::string webhook = fmt::format("https://127.0.0.1:{}/validate-helmrelease-replicas", webhook_port);
   Reply reply;
-  ASSERT_TRUE(eventually([&] {
-    reply = request(webhook, generated + "/tls.crt", {}, admission_review("tenant-user"));
-    return reply.status == 200;
-  }, 20s)) << "no HTTPS webhook with the generated certificate: " << log;
+  ASSERT_TRUE(eventually(
+      [&] {
+        reply = request(webhook, generated + "/tls.crt", {}, admission_review("tenant-user"));
+        return reply.status == 200;
+      },
+      20s))
+      << "no HTTPS webhook with the generated certificate: " << log;
   EXPECT_FALSE(kube::find_path(kube::parse_json(reply.body), {"response", "allowed"})->GetBool()) << reply.body;
   EXPECT_TRUE(op.running()) << "the operator must keep running without a provided certificate";
 }
 
 TEST_F(EndpointsTest, AFixedTargetIsNoticedThroughItsWatchNotTheNextSync) {
-  admin_->create({"apps.cozystack.io", "v1alpha1", "postgreses", kNamespace, ""},
-                 kube::parse_json(R"({"apiVersion":"apps.cozystack.io/v1alpha1","kind":"Postgres",)"
-                                  R"("metadata":{"name":"db","namespace":"tenant-a"},"spec":{"resourcesPreset":"t1.micro"}})"));
+  admin_->create(
+      {"apps.cozystack.io", "v1alpha1", "postgreses", kNamespace, ""},
+      kube::parse_json(R"({"apiVersion":"apps.cozystack.io/v1alpha1","kind":"Postgres",)"
+                       R"("metadata":{"name":"db","namespace":"tenant-a"},"spec":{"resourcesPreset":"t1.micro"}})"));
   create_workload_monitor(2);
   set_load(150);
   create_dha({});

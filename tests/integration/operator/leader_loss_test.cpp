@@ -54,11 +54,14 @@ TEST_F(LeaderLossTest, AReconcileBlockedInAMetricQueryDoesNotKeepALeaderThatLost
                             {"--leader-elect-retry-period", "1s"},
                             {"--plugin-config", config}},
                            {"--leader-elect"});
-  ASSERT_TRUE(eventually([&] {
-    const auto m = metrics_text('a');
-    return m.find("db_autoscaler_leader 1") != std::string::npos &&
-           m.find("controller_runtime_active_workers{controller=\"dha\"} 1") != std::string::npos;
-  }, 30s)) << "no reconcile blocked in the metric query";
+  ASSERT_TRUE(eventually(
+      [&] {
+        const auto m = metrics_text('a');
+        return m.find("db_autoscaler_leader 1") != std::string::npos &&
+               m.find("controller_runtime_active_workers{controller=\"dha\"} 1") != std::string::npos;
+      },
+      30s))
+      << "no reconcile blocked in the metric query";
 
   // Another replica takes the Lease (as after a partition): A sees it at its next renewal.
   const auto lease_ref = kube::resources::leases(kReleaseNamespace).named("db-autoscaler.autoscaling.cozystack.io");
@@ -75,13 +78,15 @@ TEST_F(LeaderLossTest, AReconcileBlockedInAMetricQueryDoesNotKeepALeaderThatLost
   // Bound: noticed within a retry period (plus its request), then the 4 s drain. The blocked
   // query has 40 s left: a leader that waited for it would still be running.
   ASSERT_TRUE(eventually([&] { return !a.running(); }, 12s))
-      << "the old leader is still running " << std::chrono::duration_cast<std::chrono::seconds>(
-                                                   std::chrono::steady_clock::now() - taken_over_steady).count()
-      << " s after losing the Lease\n" << a.log();
+      << "the old leader is still running "
+      << std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - taken_over_steady).count()
+      << " s after losing the Lease\n"
+      << a.log();
   EXPECT_NE(a.stop(), 0) << "a leader that lost the Lease exits non-zero (the kubelet restarts it)";
   const std::string log = a.log();
   EXPECT_NE(log.find("leader election lost: stopped leading; queued reconciles dropped, 1 in flight"),
-            std::string::npos) << log;
+            std::string::npos)
+      << log;
   EXPECT_NE(log.find("1 reconcile(s) still running after 4.0 s"), std::string::npos) << log;
 
   // From the API server's side: nothing of A arrived after the takeover, the Lease included

@@ -39,13 +39,16 @@ TEST_F(LifecycleTest, DeletingTheDhaClearsTheMarkerAndKeepsReplicas) {
   EXPECT_EQ(replicas(), 3);
   const auto patches = target_patches();
   ASSERT_FALSE(patches.empty());
-  EXPECT_EQ(patches.back().body,
-            R"({"metadata":{"annotations":{"autoscaling.cozystack.io/managed-by":null,"autoscaling.cozystack.io/applied-replicas":null}}})");
+  EXPECT_EQ(
+      patches.back().body,
+      R"({"metadata":{"annotations":{"autoscaling.cozystack.io/managed-by":null,"autoscaling.cozystack.io/applied-replicas":null}}})");
   // The gauges went with the DHA.
-  EXPECT_TRUE(eventually([&] {
-    const auto text = metrics_text();
-    return !text.empty() && text.find("name=\"db-dha\"") == std::string::npos;
-  }, 10s));
+  EXPECT_TRUE(eventually(
+      [&] {
+        const auto text = metrics_text();
+        return !text.empty() && text.find("name=\"db-dha\"") == std::string::npos;
+      },
+      10s));
 }
 
 // Requests of operator "a" on the DHA object itself (not its /status), by method.
@@ -59,7 +62,8 @@ std::map<std::string, int> dha_requests(const std::vector<testing::AuditEntry>& 
 
 bool has_our_finalizer(const rapidjson::Value& d) {
   const auto* f = kube::find_path(d, {"metadata", "finalizers"});
-  return f != nullptr && f->IsArray() && f->Size() == 1 && std::string((*f)[0].GetString()) == "autoscaling.cozystack.io/finalizer";
+  return f != nullptr && f->IsArray() && f->Size() == 1 &&
+         std::string((*f)[0].GetString()) == "autoscaling.cozystack.io/finalizer";
 }
 
 // A DHA that has nothing to do costs one GET per reconcile and its status write: no finalizer
@@ -173,7 +177,7 @@ TEST_F(LifecycleTest, LeaderFailoverBetweenTwoProcessesWithoutADoublePatch) {
 
   ASSERT_EQ(a.stop(), 0);  // releases the Lease
   const std::size_t patches_by_a = target_patches().size();
-  set_health(3);           // the scale to 3 converges: the next step belongs to B
+  set_health(3);  // the scale to 3 converges: the next step belongs to B
   ASSERT_TRUE(eventually([&] { return replicas() == 4; }, 30s)) << "B did not take over";
   set_health(4);
   EXPECT_TRUE(eventually([&] { return metrics_text('b').find("db_autoscaler_leader 1") != std::string::npos; }, 10s));
@@ -214,8 +218,8 @@ TEST_F(LifecycleTest, ATargetTheCacheHasNotSeenIsReadFromTheServer) {
   create_dha({});
   start_operator();
   // The database does not exist yet: NotScalable, and from then on its kind is watched.
-  const auto missing = wait_for_dha(
-      [](const rapidjson::Value& d) { return condition_of(d, "AbleToScale") == "NotScalable"; }, 20s);
+  const auto missing =
+      wait_for_dha([](const rapidjson::Value& d) { return condition_of(d, "AbleToScale") == "NotScalable"; }, 20s);
   ASSERT_TRUE(missing.reached) << missing.describe();
   ASSERT_TRUE(eventually([&] { return server->silence_watches("postgreses.apps.cozystack.io", true) >= 1; }, 30s))
       << "the operator never opened a Postgres watch";

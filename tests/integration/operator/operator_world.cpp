@@ -8,9 +8,9 @@
 #include <fstream>
 #include <iostream>
 
+#include "deadline_scale.hpp"
 #include "dha/kube/config.hpp"
 #include "dha/kube/json.hpp"
-#include "deadline_scale.hpp"
 #include "dha/testing/real_kube_skip.hpp"
 #include "scenario_cleanup.hpp"
 
@@ -74,9 +74,9 @@ void OperatorWorld::SetUp() {
   }
   vm_ = std::make_unique<testing::VictoriaMetrics>();
   admin_ = std::make_unique<kube::Client>(config_for(*cluster_, "admin"));
-  create_namespace_if_missing(*cluster_,
-                              fmt::format(R"({{"apiVersion":"v1","kind":"Namespace","metadata":{{"name":"{}"}}}})",
-                                          kReleaseNamespace));
+  create_namespace_if_missing(
+      *cluster_,
+      fmt::format(R"({{"apiVersion":"v1","kind":"Namespace","metadata":{{"name":"{}"}}}})", kReleaseNamespace));
   if (cluster_->backend() == testing::KubeBackend::real) apply_real_rbac();
 
   // The tenant namespace points at its monitoring namespace, as on the platform.
@@ -128,7 +128,8 @@ OperatorProcess& OperatorWorld::start_operator(char which, std::map<std::string,
       {"--log-format", "text"},
       {"--log-level", "debug"}};
   for (auto& [flag, value] : flags) defaults[flag] = value;
-  std::vector<std::string> args{"run", "--plugin-dir", DHA_POSTGRES_PLUGIN_DIR, "--plugin-dir", DHA_METRICS_VM_PLUGIN_DIR};
+  std::vector<std::string> args{"run", "--plugin-dir", DHA_POSTGRES_PLUGIN_DIR, "--plugin-dir",
+                                DHA_METRICS_VM_PLUGIN_DIR};
   for (auto& [flag, value] : defaults) args.push_back(flag + "=" + value);
   for (auto& e : extra) args.push_back(std::move(e));
   const std::string log = dir_ + "/operator-" + std::string(1, which) + ".log";
@@ -159,11 +160,12 @@ void OperatorWorld::create_postgres(int replicas, int max_sync_replicas, const s
 }
 
 void OperatorWorld::create_workload_monitor(int available, bool operational) {
-  admin_->create(monitor_ref().collection(),
-                 kube::parse_json(fmt::format(
-                     R"({{"apiVersion":"cozystack.io/v1alpha1","kind":"WorkloadMonitor","metadata":{{"name":"postgres-{}",)"
-                     R"("namespace":"{}"}},"spec":{{"kind":"postgres","type":"postgres","minReplicas":1}}}})",
-                     kApp, kNamespace)));
+  admin_->create(
+      monitor_ref().collection(),
+      kube::parse_json(fmt::format(
+          R"({{"apiVersion":"cozystack.io/v1alpha1","kind":"WorkloadMonitor","metadata":{{"name":"postgres-{}",)"
+          R"("namespace":"{}"}},"spec":{{"kind":"postgres","type":"postgres","minReplicas":1}}}})",
+          kApp, kNamespace)));
   set_health(available, operational);
 }
 
@@ -215,8 +217,8 @@ void OperatorWorld::create_dha(const DhaOptions& o) {
                      R"("scaleDown":{{"stabilizationWindowSeconds":{},"step":{}}},"convergenceDeadlineSeconds":{},)"
                      R"("immediateFirstDecision":{}}},)"
                      R"("constraints":{{"respectQuorum":true,"maxReplicationLagSeconds":{}}},"dryRun":{}}}}})",
-                     kDha, kNamespace, o.api_group, o.kind, kApp, o.min, o.max, o.target, o.up_window, o.up_step, o.down_window,
-                     o.down_step, o.deadline, o.immediate_first_decision ? "true" : "false", o.max_lag,
+                     kDha, kNamespace, o.api_group, o.kind, kApp, o.min, o.max, o.target, o.up_window, o.up_step,
+                     o.down_window, o.down_step, o.deadline, o.immediate_first_decision ? "true" : "false", o.max_lag,
                      o.dry_run ? "true" : "false")));
 }
 
@@ -233,20 +235,21 @@ void OperatorWorld::set_load(double connections) {
 
 void OperatorWorld::set_lag(double seconds, bool writes) {
   const auto ts = now_ms();
-  vm_->import_prometheus(fmt::format(
-      "cnpg_pg_replication_lag{{namespace=\"{0}\",pod=\"db-2\"}} {1} {2}\n"
-      "cnpg_pg_stat_replication_sent_diff_bytes{{namespace=\"{0}\",pod=\"db-1\"}} 1000 {3}\n"
-      "cnpg_pg_stat_replication_sent_diff_bytes{{namespace=\"{0}\",pod=\"db-1\"}} {4} {2}\n",
-      kNamespace, seconds, ts, ts - 30000, writes ? 5000000 : 1000));
+  vm_->import_prometheus(
+      fmt::format("cnpg_pg_replication_lag{{namespace=\"{0}\",pod=\"db-2\"}} {1} {2}\n"
+                  "cnpg_pg_stat_replication_sent_diff_bytes{{namespace=\"{0}\",pod=\"db-1\"}} 1000 {3}\n"
+                  "cnpg_pg_stat_replication_sent_diff_bytes{{namespace=\"{0}\",pod=\"db-1\"}} {4} {2}\n",
+                  kNamespace, seconds, ts, ts - 30000, writes ? 5000000 : 1000));
 }
 
 void OperatorWorld::create_quota(const std::string& hard_cpu, const std::string& used_cpu) {
   const kube::ResourceRef ref = kube::resources::resource_quotas(kNamespace).named("tenant-quota");
-  admin_->create(ref.collection(),
-                 kube::parse_json(fmt::format(
-                     R"({{"apiVersion":"v1","kind":"ResourceQuota","metadata":{{"name":"tenant-quota","namespace":"{}"}},)"
-                     R"("spec":{{"hard":{{"requests.cpu":"{}"}}}}}})",
-                     kNamespace, hard_cpu)));
+  admin_->create(
+      ref.collection(),
+      kube::parse_json(fmt::format(
+          R"({{"apiVersion":"v1","kind":"ResourceQuota","metadata":{{"name":"tenant-quota","namespace":"{}"}},)"
+          R"("spec":{{"hard":{{"requests.cpu":"{}"}}}}}})",
+          kNamespace, hard_cpu)));
   quota_hard_ = hard_cpu;
   set_quota_used(used_cpu);
 }
@@ -348,7 +351,8 @@ std::string OperatorWorld::DhaRead::describe() const {
                          kube::string_at(c, {"reason"}), kube::string_at(c, {"message"}));
   out += fmt::format("; lastDecision {} {}", kube::string_at(dha, {"status", "lastDecision", "kind"}),
                      kube::string_at(dha, {"status", "lastDecision", "reason"}));
-  if (const auto* gates = kube::find_path(dha, {"status", "lastDecision", "gates"}); gates != nullptr && gates->IsArray())
+  if (const auto* gates = kube::find_path(dha, {"status", "lastDecision", "gates"});
+      gates != nullptr && gates->IsArray())
     for (const auto& line : gates->GetArray())
       if (line.IsString()) out += fmt::format("\n  {}", line.GetString());
   return out;

@@ -14,10 +14,10 @@
 #include <thread>
 #include <vector>
 
+#include "chart_rbac.hpp"
 #include "dha/kube/client.hpp"
 #include "dha/testing/test_cluster.hpp"
 #include "dha/testing/victoria_metrics.hpp"
-#include "chart_rbac.hpp"
 #include "operator_process.hpp"
 
 // A small world for the operator: a Kubernetes API server (the embedded one, or a real
@@ -107,7 +107,7 @@ class OperatorWorld : public ::testing::Test {
   // One read of the DHA and whether it showed the state a test waits for.
   struct DhaRead {
     bool reached = false;
-    rapidjson::Document dha;  // the read that reached it, or the last one
+    rapidjson::Document dha;       // the read that reached it, or the last one
     std::string describe() const;  // its replicas, conditions and last decision, for a failure
   };
   // Polls the DHA until `done` holds for ONE read of it: every field a test asserts comes from

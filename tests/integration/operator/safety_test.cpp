@@ -19,18 +19,22 @@ TEST_F(SafetyTest, FreezesOnAMetricOutageInsteadOfScaling) {
   ASSERT_TRUE(eventually([&] { return condition("AbleToScale") == "Ready"; }, 30s));
 
   vm_->stop();  // the metrics backend goes away
-  const auto frozen =
-      wait_for_dha([](const rapidjson::Value& d) { return condition_of(d, "AbleToScale") == "MetricUnavailable"; }, 20s);
+  const auto frozen = wait_for_dha(
+      [](const rapidjson::Value& d) { return condition_of(d, "AbleToScale") == "MetricUnavailable"; }, 20s);
   ASSERT_TRUE(frozen.reached) << frozen.describe();
   EXPECT_EQ(condition_of(frozen.dha, "AbleToScale", "status"), "False");
   // The freeze names the query that failed and how.
-  EXPECT_EQ(condition_of(frozen.dha, "AbleToScale", "message")
-                .rfind("metric unavailable; refusing to scale blind: query for ReadConnections failed (unavailable): ", 0),
-            0u)
+  EXPECT_EQ(
+      condition_of(frozen.dha, "AbleToScale", "message")
+          .rfind("metric unavailable; refusing to scale blind: query for ReadConnections failed (unavailable): ", 0),
+      0u)
       << frozen.describe();
-  EXPECT_TRUE(eventually([&] {
-    return metrics_text().find("db_autoscaler_frozen{namespace=\"tenant-a\",name=\"db-dha\"} 1") != std::string::npos;
-  }, 10s));
+  EXPECT_TRUE(eventually(
+      [&] {
+        return metrics_text().find("db_autoscaler_frozen{namespace=\"tenant-a\",name=\"db-dha\"} 1") !=
+               std::string::npos;
+      },
+      10s));
   EXPECT_TRUE(holds_for([&] { return replicas() == 3; }, 2s));
   EXPECT_TRUE(target_patches().empty());
   EXPECT_EQ(kube::string_at(dha(), {"status", "lastDecision", "kind"}), "Freeze");
@@ -62,18 +66,21 @@ TEST_F(SafetyTest, LagWithoutWritesDoesNotBrake) {
   ASSERT_TRUE(eventually([&] { return replicas() == 3; }, 30s)) << "the lag brake held without writes";
   set_health(3);
   // At rest the trace shows the brake saw the lag and let it pass for want of writes.
-  EXPECT_TRUE(eventually([&] {
-    auto d = dha();
-    const auto* gates = kube::find_path(d, {"status", "lastDecision", "gates"});
-    if (gates == nullptr || !gates->IsArray()) return false;
-    const std::string passed = ", Pass: replication lag 60s > 30s but no writes";
-    for (const auto& line : gates->GetArray()) {
-      const std::string text = line.IsString() ? line.GetString() : "";
-      if (text.rfind("LagBrake: ", 0) == 0)
-        return text.size() > passed.size() && text.compare(text.size() - passed.size(), passed.size(), passed) == 0;
-    }
-    return false;
-  }, 10s)) << kube::to_json(dha());
+  EXPECT_TRUE(eventually(
+      [&] {
+        auto d = dha();
+        const auto* gates = kube::find_path(d, {"status", "lastDecision", "gates"});
+        if (gates == nullptr || !gates->IsArray()) return false;
+        const std::string passed = ", Pass: replication lag 60s > 30s but no writes";
+        for (const auto& line : gates->GetArray()) {
+          const std::string text = line.IsString() ? line.GetString() : "";
+          if (text.rfind("LagBrake: ", 0) == 0)
+            return text.size() > passed.size() && text.compare(text.size() - passed.size(), passed.size(), passed) == 0;
+        }
+        return false;
+      },
+      10s))
+      << kube::to_json(dha());
 }
 
 TEST_F(SafetyTest, SingleFlightThenRollbackAfterTheDeadline) {
@@ -88,12 +95,14 @@ TEST_F(SafetyTest, SingleFlightThenRollbackAfterTheDeadline) {
   // The new replica never becomes available: in flight, then rolled back after 6 s.
   ASSERT_TRUE(eventually([&] { return condition("AbleToScale") == "ScaleInFlight"; }, 10s));
   ASSERT_TRUE(eventually([&] { return replicas() == 2; }, 20s)) << "no rollback";
-  EXPECT_EQ(events("Scaled"), (std::vector<std::string>{
-                                 "scaled Postgres/db replicas 2 -> 3; reason: ReadConnections 150/100 per read replica "
-                                 "above target"}));
+  EXPECT_EQ(
+      events("Scaled"),
+      (std::vector<std::string>{"scaled Postgres/db replicas 2 -> 3; reason: ReadConnections 150/100 per read replica "
+                                "above target"}));
   // A rollback is a Warning of its own, with the reason.
   ASSERT_EQ(events("Rollback").size(), 1u);
-  EXPECT_EQ(events("Rollback")[0].rfind("rolled back Postgres/db replicas 3 -> 2; reason: ", 0), 0u) << events("Rollback")[0];
+  EXPECT_EQ(events("Rollback")[0].rfind("rolled back Postgres/db replicas 3 -> 2; reason: ", 0), 0u)
+      << events("Rollback")[0];
   set_health(2);
   // The failed size is backed off: no immediate retry of 3 although the load still asks for it.
   const auto backed_off = wait_for_dha(
@@ -121,14 +130,15 @@ TEST_F(SafetyTest, OwnershipConflictWhenAnotherIdentityChangesReplicas) {
   ASSERT_TRUE(eventually([&] { return condition("AbleToScale") == "Ready"; }, 20s));
 
   set_replicas_as("tenant", 5);
-  const auto conflicted =
-      wait_for_dha([](const rapidjson::Value& d) { return condition_of(d, "ScalingLimited") == "OwnershipConflict"; }, 20s);
+  const auto conflicted = wait_for_dha(
+      [](const rapidjson::Value& d) { return condition_of(d, "ScalingLimited") == "OwnershipConflict"; }, 20s);
   ASSERT_TRUE(conflicted.reached) << conflicted.describe();
   // Both counts and the way out, on the condition and in the event.
   EXPECT_EQ(condition_of(conflicted.dha, "ScalingLimited", "message"),
             "replicas changed to 5 by a competing writer; our last write was 3; set replicas back to 3, or delete "
             "and re-create the DHA to adopt 5");
-  EXPECT_EQ(condition_of(conflicted.dha, "AbleToScale", "message"), condition_of(conflicted.dha, "ScalingLimited", "message"));
+  EXPECT_EQ(condition_of(conflicted.dha, "AbleToScale", "message"),
+            condition_of(conflicted.dha, "ScalingLimited", "message"));
   EXPECT_TRUE(holds_for([&] { return replicas() == 5; }, 3s)) << "entered a write war";
   const auto conflicts = events("OwnershipConflict");
   ASSERT_EQ(conflicts.size(), 1u);
@@ -140,10 +150,12 @@ TEST_F(SafetyTest, OwnershipConflictWhenAnotherIdentityChangesReplicas) {
       EXPECT_EQ(p.body.find("\"replicas\":5"), std::string::npos);
     }
   }
-  EXPECT_TRUE(eventually([&] {
-    return metrics_text().find("db_autoscaler_scaling_limited{namespace=\"tenant-a\",name=\"db-dha\"} 1") !=
-           std::string::npos;
-  }, 10s));
+  EXPECT_TRUE(eventually(
+      [&] {
+        return metrics_text().find("db_autoscaler_scaling_limited{namespace=\"tenant-a\",name=\"db-dha\"} 1") !=
+               std::string::npos;
+      },
+      10s));
 }
 
 TEST_F(SafetyTest, DryRunEmitsEventsAndStatusButNeverPatches) {
@@ -166,7 +178,8 @@ TEST_F(SafetyTest, DryRunEmitsEventsAndStatusButNeverPatches) {
   // Counted apart: kind="Scale" means a change was made.
   const std::string text = metrics_text();
   EXPECT_NE(text.find("db_autoscaler_decisions_total{namespace=\"tenant-a\",name=\"db-dha\",kind=\"DryRunScale\""),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
   EXPECT_EQ(text.find("kind=\"Scale\""), std::string::npos) << text;
 }
 
@@ -184,9 +197,12 @@ TEST_F(SafetyTest, UnknownKindIsNoAdapterListingTheHandledKinds) {
             "no engine adapter handles apps.cozystack.io/ClickHouse; the loaded adapters handle: "
             "apps.cozystack.io/Postgres, postgresql.cnpg.io/Cluster");
   EXPECT_EQ(condition_of(no_adapter.dha, "AbleToScale", "status"), "False");
-  EXPECT_TRUE(eventually([&] {
-    return metrics_text().find("db_autoscaler_frozen{namespace=\"tenant-a\",name=\"db-dha\"} 1") != std::string::npos;
-  }, 10s));
+  EXPECT_TRUE(eventually(
+      [&] {
+        return metrics_text().find("db_autoscaler_frozen{namespace=\"tenant-a\",name=\"db-dha\"} 1") !=
+               std::string::npos;
+      },
+      10s));
   // The early stop requeues at the sync period (docs/behaviour.md#diff-early-stop-requeue). It
   // never writes to a target, so it carries no finalizer (docs/behaviour.md#reconcile-finalizer).
   auto d = dha();

@@ -56,9 +56,10 @@ TEST_F(ScalingTest, ScalesUpTwoToThreeToFourOneStepAtATimeWaitingForConvergence)
 
   const auto scaled = events("Scaled");
   // Each says why, with the numbers: 250 connections on 1 read replica, then on 2.
-  EXPECT_EQ(scaled, (std::vector<std::string>{
-                        "scaled Postgres/db replicas 2 -> 3; reason: ReadConnections 250/100 per read replica above target",
-                        "scaled Postgres/db replicas 3 -> 4; reason: ReadConnections 125/100 per read replica above target"}));
+  EXPECT_EQ(scaled,
+            (std::vector<std::string>{
+                "scaled Postgres/db replicas 2 -> 3; reason: ReadConnections 250/100 per read replica above target",
+                "scaled Postgres/db replicas 3 -> 4; reason: ReadConnections 125/100 per read replica above target"}));
   auto d = dha();  // after 3 s at 4: one read for all that follows
   EXPECT_EQ(kube::string_at(d, {"status", "lastDecision", "kind"}), "NoChange");
   EXPECT_EQ(status_int_of(d, "lastAppliedReplicas"), 4);

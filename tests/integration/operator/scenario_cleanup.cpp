@@ -41,7 +41,8 @@ void create_namespace_if_missing(const testing::TestCluster& cluster, const std:
 
 void clear_scenario_objects(const testing::TestCluster& cluster) {
   const std::string ns = kNamespace;
-  const std::string dhas = "/apis/autoscaling.cozystack.io/v1alpha1/namespaces/" + ns + "/databasehorizontalautoscalers";
+  const std::string dhas =
+      "/apis/autoscaling.cozystack.io/v1alpha1/namespaces/" + ns + "/databasehorizontalautoscalers";
   const auto listed = cluster.request("admin", "GET", dhas);
   expect_done(listed, "listing DHAs");
   for (const auto& name : names_in(listed.body))
@@ -63,7 +64,8 @@ void clear_scenario_objects(const testing::TestCluster& cluster) {
   for (const auto& path : collections) expect_done(cluster.request("admin", "DELETE", path), "deleting " + path);
   const auto deadline = std::chrono::steady_clock::now() + testsupport::scaled_deadline(30s);
   while (!names_in(cluster.request("admin", "GET", dhas).body).empty()) {
-    if (std::chrono::steady_clock::now() > deadline) throw std::runtime_error("DHAs of an earlier test are still there");
+    if (std::chrono::steady_clock::now() > deadline)
+      throw std::runtime_error("DHAs of an earlier test are still there");
     std::this_thread::sleep_for(100ms);
   }
 }

@@ -41,8 +41,8 @@ std::vector<LeaseWrite> shard_lease_writes(const std::vector<testing::AuditEntry
     const auto body = kube::parse_json(e.body);
     const std::string name = kube::string_at(body, {"metadata", "name"});
     if (name.rfind(kLeasePrefix, 0) != 0) continue;
-    out.push_back({e.time, std::stoi(name.substr(kLeasePrefix.size())), kube::string_at(body, {"spec", "holderIdentity"}),
-                   e.username});
+    out.push_back({e.time, std::stoi(name.substr(kLeasePrefix.size())),
+                   kube::string_at(body, {"spec", "holderIdentity"}), e.username});
   }
   return out;
 }
@@ -104,7 +104,8 @@ class ShardingTest : public OperatorWorld {
   std::map<int, std::string> shard_holders() {
     std::map<int, std::string> out;
     for (int s = 0; s < kShards; ++s) {
-      const auto lease = admin_->get_if_exists(kube::resources::leases(kReleaseNamespace).named(kLeasePrefix + std::to_string(s)));
+      const auto lease =
+          admin_->get_if_exists(kube::resources::leases(kReleaseNamespace).named(kLeasePrefix + std::to_string(s)));
       if (lease) out[s] = kube::string_at(*lease, {"spec", "holderIdentity"});
     }
     return out;
@@ -170,7 +171,8 @@ TEST_F(ShardingTest, ThreeReplicasSpreadShardsAndTakeOverAKilledOneWithoutOverla
       for (const char other : {'a', 'b', 'c'})
         EXPECT_TRUE(eventually(
             [&] { return metrics_text(other).find(lease + (other == which ? "1" : "0")) != std::string::npos; }, 10s))
-            << "replica " << other << ", shard " << s << " held by " << which << ":\n" << metrics_text(other);
+            << "replica " << other << ", shard " << s << " held by " << which << ":\n"
+            << metrics_text(other);
     }
   }
   // Every DHA reconciled (its status written) since the spread.
@@ -216,7 +218,8 @@ TEST_F(ShardingTest, ThreeReplicasSpreadShardsAndTakeOverAKilledOneWithoutOverla
     }
   }
   std::cout << "shards " << fmt::format("{}", fmt::join(victim_shards, ",")) << " taken over " << takeover.count()
-            << " ms after the SIGKILL (lease duration " << std::chrono::milliseconds(kLeaseDuration).count() << " ms)\n";
+            << " ms after the SIGKILL (lease duration " << std::chrono::milliseconds(kLeaseDuration).count()
+            << " ms)\n";
   EXPECT_LE(takeover, kLeaseDuration + 2 * kRetryPeriod + 2s);
   // Their DHAs are reconciled again, by the survivors.
   std::set<std::string> victim_keys;
@@ -265,7 +268,8 @@ TEST_F(ShardingTest, ThreeReplicasSpreadShardsAndTakeOverAKilledOneWithoutOverla
   // The victim's DHAs were written by the victim before and by a survivor after.
   for (const auto& key : victim_keys) {
     EXPECT_TRUE(writers.count(victim + " " + key) == 1) << key;
-    EXPECT_TRUE(writers.count(std::string(kOperatorA) + " " + key) + writers.count(std::string(kOperatorB) + " " + key) +
+    EXPECT_TRUE(writers.count(std::string(kOperatorA) + " " + key) +
+                    writers.count(std::string(kOperatorB) + " " + key) +
                     writers.count(std::string(kOperatorC) + " " + key) - writers.count(victim + " " + key) >=
                 1)
         << key;

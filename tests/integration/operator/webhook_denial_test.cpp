@@ -2,10 +2,10 @@
 // operator's webhook on 127.0.0.1: kube-apiserver itself calls it for a tenant's kubectl patch
 // of a managed HelmRelease and refuses the change; the apps API's passes, the operator's own
 // identity's does not.
-#include <fmt/format.h>
-#include <rapidjson/document.h>
 #include <arpa/inet.h>
+#include <fmt/format.h>
 #include <netinet/in.h>
+#include <rapidjson/document.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,9 +15,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "chart_webhooks.hpp"
 #include "dha/kube/json.hpp"
 #include "dha/testing/test_certificates.hpp"
-#include "chart_webhooks.hpp"
 #include "operator_world.hpp"
 
 namespace dha::optest {
@@ -64,32 +64,33 @@ TEST_F(WebhookDenialTest, ATenantsKubectlPatchOfManagedReplicasIsDeniedByKubeApi
   std::ofstream(certs + "/tls.crt") << cert.cert_pem;
   std::ofstream(certs + "/tls.key") << cert.key_pem;
   const auto webhook_port = testing::free_loopback_port();
-  start_operator('a', {{"--cert-dir", certs},
-                       {"--enable-webhook", "true"},
-                       {"--webhook-port", std::to_string(webhook_port)}});
+  start_operator(
+      'a', {{"--cert-dir", certs}, {"--enable-webhook", "true"}, {"--webhook-port", std::to_string(webhook_port)}});
   ASSERT_TRUE(eventually([&] { return listening(webhook_port); }, 20s)) << "the operator's webhook does not listen";
 
   // Writers may edit HelmReleases as far as RBAC goes (the operator's chart RBAC has no
   // HelmRelease access; this grant leaves the decision to the webhook alone).
   const std::string rbac = "/apis/rbac.authorization.k8s.io/v1/";
-  ASSERT_EQ(cluster_->request("admin", "POST", rbac + "clusterroles",
-                              R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole",)"
-                              R"("metadata":{"name":"test:helmreleases"},)"
-                              R"("rules":[{"apiGroups":["helm.toolkit.fluxcd.io"],"resources":["helmreleases"],)"
-                              R"("verbs":["get","list","patch","update"]}]})")
+  ASSERT_EQ(cluster_
+                ->request("admin", "POST", rbac + "clusterroles",
+                          R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole",)"
+                          R"("metadata":{"name":"test:helmreleases"},)"
+                          R"("rules":[{"apiGroups":["helm.toolkit.fluxcd.io"],"resources":["helmreleases"],)"
+                          R"("verbs":["get","list","patch","update"]}]})")
                 .status,
             201);
-  ASSERT_EQ(cluster_->request("admin", "POST", rbac + "clusterrolebindings",
-                              fmt::format(R"({{"apiVersion":"rbac.authorization.k8s.io/v1",)"
-                                          R"("kind":"ClusterRoleBinding","metadata":{{"name":"test:helmreleases"}},)"
-                                          R"("roleRef":{{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole",)"
-                                          R"("name":"test:helmreleases"}},)"
-                                          R"("subjects":[{{"apiGroup":"rbac.authorization.k8s.io","kind":"User",)"
-                                          R"("name":"tenant-user"}},)"
-                                          R"({{"kind":"ServiceAccount","namespace":"cozy-system",)"
-                                          R"("name":"cozystack-api"}},)"
-                                          R"({{"kind":"ServiceAccount","namespace":"{}","name":"db-autoscaler-a"}}]}})",
-                                          kReleaseNamespace))
+  ASSERT_EQ(cluster_
+                ->request("admin", "POST", rbac + "clusterrolebindings",
+                          fmt::format(R"({{"apiVersion":"rbac.authorization.k8s.io/v1",)"
+                                      R"("kind":"ClusterRoleBinding","metadata":{{"name":"test:helmreleases"}},)"
+                                      R"("roleRef":{{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole",)"
+                                      R"("name":"test:helmreleases"}},)"
+                                      R"("subjects":[{{"apiGroup":"rbac.authorization.k8s.io","kind":"User",)"
+                                      R"("name":"tenant-user"}},)"
+                                      R"({{"kind":"ServiceAccount","namespace":"cozy-system",)"
+                                      R"("name":"cozystack-api"}},)"
+                                      R"({{"kind":"ServiceAccount","namespace":"{}","name":"db-autoscaler-a"}}]}})",
+                                      kReleaseNamespace))
                 .status,
             201);
   const auto created = cluster_->request(
@@ -99,9 +100,9 @@ TEST_F(WebhookDenialTest, ATenantsKubectlPatchOfManagedReplicasIsDeniedByKubeApi
       R"("annotations":{"apps.cozystack.io-autoscaling.cozystack.io/managed-by":"db"}},)"
       R"("spec":{"interval":"5m","chart":{"spec":{"chart":"postgres"}},"values":{"replicas":3,"size":"10Gi"}}})");
   ASSERT_EQ(created.status, 201) << created.body;
-  const auto configured = cluster_->request("admin", "POST",
-                                            "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
-                                            chart_webhooks_on_loopback(render_chart(), webhook_port, cert.ca_pem));
+  const auto configured =
+      cluster_->request("admin", "POST", "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
+                        chart_webhooks_on_loopback(render_chart(), webhook_port, cert.ca_pem));
   ASSERT_EQ(configured.status, 201) << configured.body;
 
   // kube-apiserver picks the configuration up asynchronously: wait with server-side dry runs

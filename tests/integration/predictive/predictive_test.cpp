@@ -50,7 +50,7 @@ class Predictive : public ::testing::Test {
                                    "minReplicas": 2, "maxReplicas": 8,
                                    "metrics": [{"type": "ReadConnections", "target": {"averageValue": "100"}}],
                                    "behavior": {"policy": "Adaptive", "adaptive": {"predictive": )" +
-                           std::string(predictive ? "true" : "false") + "}}}");
+                                     std::string(predictive ? "true" : "false") + "}}}");
   }
 
   std::string reconcile() {

@@ -30,8 +30,7 @@ class ReplicasPrecondition : public ::testing::Test {
     pipeline_ = &world_->pipeline();
     // 3 replicas (2 read), 500 active connections: the DHA wants more.
     world_->create_healthy_target(dha::integration::healthy_postgres(3));
-    world_->vm().import_prometheus(
-        dha::integration::replica_connections("500", dha::testing::unix_millis_now()));
+    world_->vm().import_prometheus(dha::integration::replica_connections("500", dha::testing::unix_millis_now()));
     world_->create_dha("db-dha", R"({"targetRef": {"apiGroup": "apps.cozystack.io", "kind": "Postgres", "name": "db"},
                                    "minReplicas": 2, "maxReplicas": 6,
                                    "behavior": {"policy": "Windowed", "scaleUp": {"stabilizationWindowSeconds": 0}},

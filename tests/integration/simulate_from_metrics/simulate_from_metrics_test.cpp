@@ -108,12 +108,12 @@ std::string tenant(const std::string& ns, const std::vector<Row>& rows, double s
                       R"(,"label_cnpg_io_instance_role":")" +
                       (primary ? "primary" : "replica") + "\"",
                   rows, [](const Row&) { return 1.0; });
-    out += series(R"("__name__":"cnpg_backends_total","datname":"app","state":"active",)" + id, rows,
-                  [&](const Row& r) {
-                    if (bad_points && pod == "postgres-db-3" && r.time == kNegativeAt) return -1e6;
-                    if (bad_points && pod == "postgres-db-3" && r.time == kImplausibleAt) return 5e12;
-                    return primary ? primary_load : r.connections * scale / 2;
-                  });
+    out +=
+        series(R"("__name__":"cnpg_backends_total","datname":"app","state":"active",)" + id, rows, [&](const Row& r) {
+          if (bad_points && pod == "postgres-db-3" && r.time == kNegativeAt) return -1e6;
+          if (bad_points && pod == "postgres-db-3" && r.time == kImplausibleAt) return 5e12;
+          return primary ? primary_load : r.connections * scale / 2;
+        });
     out += series(R"("__name__":"cnpg_pg_replication_lag",)" + id, rows,
                   [&](const Row& r) { return pod == "postgres-db-2" ? r.lag * scale : 0.0; });
   }
@@ -166,9 +166,8 @@ class SimulateFromMetrics : public ::testing::Test {
   static std::string from_metrics(const std::string& ns = "tenant-a", const std::string& since = "7d",
                                   const std::string& step = "60s") {
     return "--from-metrics " + vm_->url() + " --kind Postgres -n " + ns + " db --since " + since + " --step " + step +
-           " --until " +
-           std::to_string(kUntil) + " --plugin-dir " DHA_POSTGRES_DIR " --plugin-dir " DHA_METRICS_VM_DIR
-           " --plugins postgres,metrics-vm";
+           " --until " + std::to_string(kUntil) +
+           " --plugin-dir " DHA_POSTGRES_DIR " --plugin-dir " DHA_METRICS_VM_DIR " --plugins postgres,metrics-vm";
   }
   static std::string dha() { return " --dha " DHA_EXAMPLES_DIR "/load/dha.yaml"; }
   static std::string file(const std::string& name) { return (*dir_ / name).string(); }
@@ -280,14 +279,17 @@ TEST_F(SimulateFromMetrics, BadInputIsAClearError) {
       {from_metrics("tenant-a", "0d") + dha(), "is not a duration"},
       {from_metrics("tenant-a", "7d", "-60s") + dha(), "--step"},
       {from_metrics("tenant-a", "7d", "10s") + dha(), "more than the 11000 a range query may ask for"},
-      {"--from-metrics " + vm_->url() + " --kind Widget -n tenant-a db --plugin-dir " DHA_POSTGRES_DIR
-       " --plugin-dir " DHA_METRICS_VM_DIR " --plugins postgres,metrics-vm" + dha(),
+      {"--from-metrics " + vm_->url() +
+           " --kind Widget -n tenant-a db --plugin-dir " DHA_POSTGRES_DIR " --plugin-dir " DHA_METRICS_VM_DIR
+           " --plugins postgres,metrics-vm" +
+           dha(),
        "no loaded engine adapter handles kind Widget"},
-      {"--from-metrics " + vm_->url() + " --kind Postgres -n tenant-a db --plugin-dir " DHA_POSTGRES_DIR
-       " --plugins postgres" + dha(),
+      {"--from-metrics " + vm_->url() +
+           " --kind Postgres -n tenant-a db --plugin-dir " DHA_POSTGRES_DIR " --plugins postgres" + dha(),
        "metrics plugin \"metrics-vm\" is not loaded"},
       {"--from-metrics http://127.0.0.1:1 --kind Postgres -n tenant-a db --plugin-dir " DHA_POSTGRES_DIR
-       " --plugin-dir " DHA_METRICS_VM_DIR " --plugins postgres,metrics-vm" + dha(),
+       " --plugin-dir " DHA_METRICS_VM_DIR " --plugins postgres,metrics-vm" +
+           dha(),
        "ReadConnections range query failed (UNAVAILABLE)"},
   };
   for (const auto& c : cases) {

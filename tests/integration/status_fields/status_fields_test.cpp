@@ -24,8 +24,7 @@ class StatusFields : public ::testing::Test {
     pipeline_ = &world_->pipeline();
     // 4 replicas with almost no load: without its history the DHA would scale down at once.
     world_->create_healthy_target(dha::integration::healthy_postgres(4));
-    world_->vm().import_prometheus(
-        dha::integration::replica_connections("10", dha::testing::unix_millis_now()));
+    world_->vm().import_prometheus(dha::integration::replica_connections("10", dha::testing::unix_millis_now()));
     world_->create_dha("db-dha", R"({"targetRef": {"apiGroup": "apps.cozystack.io", "kind": "Postgres", "name": "db"},
                                    "minReplicas": 2, "maxReplicas": 6,
                                    "metrics": [{"type": "ReadConnections", "target": {"averageValue": "100"}}]})");

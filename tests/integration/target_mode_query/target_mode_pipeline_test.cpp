@@ -38,8 +38,11 @@ class TargetModePipeline : public ::testing::Test {
     world_ = std::make_unique<dha::testing::PipelineWorld>(options);
   }
   void create_acmedb(const std::string& name, const std::string& mode) {
-    world_->create_healthy_target({.object = {"db.example.com", "v1", "acmedbs", kNs, name}, .kind = "AcmeDB",
-                                   .replicas = 3, .monitor = "acmedb-" + name, .monitor_kind = "acmedb"});
+    world_->create_healthy_target({.object = {"db.example.com", "v1", "acmedbs", kNs, name},
+                                   .kind = "AcmeDB",
+                                   .replicas = 3,
+                                   .monitor = "acmedb-" + name,
+                                   .monitor_kind = "acmedb"});
     world_->pipeline().merge_patch({"db.example.com", "v1", "acmedbs", kNs, name},
                                    R"({"spec": {"mode": ")" + mode + R"("}})");
     world_->create_dha(name, R"({"targetRef": {"apiGroup": "db.example.com", "kind": "AcmeDB", "name": ")" + name +
@@ -100,7 +103,8 @@ TEST_F(TargetModePipeline, EachModeIsReadAsTheTemplateSaysAndDividedByItsOwnRead
 TEST_F(TargetModePipeline, AClusterWhoseExporterSaysNoModeIsNotScaledOnAGuess) {
   create_acmedb("orders", "standby");
   world_->vm().import_prometheus(R"(acmedb_client_connections{namespace="tenant-a",cluster="orders",pod="orders-2",)"
-                                 R"(role="replica"} 500 )" + std::to_string(dha::testing::unix_millis_now()) + "\n");
+                                 R"(role="replica"} 500 )" +
+                                 std::to_string(dha::testing::unix_millis_now()) + "\n");
   const auto outcome = world_->pipeline().reconcile(kNs, "orders");
   ASSERT_NE(outcome.kind, dha::testing::ReconcileOutcome::Kind::kError) << outcome.error;
   EXPECT_TRUE(world_->pipeline().event_records(kNs, "Scaled").empty());

@@ -16,12 +16,12 @@
 
 #include <chrono>
 #include <initializer_list>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <thread>
 
-#include "operator/dha_cache_entry.hpp"
 #include "host/self_metrics.hpp"
+#include "operator/dha_cache_entry.hpp"
 #include "pipeline/finalizer.hpp"
 #include "pipeline/tenant_metadata.hpp"
 
@@ -34,27 +34,40 @@ rapidjson::Document parse(const std::string& text) { return kube::parse_json(tex
 
 // A DHA as a tenant may write it: `padding` bytes of annotation, `finalizers` foreign finalizers
 // besides ours, labels and an owner reference.
-std::string dha_json(const std::string& ns, const std::string& name, const std::string& target,
-                     std::size_t padding = 0, int finalizers = 0) {
+std::string dha_json(const std::string& ns, const std::string& name, const std::string& target, std::size_t padding = 0,
+                     int finalizers = 0) {
   std::string list = "\"" + std::string(pipeline::kFinalizer) + "\"";
   for (int i = 0; i < finalizers; ++i) list += ",\"tenant.example/f-" + std::to_string(i) + "\"";
   return R"({"apiVersion":"autoscaling.cozystack.io/v1alpha1","kind":"DatabaseHorizontalAutoscaler",)"
-         R"("metadata":{"name":")" + name + R"(","namespace":")" + ns + R"(","labels":{"team":"x"},)"
-         R"("annotations":{"padding":")" + std::string(padding, 'p') + R"("},"finalizers":[)" + list + "],"
+         R"("metadata":{"name":")" +
+         name + R"(","namespace":")" + ns +
+         R"(","labels":{"team":"x"},)"
+         R"("annotations":{"padding":")" +
+         std::string(padding, 'p') + R"("},"finalizers":[)" + list +
+         "],"
          R"("ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"owner","uid":"u-1"}]},)"
-         R"("spec":{"targetRef":{"kind":"Postgres","name":")" + target + R"("},"minReplicas":2,"maxReplicas":5,)"
+         R"("spec":{"targetRef":{"kind":"Postgres","name":")" +
+         target +
+         R"("},"minReplicas":2,"maxReplicas":5,)"
          R"("metrics":[{"type":"ReadConnections","target":{"averageValue":"150"}}]}})";
 }
 
 std::string review(const std::string& ns, const std::string& name, const std::string& target) {
-  const std::string object = R"({"apiVersion":"autoscaling.cozystack.io/v1alpha1","kind":"DatabaseHorizontalAutoscaler",)"
-                             R"("metadata":{"name":")" + name + R"(","namespace":")" + ns + R"("},)"
-                             R"("spec":{"targetRef":{"kind":"Postgres","name":")" + target + R"("}}})";
+  const std::string object =
+      R"({"apiVersion":"autoscaling.cozystack.io/v1alpha1","kind":"DatabaseHorizontalAutoscaler",)"
+      R"("metadata":{"name":")" +
+      name + R"(","namespace":")" + ns +
+      R"("},)"
+      R"("spec":{"targetRef":{"kind":"Postgres","name":")" +
+      target + R"("}}})";
   return R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u-)" + name +
          R"(","kind":{"group":"autoscaling.cozystack.io","version":"v1alpha1","kind":"DatabaseHorizontalAutoscaler"},)"
          R"("resource":{"group":"autoscaling.cozystack.io","version":"v1alpha1","resource":"databasehorizontalautoscalers"},)"
-         R"("name":")" + name + R"(","namespace":")" + ns + R"(","operation":"CREATE","userInfo":{"username":"anyone"},)"
-         R"("object":)" + object + "}}";
+         R"("name":")" +
+         name + R"(","namespace":")" + ns +
+         R"(","operation":"CREATE","userInfo":{"username":"anyone"},)"
+         R"("object":)" +
+         object + "}}";
 }
 
 template <typename F>
@@ -78,8 +91,9 @@ class TenantCache : public ::testing::Test {
     flags.kubeconfig = cluster_->kubeconfig("admin");
     client_ = std::make_unique<kube::Client>(kube::Config::load(flags));
     for (const char* ns : {"tenant-a", "tenant-b"})
-      client_->create(kube::resources::namespaces(),
-                      parse(std::string(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")") + ns + "\"}}"));
+      client_->create(
+          kube::resources::namespaces(),
+          parse(std::string(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")") + ns + "\"}}"));
   }
 
   // The operator's DHA cache, as it configures it.
@@ -92,7 +106,9 @@ class TenantCache : public ::testing::Test {
     return informer;
   }
 
-  void create_dha(const std::string& json) { client_->create(kube::resources::dhas(kube::namespace_of(parse(json))), parse(json)); }
+  void create_dha(const std::string& json) {
+    client_->create(kube::resources::dhas(kube::namespace_of(parse(json))), parse(json));
+  }
 
   std::size_t operator_api_requests() const {
     std::size_t n = 0;
@@ -144,8 +160,8 @@ TEST_F(TenantCache, TargetReviewsAreAnsweredFromTheCacheWithoutAnApiRequest) {
   auto cache = start_dha_cache();
   ASSERT_TRUE(eventually([&] { return cache->size() == 2; }, 10s));
   server::Router router;
-  admission::mount_one_dha_per_target_webhook(
-      router, {}, [&](const std::string& ns) { return op::claims_in_cache(*cache, ns); });
+  admission::mount_one_dha_per_target_webhook(router, {},
+                                              [&](const std::string& ns) { return op::claims_in_cache(*cache, ns); });
   auto post = [&](const std::string& body) {
     server::Request r;
     r.method = "POST";
@@ -200,7 +216,7 @@ TEST_F(TenantCache, AddingTheFinalizerKeepsTheTenantsMetadata) {
   // is on the server, never by writing back what the reconcile holds.
   auto dha = parse(dha_json("tenant-a", "fat", "db", 100 * 1024, 3));
   auto& finalizers = dha["metadata"]["finalizers"];
-  finalizers.Erase(finalizers.Begin()); // ours
+  finalizers.Erase(finalizers.Begin());  // ours
   client_->create(kube::resources::dhas("tenant-a"), dha);
   const auto ref = kube::resources::dhas("tenant-a").named("fat");
   telemetry::Registry registry;
@@ -232,7 +248,8 @@ TEST_F(TenantCache, AStatusWriteSendsTheStatusAloneAsAPatch) {
   const auto audit = cluster_->audit();
   ASSERT_EQ(audit.size(), 1u);
   EXPECT_EQ(audit[0].method, "PATCH");
-  EXPECT_EQ(audit[0].path, "/apis/autoscaling.cozystack.io/v1alpha1/namespaces/tenant-a/databasehorizontalautoscalers/fat/status");
+  EXPECT_EQ(audit[0].path,
+            "/apis/autoscaling.cozystack.io/v1alpha1/namespaces/tenant-a/databasehorizontalautoscalers/fat/status");
   EXPECT_LT(audit[0].body.size(), 1024u) << "the write carried more than the status: " << audit[0].body.substr(0, 200);
   const auto after = client_->get(ref);
   EXPECT_EQ(kube::find_path(after, {"status", "desiredReplicas"})->GetInt(), 4);

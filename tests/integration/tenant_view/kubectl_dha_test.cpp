@@ -1,5 +1,8 @@
 // The kubectl plugin against what the real operator wrote: `kubectl dha status|why|history`,
 // found by kubectl on PATH as kubectl-dha (the link installed next to db-autoscaler).
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+#include <sys/wait.h>
 #include <array>
 #include <chrono>
 #include <cmath>
@@ -8,9 +11,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
-#include <sys/wait.h>
 
 #include <fmt/format.h>
 
@@ -64,7 +64,8 @@ TEST_F(KubectlDha, StatusWhyAndHistoryTellTheScaleUpInWordsAndNumbers) {
   start_operator();
   ASSERT_TRUE(eventually([&] { return replicas() == 5; }, 30s)) << "no scale to 5";
   // Converged: the last decision went through every gate.
-  ASSERT_TRUE(eventually([&] { return status_int("currentReplicas") == 5 && condition("AbleToScale") == "Ready"; }, 30s));
+  ASSERT_TRUE(
+      eventually([&] { return status_int("currentReplicas") == 5 && condition("AbleToScale") == "Ready"; }, 30s));
 
   const Plugin plugin(*cluster_);
   const auto status = plugin.kubectl("dha status db-dha -n tenant-a");
@@ -121,7 +122,8 @@ TEST_F(KubectlDha, StatusSaysTheEventsCouldNotBeReadAndWhy) {
   EXPECT_FALSE(has(status.output, "Events:      none")) << status.output;
   if (const char* record = std::getenv("DHA_TENANT_VIEW_RECORD"); record != nullptr)
     std::ofstream(std::string(record) + "/dha-status-events-forbidden.txt")
-        << "$ kubectl dha status db-dha -n tenant-a\n" << status.output;
+        << "$ kubectl dha status db-dha -n tenant-a\n"
+        << status.output;
 
   const auto history = reader.kubectl("dha history db-dha -n tenant-a");
   ASSERT_EQ(history.exit_code, 0) << history.output;
@@ -138,9 +140,8 @@ std::string to_json(const rapidjson::Value& v) {
 // Six hours of a read load that rises above one replica's target and falls back, ending an hour
 // ago, as the exporters would have pushed it (one sample a minute).
 std::int64_t push_six_hours(testing::VictoriaMetrics& vm) {
-  const std::int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
-                               std::chrono::system_clock::now().time_since_epoch())
-                               .count();
+  const std::int64_t now =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   const std::int64_t until = now / 60 * 60 - 3600;
   std::string text;
   for (std::int64_t t = until - 6 * 3600; t <= until; t += 60) {
@@ -167,13 +168,15 @@ TEST_F(KubectlDha, BacktestPrintsWhatSimulateFromMetricsPrintsForTheClustersSpec
   const std::string range = " --since 6h --step 60s --until " + std::to_string(until);
   const std::string plugin_dirs = " --plugin-dir " DHA_POSTGRES_PLUGIN_DIR " --plugin-dir " DHA_METRICS_VM_PLUGIN_DIR;
   std::ofstream(dir_ + "/db-dha.json") << to_json(dha());
-  std::ofstream(dir_ + "/db.json") << to_json(admin_->get(kube::ResourceRef{"apps.cozystack.io", "v1alpha1", "postgreses", kNamespace, kApp}));
+  std::ofstream(dir_ + "/db.json") << to_json(
+      admin_->get(kube::ResourceRef{"apps.cozystack.io", "v1alpha1", "postgreses", kNamespace, kApp}));
   const std::string simulate = "simulate --from-metrics " + vm_->url() + " --kind Postgres -n tenant-a db" + range +
                                plugin_dirs + " --plugins postgres,metrics-vm --dha " + dir_ + "/db-dha.json --target " +
                                dir_ + "/db.json";
 
   const Plugin plugin(*cluster_);
-  const auto backtest = plugin.kubectl("dha backtest db-dha -n tenant-a --from-metrics " + vm_->url() + range + plugin_dirs);
+  const auto backtest =
+      plugin.kubectl("dha backtest db-dha -n tenant-a --from-metrics " + vm_->url() + range + plugin_dirs);
   ASSERT_EQ(backtest.exit_code, 0) << backtest.output;
   const auto expected = Plugin::db_autoscaler(simulate + " --summary-only");
   ASSERT_EQ(expected.exit_code, 0) << expected.output;
@@ -205,10 +208,9 @@ TEST_F(KubectlDha, BacktestPrintsWhatSimulateFromMetricsPrintsForTheClustersSpec
   const std::int64_t shortfall = sum["shortfallReplicaSeconds"].GetInt64();
   const double ratio = static_cast<double>(sum["replicaSecondsBoundKnown"].GetInt64() + shortfall) / bound;
   EXPECT_GE(ratio, 1.0);
-  const std::string bound_line =
-      fmt::format("\n  clairvoyant bound:      {} replica-seconds ({:.2f}x{})\n", bound, ratio,
-                  shortfall > 0 ? fmt::format(", counting {} replica-seconds short of the need as spent", shortfall)
-                                : "");
+  const std::string bound_line = fmt::format(
+      "\n  clairvoyant bound:      {} replica-seconds ({:.2f}x{})\n", bound, ratio,
+      shortfall > 0 ? fmt::format(", counting {} replica-seconds short of the need as spent", shortfall) : "");
   EXPECT_TRUE(has(backtest.output, bound_line)) << bound_line << backtest.output;
   if (const char* record = std::getenv("DHA_TENANT_VIEW_RECORD"); record != nullptr)
     std::ofstream(std::string(record) + "/dha-backtest.txt")
@@ -237,15 +239,18 @@ TEST_F(KubectlDha, BacktestPrintsWhatSimulateFromMetricsPrintsForTheClustersSpec
       plugin.kubectl("dha backtest db-dha -n tenant-a --plugin-config " + dir_ + "/plugins.json" + range + plugin_dirs);
   ASSERT_EQ(configured.exit_code, 0) << configured.output;
   // The same simulation; only the history line says where it read from, as the operator would.
-  const auto summary_of = [](const std::string& out) { return out.substr(std::min(out.find("\nsummary:"), out.size())); };
+  const auto summary_of = [](const std::string& out) {
+    return out.substr(std::min(out.find("\nsummary:"), out.size()));
+  };
   EXPECT_EQ(summary_of(configured.output), summary_of(expected.output));
   EXPECT_TRUE(has(configured.output, "from the configured metric source")) << configured.output;
   EXPECT_TRUE(has(configured.output, "monitoring namespace: tenant-root")) << configured.output;
   // A URL template is filled with the namespace's monitoring label, as in the operator. It
   // points at a closed loopback port, so the error names the URL the tool built.
-  std::ofstream(dir_ + "/template.json") << R"({"metrics-vm":{"urlTemplate":"http://127.0.0.1:1/${monitoringNamespace}"}})";
-  const auto templated =
-      plugin.kubectl("dha backtest db-dha -n tenant-a --plugin-config " + dir_ + "/template.json" + range + plugin_dirs);
+  std::ofstream(dir_ + "/template.json")
+      << R"({"metrics-vm":{"urlTemplate":"http://127.0.0.1:1/${monitoringNamespace}"}})";
+  const auto templated = plugin.kubectl("dha backtest db-dha -n tenant-a --plugin-config " + dir_ + "/template.json" +
+                                        range + plugin_dirs);
   EXPECT_EQ(templated.exit_code, 1) << templated.output;
   EXPECT_TRUE(has(templated.output, "http://127.0.0.1:1/tenant-root")) << templated.output;
 }

@@ -11,36 +11,37 @@
 #include <dha/kube/config.hpp>
 #include <dha/kube/resource.hpp>
 #include <dha/server/server.hpp>
-#include <dha/testing/test_cluster.hpp>
 #include <dha/testing/real_kube_skip.hpp>
 #include <dha/testing/test_certificates.hpp>
+#include <dha/testing/test_cluster.hpp>
 
 #include <gtest/gtest.h>
 #include <openssl/evp.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
 #include <array>
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
-#include <sys/wait.h>
 
 namespace dha {
 namespace {
 
 std::string base64(const std::string& in) {
   std::string out(4 * ((in.size() + 2) / 3) + 1, '\0');
-  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), reinterpret_cast<const unsigned char*>(in.data()),
-                          static_cast<int>(in.size()));
+  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                          reinterpret_cast<const unsigned char*>(in.data()), static_cast<int>(in.size()));
   out.resize(static_cast<std::size_t>(n));
   return out;
 }
 
 std::string dha_yaml(const std::string& name, const std::string& target) {
-  return "apiVersion: autoscaling.cozystack.io/v1alpha1\nkind: DatabaseHorizontalAutoscaler\nmetadata: {name: " +
-         name + ", namespace: tenant-a}\nspec:\n  targetRef: {kind: Postgres, name: " + target +
-         "}\n  minReplicas: 2\n  maxReplicas: 5\n  metrics:\n  - type: ReadConnections\n    target: {averageValue: \"150\"}\n";
+  return "apiVersion: autoscaling.cozystack.io/v1alpha1\nkind: DatabaseHorizontalAutoscaler\nmetadata: {name: " + name +
+         ", namespace: tenant-a}\nspec:\n  targetRef: {kind: Postgres, name: " + target +
+         "}\n  minReplicas: 2\n  maxReplicas: 5\n  metrics:\n  - type: ReadConnections\n    target: {averageValue: "
+         "\"150\"}\n";
 }
 
 struct CommandResult {
@@ -123,8 +124,8 @@ class OneDhaPerTarget : public ::testing::Test {
            R"("metadata":{"name":"db-autoscaler-replicas-ownership"},)"
            R"("webhooks":[{"name":"target.autoscaling.cozystack.io","admissionReviewVersions":["v1"],)"
            R"("sideEffects":"None","failurePolicy":"Ignore","timeoutSeconds":5,)"
-           R"("clientConfig":{)" + client + R"(,"caBundle":")" +
-           base64(ca_pem) +
+           R"("clientConfig":{)" +
+           client + R"(,"caBundle":")" + base64(ca_pem) +
            R"("},"rules":[{"operations":["CREATE","UPDATE"],"apiGroups":["autoscaling.cozystack.io"],)"
            R"("apiVersions":["v1alpha1"],"resources":["databasehorizontalautoscalers"],"scope":"Namespaced"}]}]})";
   }
@@ -154,16 +155,18 @@ TEST_F(OneDhaPerTarget, ASecondDhaOnTheSameTargetIsRefused) {
   ASSERT_EQ(first.exit_code, 0) << first.output;
   auto second = kubectl("apply -f -", dha_yaml("reads-too", "db"));
   EXPECT_NE(second.exit_code, 0) << second.output;
-  EXPECT_NE(second.output.find("admission webhook \"target.autoscaling.cozystack.io\" denied the request: "
-                               "Postgres/db is already scaled by another DatabaseHorizontalAutoscaler in this namespace"),
-            std::string::npos)
+  EXPECT_NE(
+      second.output.find("admission webhook \"target.autoscaling.cozystack.io\" denied the request: "
+                         "Postgres/db is already scaled by another DatabaseHorizontalAutoscaler in this namespace"),
+      std::string::npos)
       << second.output;
   EXPECT_EQ(kubectl("-n tenant-a get dha reads-too").exit_code, 1) << "the refused DHA must not exist";
   // Another database in the namespace is free.
   auto other = kubectl("apply -f -", dha_yaml("reads-too", "db2"));
   EXPECT_EQ(other.exit_code, 0) << other.output;
   // Nor can it be moved onto the claimed one.
-  auto moved = kubectl("-n tenant-a patch dha reads-too --type merge -p '{\"spec\":{\"targetRef\":{\"name\":\"db\"}}}'");
+  auto moved =
+      kubectl("-n tenant-a patch dha reads-too --type merge -p '{\"spec\":{\"targetRef\":{\"name\":\"db\"}}}'");
   EXPECT_NE(moved.exit_code, 0) << moved.output;
   EXPECT_NE(moved.output.find("already scaled by another DatabaseHorizontalAutoscaler"), std::string::npos)
       << moved.output;

@@ -5,13 +5,13 @@
 // the lag brake while another writer owned the count.
 #include <fmt/format.h>
 
+#include <sys/wait.h>
 #include <array>
 #include <cstdio>
-#include <regex>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sys/wait.h>
+#include <regex>
 
 #include "dha/kube/json.hpp"
 #include "operator_world.hpp"
@@ -142,7 +142,8 @@ TEST_F(WhatATenantSees, ASecondDhaWithTheWebhookOffNeverPatches) {
       if (kube::string_at(c, {"type"}) == "AbleToScale") return kube::string_at(c, {field});
     return std::string();
   };
-  ASSERT_TRUE(eventually([&] { return second_condition("reason") == "TargetClaimed"; }, 30s)) << second_condition("message");
+  ASSERT_TRUE(eventually([&] { return second_condition("reason") == "TargetClaimed"; }, 30s))
+      << second_condition("message");
   EXPECT_TRUE(has(second_condition("message"), "already scaled by DatabaseHorizontalAutoscaler \"db-dha\""))
       << second_condition("message");
   EXPECT_TRUE(holds_for([&] { return replicas() == 5 && marker() == kDha; }, 4s));
@@ -155,7 +156,7 @@ TEST_F(WhatATenantSees, ASecondDhaWithTheWebhookOffNeverPatches) {
 TEST_F(WhatATenantSees, ANewDhaWithTheDefaultWindowsDoesNotScaleDownWithinItsDownWindow) {
   create_postgres(4);
   create_workload_monitor(4);
-  set_load(50);  // wants 2
+  set_load(50);    // wants 2
   create_dha({});  // down window 600 s
   start_operator();
   ASSERT_TRUE(eventually([&] { return condition("AbleToScale") != ""; }, 30s));
@@ -193,7 +194,11 @@ TEST_F(WhatATenantSees, ReasonShowsTheOwnershipConflictAboveTheLagBrake) {
   const std::string get = kubectl(*cluster_, "get dha -n tenant-a", "get-ownership-conflict");
   // Under it, the lag brake still reads with its numbers in the decision (once a reconcile has
   // read the new lag: the conflict is seen through the target's watch, the lag at the next read).
-  EXPECT_TRUE(eventually([&] { return has(kube::string_at(dha(), {"status", "summary"}), "60s > 30s"); }, 20s))
+  EXPECT_TRUE(eventually(
+      [&] {
+        return has(kube::string_at(dha(), {"status", "summary"}), "60s > 30s");
+      },
+      20s))
       << kube::string_at(dha(), {"status", "summary"});
   EXPECT_EQ(reason_column(get), "OwnershipConflict") << get;
   kubectl(*cluster_, "dha status db-dha -n tenant-a", "dha-status-ownership-conflict");
@@ -209,12 +214,13 @@ TEST_F(WhatATenantSees, AverageUtilizationIsAPercentageOfTheCpuRequest) {
   create_postgres(3);
   create_workload_monitor(3);
   set_load(0);  // the pod labels that tell the read replicas
-  const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                       std::chrono::system_clock::now().time_since_epoch()).count();
-  vm_->import_prometheus(fmt::format(
-      "container_cpu_usage_seconds_total{{namespace=\"{0}\",pod=\"db-2\",container=\"postgres\"}} 0 {1}\n"
-      "container_cpu_usage_seconds_total{{namespace=\"{0}\",pod=\"db-2\",container=\"postgres\"}} 12 {2}\n",
-      kNamespace, now - 60000, now));
+  const auto now =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
+  vm_->import_prometheus(
+      fmt::format("container_cpu_usage_seconds_total{{namespace=\"{0}\",pod=\"db-2\",container=\"postgres\"}} 0 {1}\n"
+                  "container_cpu_usage_seconds_total{{namespace=\"{0}\",pod=\"db-2\",container=\"postgres\"}} 12 {2}\n",
+                  kNamespace, now - 60000, now));
   admin_->create(kube::resources::dhas(kNamespace),
                  kube::parse_json(fmt::format(
                      R"({{"apiVersion":"autoscaling.cozystack.io/v1alpha1","kind":"DatabaseHorizontalAutoscaler",)"
@@ -224,7 +230,11 @@ TEST_F(WhatATenantSees, AverageUtilizationIsAPercentageOfTheCpuRequest) {
                      R"("behavior":{{"scaleUp":{{"stabilizationWindowSeconds":0}}}}}}}})",
                      kDha, kNamespace, kApp)));
   start_operator();
-  ASSERT_TRUE(eventually([&] { return has(kube::string_at(dha(), {"status", "metricsDisplay"}), "%/70%"); }, 30s))
+  ASSERT_TRUE(eventually(
+      [&] {
+        return has(kube::string_at(dha(), {"status", "metricsDisplay"}), "%/70%");
+      },
+      30s))
       << kube::string_at(dha(), {"status", "metricsDisplay"}) << " " << condition("AbleToScale", "message");
   const std::string shown = kube::string_at(dha(), {"status", "metricsDisplay"});
   EXPECT_TRUE(has(shown, "20%/70% (ReadCPUUtilization)") || has(shown, "19%/70%") || has(shown, "21%/70%")) << shown;
@@ -272,14 +282,20 @@ TEST_F(WhatATenantSees, DescribeShowsOneLinePerGateAndNoRecommendationDump) {
   start_operator();
   ASSERT_TRUE(eventually([&] { return replicas() == 5; }, 30s)) << "no scale to 5";
   // Converged and settled: the last decision went through every gate.
-  ASSERT_TRUE(eventually([&] { return status_int("currentReplicas") == 5 && condition("AbleToScale") == "Ready"; }, 30s));
-  ASSERT_TRUE(eventually([&] { return kube::string_at(dha(), {"status", "lastDecision", "kind"}) == "NoChange"; }, 30s));
+  ASSERT_TRUE(
+      eventually([&] { return status_int("currentReplicas") == 5 && condition("AbleToScale") == "Ready"; }, 30s));
+  ASSERT_TRUE(eventually(
+      [&] {
+        return kube::string_at(dha(), {"status", "lastDecision", "kind"}) == "NoChange";
+      },
+      30s));
   // Some cycles more, each of which used to add a recommendation.
   std::this_thread::sleep_for(3s);
 
   const std::string describe = kubectl(*cluster_, "describe dha db-dha -n tenant-a", "describe-settled");
   const auto lines = lines_of(describe);
-  const auto events_at = std::find_if(lines.begin(), lines.end(), [](const std::string& l) { return l.rfind("Events:", 0) == 0; });
+  const auto events_at =
+      std::find_if(lines.begin(), lines.end(), [](const std::string& l) { return l.rfind("Events:", 0) == 0; });
   const auto status_at = std::find(lines.begin(), lines.end(), "Status:");
   ASSERT_TRUE(events_at != lines.end() && status_at != lines.end()) << describe;
   // Metadata and spec (39 lines, with the policy the CRD defaults to) are the tenant's. Status,
@@ -292,11 +308,12 @@ TEST_F(WhatATenantSees, DescribeShowsOneLinePerGateAndNoRecommendationDump) {
   const std::regex gate_line(R"(^ +[A-Za-z]+: [0-9]+ -> [0-9]+, [A-Za-z]+(: .+)?$)");
   for (const auto& line : gates) EXPECT_TRUE(std::regex_match(line, gate_line)) << line;
   // A new DHA decides with the Adaptive policy (the CRD's default), whose own line comes first.
-  const std::vector<std::string> chain{"Adaptive", "FailSafe", "QuorumVsQuota", "Convergence", "Health", "LagBrake", "Ownership",
-                                       "Backoff", "Stabilization", "Bounds", "StepLimit", "DryRun"};
+  const std::vector<std::string> chain{"Adaptive",  "FailSafe", "QuorumVsQuota", "Convergence", "Health",    "LagBrake",
+                                       "Ownership", "Backoff",  "Stabilization", "Bounds",      "StepLimit", "DryRun"};
   EXPECT_EQ(gates.size(), chain.size()) << describe;
   for (const auto& gate : chain) {
-    const auto at = std::find_if(gates.begin(), gates.end(), [&](const std::string& l) { return has(l, " " + gate + ": "); });
+    const auto at =
+        std::find_if(gates.begin(), gates.end(), [&](const std::string& l) { return has(l, " " + gate + ": "); });
     EXPECT_TRUE(at != gates.end()) << gate << " has no line in:\n" << describe;
   }
   // The numbers the gates saw, on their line.

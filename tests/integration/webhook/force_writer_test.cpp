@@ -17,10 +17,10 @@
 #include <openssl/evp.h>
 #include <rapidjson/document.h>
 
+#include <sys/wait.h>
 #include <array>
 #include <cstdio>
 #include <filesystem>
-#include <sys/wait.h>
 
 namespace dha {
 namespace {
@@ -34,8 +34,8 @@ constexpr const char* releases = "/apis/helm.toolkit.fluxcd.io/v2/namespaces/ten
 
 std::string base64(const std::string& in) {
   std::string out(4 * ((in.size() + 2) / 3) + 1, '\0');
-  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), reinterpret_cast<const unsigned char*>(in.data()),
-                          static_cast<int>(in.size()));
+  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                          reinterpret_cast<const unsigned char*>(in.data()), static_cast<int>(in.size()));
   out.resize(static_cast<std::size_t>(n));
   return out;
 }
@@ -54,7 +54,8 @@ std::string webhook_configuration(const std::string& ca_pem, const std::string& 
          R"("metadata":{"name":"db-autoscaler-replicas-ownership","labels":{"app":"db-autoscaler"}},)"
          R"("webhooks":[{"name":"replicas.autoscaling.cozystack.io","admissionReviewVersions":["v1"],)"
          R"("sideEffects":"None","failurePolicy":")" +
-         failure_policy + R"(","timeoutSeconds":5,)"
+         failure_policy +
+         R"(","timeoutSeconds":5,)"
          R"("clientConfig":{"service":{"namespace":"cozy-db-autoscaler","name":"db-autoscaler",)"
          R"("path":"/validate-helmrelease-replicas","port":443},"caBundle":")" +
          base64(ca_pem) +
@@ -64,7 +65,7 @@ std::string webhook_configuration(const std::string& ca_pem, const std::string& 
 
 struct CommandResult {
   int exit_code = -1;
-  std::string output; // stdout and stderr
+  std::string output;  // stdout and stderr
 };
 
 CommandResult run(const std::string& command) {
@@ -79,7 +80,7 @@ CommandResult run(const std::string& command) {
 }
 
 class ForceWriter : public ::testing::Test {
-protected:
+ protected:
   void SetUp() override {
     // The webhook, with a certificate for the Service name the API server verifies.
     auto cert = testing::issue_test_certificate({"db-autoscaler.cozy-db-autoscaler.svc"}, {"127.0.0.1"});
@@ -92,7 +93,7 @@ protected:
     options.tokens["apps-token"] = {std::string(admission::default_apps_api_username), {}, "u-apps"};
     options.tokens["operator-token"] = {"system:serviceaccount:cozy-db-autoscaler:db-autoscaler", {}, "u-op"};
     options.tokens["admin-token"] = {"admin", {"system:masters"}, "u-admin"};
-    options.tls = true; // kubectl sends bearer tokens only over TLS
+    options.tls = true;  // kubectl sends bearer tokens only over TLS
     options.crd_dirs = {DHA_TEST_CRD_DIR};
     options.webhook_services["cozy-db-autoscaler/db-autoscaler"] = webhook_port_;
     api_ = std::make_unique<testing::ApiServer>(options);
@@ -117,7 +118,7 @@ protected:
     server::ServerOptions options;
     options.name = "webhook";
     options.host = "127.0.0.1";
-    options.port = webhook_port_; // 0 the first time; the same port when restarted
+    options.port = webhook_port_;  // 0 the first time; the same port when restarted
     options.tls = server::TlsOptions{cert_dir_.path()};
     server::Router router;
     admission::mount_replicas_ownership_webhook(router, {}, &metrics_);
@@ -252,15 +253,15 @@ TEST_F(ForceWriter, KubectlSeesTheDenial) {
     FAIL() << "kubectl is required for this test and was not found on PATH";
   const auto kubeconfig = (work_dir_.path() / "gitops.kubeconfig").string();
   api_->write_kubeconfig(kubeconfig, "gitops-token");
-  auto result = run("kubectl --kubeconfig " + kubeconfig +
-                    " -n tenant-a patch helmrelease postgres-db --type merge -p '{\"spec\":{\"values\":{\"replicas\":9}}}'");
+  auto result =
+      run("kubectl --kubeconfig " + kubeconfig +
+          " -n tenant-a patch helmrelease postgres-db --type merge -p '{\"spec\":{\"values\":{\"replicas\":9}}}'");
   EXPECT_NE(result.exit_code, 0) << result.output;
   EXPECT_NE(result.output.find("denied the request: replicas of this database is managed by "
                                "DatabaseHorizontalAutoscaler \"db\""),
             std::string::npos)
       << result.output;
-  EXPECT_NE(result.output.find("(attempted change 3 -> 9 by \"" + std::string(gitops_user) + "\")"),
-            std::string::npos)
+  EXPECT_NE(result.output.find("(attempted change 3 -> 9 by \"" + std::string(gitops_user) + "\")"), std::string::npos)
       << result.output;
 }
 
@@ -298,5 +299,5 @@ TEST_F(ForceWriter, WebhookMetricsCountTheDecisions) {
       << text;
 }
 
-} // namespace
-} // namespace dha
+}  // namespace
+}  // namespace dha

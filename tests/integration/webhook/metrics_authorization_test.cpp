@@ -27,7 +27,7 @@ using testing_clients::HttpClient;
 constexpr const char* prometheus_user = "system:serviceaccount:monitoring:vmagent";
 
 class MetricsAuthorization : public ::testing::Test {
-protected:
+ protected:
   void SetUp() override {
     testing::ApiServerOptions api_options;
     api_options.tls = true;
@@ -110,8 +110,8 @@ TEST_F(MetricsAuthorization, OnlyAnAuthorizedIdentityReadsMetrics) {
     }
     if (e.path.find("subjectaccessreviews") != std::string::npos) ++access_reviews;
   }
-  EXPECT_EQ(token_reviews, 3);  // scraper, unknown, tenant (no token never asks)
-  EXPECT_EQ(access_reviews, 2); // scraper, tenant
+  EXPECT_EQ(token_reviews, 3);   // scraper, unknown, tenant (no token never asks)
+  EXPECT_EQ(access_reviews, 2);  // scraper, tenant
 }
 
 TEST_F(MetricsAuthorization, ApiServerFailureIsA503NeverAnAllow) {
@@ -148,7 +148,7 @@ TEST_F(MetricsAuthorization, AFloodOfInventedTokensIsBoundedAndLeavesTheScraperS
   options.max_refused_entries = 8;
   options.reviews = {.per_peer_per_second = 1, .per_peer_burst = 10, .total_per_second = 1, .total_burst = 20};
   kube::Config reconcilers = operator_config();
-  reconcilers.qps = 0.2; // a budget so small that a review sent through it would wait seconds
+  reconcilers.qps = 0.2;  // a budget so small that a review sent through it would wait seconds
   reconcilers.burst = 1;
   start_metrics(options, reconcilers);
   ASSERT_EQ(scrape("scraper-token").status, 200);
@@ -216,5 +216,5 @@ TEST(MetricsAuthorizerOptions, AnAllowedVerdictIsKeptForMinutes) {
   EXPECT_GE(op::MetricsAuthorizerOptions{}.allowed_ttl, std::chrono::minutes(5));
 }
 
-} // namespace
-} // namespace dha
+}  // namespace
+}  // namespace dha

@@ -64,7 +64,8 @@ status:
     phase: Running
     generation: 7
     version: "7"
-series: [{metric: keydb_clients, value: readConnections}])", "keydb.yaml");
+series: [{metric: keydb_clients, value: readConnections}])",
+                                          "keydb.yaml");
   ASSERT_EQ(e.status_fields.size(), 6u);
   EXPECT_EQ(e.status_fields[0].path, "status.topology.readyNodes");
   EXPECT_EQ(e.status_fields[0].source, StatusField::Source::kAvailable);
@@ -76,7 +77,8 @@ series: [{metric: keydb_clients, value: readConnections}])", "keydb.yaml");
   EXPECT_TRUE(e.status_fields[4].constant_is_number);
   EXPECT_FALSE(e.status_fields[5].constant_is_number) << "a quoted number stays a string";
   try {
-    EngineDescription::parse("{kind: K, group: g.io, version: v1, plural: ks, status: {fields: {'a..b': ready}}}", "bad.yaml");
+    EngineDescription::parse("{kind: K, group: g.io, version: v1, plural: ks, status: {fields: {'a..b': ready}}}",
+                             "bad.yaml");
     ADD_FAILURE() << "a path with an empty step must be refused";
   } catch (const std::invalid_argument& error) {
     EXPECT_NE(std::string(error.what()).find("status.fields.a..b"), std::string::npos) << error.what();
@@ -98,7 +100,8 @@ TEST(EngineDescription, JsonIsAcceptedAndDefaultsAreFilled) {
 }
 
 TEST(EngineDescription, PlaceholdersAreFilledAndOthersLeftAlone) {
-  EXPECT_EQ(fill_placeholders("${namespace}/${app}/${pod}/${role}", "ns", "db", "db-2", "replica"), "ns/db/db-2/replica");
+  EXPECT_EQ(fill_placeholders("${namespace}/${app}/${pod}/${role}", "ns", "db", "db-2", "replica"),
+            "ns/db/db-2/replica");
   EXPECT_EQ(fill_placeholders("$app ${ap} ${", "ns", "db"), "$app ${ap} ${");
 }
 
@@ -125,8 +128,7 @@ TEST_P(EngineDescriptionRejects, WithTheSourceAndTheKey) {
 INSTANTIATE_TEST_SUITE_P(
     Cases, EngineDescriptionRejects,
     ::testing::Values(
-        BadDescription{"Empty", "", "empty engine description"},
-        BadDescription{"NotYaml", "kind: [", "not YAML"},
+        BadDescription{"Empty", "", "empty engine description"}, BadDescription{"NotYaml", "kind: [", "not YAML"},
         BadDescription{"NotAMapping", "- a\n- b\n", "must be a mapping"},
         BadDescription{"NoKind", "group: x.io\nversion: v1\nplural: xs\n" DHA_ONE_SERIES, "kind: is required"},
         BadDescription{"UnknownKey", DHA_ENGINE_HEAD "replica: 3\n" DHA_ONE_SERIES, "replica: unknown key"},
@@ -139,7 +141,8 @@ INSTANTIATE_TEST_SUITE_P(
                        "status.availablePath: \"spec.ready\" must be a dotted path under status."},
         BadDescription{"PodPlaceholder", DHA_ENGINE_HEAD "pods: \"${pod}\"\n" DHA_ONE_SERIES,
                        "pods: unknown placeholder ${pod}"},
-        BadDescription{"MonitorWithoutName", DHA_ENGINE_HEAD "health: {workloadMonitor: {minReplicas: 1}}\n" DHA_ONE_SERIES,
+        BadDescription{"MonitorWithoutName",
+                       DHA_ENGINE_HEAD "health: {workloadMonitor: {minReplicas: 1}}\n" DHA_ONE_SERIES,
                        "health.workloadMonitor.name: is required"},
         BadDescription{"NoSeries", DHA_ENGINE_HEAD, "series: is required"},
         BadDescription{"BadMetricName", DHA_ENGINE_HEAD "series: [{metric: 1x, value: 1}]\n",
@@ -153,7 +156,8 @@ INSTANTIATE_TEST_SUITE_P(
                        "series[0].value: \"qps\" is neither a number nor one of readConnections"},
         BadDescription{"UnknownPods", DHA_ENGINE_HEAD "series: [{metric: x, value: 1, pods: leaders}]\n",
                        "series[0].pods: \"leaders\" is not one of all, available, primary, replicas"},
-        BadDescription{"LoadOnProvisioningPods", DHA_ENGINE_HEAD "series: [{metric: x, value: lagSeconds, pods: all}]\n",
+        BadDescription{"LoadOnProvisioningPods",
+                       DHA_ENGINE_HEAD "series: [{metric: x, value: lagSeconds, pods: all}]\n",
                        "series[0].pods: \"all\" includes pods still provisioning"}),
     [](const auto& info) { return std::string(info.param.name); });
 

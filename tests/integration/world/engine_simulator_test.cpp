@@ -35,12 +35,14 @@ class AcmeDbWorld : public WorldServers<AcmeDbWorld> {
     return engine_.collection_path(ns_) + (name.empty() ? "" : "/" + name);
   }
   void create_acmedb(const std::string& name, const std::string& spec) {
-    const auto r = kube_->create(acmedb_path(), R"({"apiVersion":"db.example.com/v1","kind":"AcmeDB","metadata":{"name":")" +
-                                                    name + R"(","namespace":")" + ns_ + R"("},"spec":)" + spec + "}");
+    const auto r =
+        kube_->create(acmedb_path(), R"({"apiVersion":"db.example.com/v1","kind":"AcmeDB","metadata":{"name":")" +
+                                         name + R"(","namespace":")" + ns_ + R"("},"spec":)" + spec + "}");
     ASSERT_EQ(r.status, 201) << r.body;
   }
   void set_replicas(int replicas) {
-    const auto r = kube_->merge_patch(acmedb_path("orders"), R"({"spec":{"replicas":)" + std::to_string(replicas) + "}}");
+    const auto r =
+        kube_->merge_patch(acmedb_path("orders"), R"({"spec":{"replicas":)" + std::to_string(replicas) + "}}");
     ASSERT_EQ(r.status, 200) << r.body;
   }
 
@@ -82,8 +84,9 @@ class AcmeDbWorld : public WorldServers<AcmeDbWorld> {
   // The template adapter's query of `kind` for tenant/orders, rendered as the host renders it.
   std::string adapter_query(const std::string& kind) const {
     const sdk::json::Document config = sdk::json::parse(R"({"minQuorum": 1})", "config");
-    const sdk::Queries q = acme::AcmeDbAdapter(sdk::Host(), config)
-                               .queries({ns_, "orders", "acmedb-orders", "db.example.com", "AcmeDB", {"ReadConnections"}});
+    const sdk::Queries q =
+        acme::AcmeDbAdapter(sdk::Host(), config)
+            .queries({ns_, "orders", "acmedb-orders", "db.example.com", "AcmeDB", {"ReadConnections"}});
     const std::string& tmpl = kind == "lag" ? q.lag_query : kind == "writes" ? q.write_activity : q.driver.at(kind);
     return fill_query_placeholders(tmpl, ns_, "orders", "acmedb-orders");
   }
@@ -127,7 +130,9 @@ status:
     topology.nodes: instances
     allReady: ready
     phase: Running
-series: [{metric: acmedb_client_connections, value: readConnections}])", "fields.yaml").status_fields;
+series: [{metric: acmedb_client_connections, value: readConnections}])",
+                                                    "fields.yaml")
+                               .status_fields;
   WorldSimulator world(KubeEndpoint::from_kubeconfig(kubeconfig_), constant_curve("250,0.5,100"), o, log_);
   const auto t0 = Clock::now();
   world.step(t0);

@@ -16,8 +16,8 @@
 #include "dha/testing/api_server.hpp"
 #include "dha/testing/victoria_metrics.hpp"
 #include "dha/testing/world/world_simulator.hpp"
-#include "world_servers.hpp"
 #include "postgres_adapter.hpp"
+#include "world_servers.hpp"
 
 namespace dha::testing::world {
 namespace {
@@ -136,7 +136,6 @@ class WorldOnRealServers : public WorldServers<WorldOnRealServers> {
     for (const auto& [pod, v] : last) seen += pod + "=" + std::to_string(v) + " ";
     ADD_FAILURE() << "active backends by pod: " << seen;
   }
-
 };
 
 TEST_F(WorldOnRealServers, WorkloadMonitorFollowsReplicasAsTheyBecomeAvailable) {

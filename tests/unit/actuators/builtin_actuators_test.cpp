@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
-#include "dha/sdk/actuator_types.hpp"
 #include "dha/components/builtin_components.hpp"
+#include "dha/sdk/actuator_types.hpp"
 #include "plugin_host/plugin_registry.hpp"
 
 namespace dha::actuators {
@@ -19,15 +19,18 @@ class BuiltinActuators : public ::testing::Test {
     scale = registry.create("builtin.scale");
   }
 
-  static std::string plan(const plugin_host::PluginInstance& actuator, const std::string& request, bool expect_ok = true) {
+  static std::string plan(const plugin_host::PluginInstance& actuator, const std::string& request,
+                          bool expect_ok = true) {
     const auto r = actuator.call(actuator.actuator()->plan, request);
     EXPECT_EQ(r.ok(), expect_ok) << r.error;
     return r.ok() ? r.output : r.error;
   }
 
-  static std::string request(const std::string& action, const std::string& target, const std::string& path, int desired) {
+  static std::string request(const std::string& action, const std::string& target, const std::string& path,
+                             int desired) {
     return R"({"action":")" + action + R"(","dha":{"namespace":"t","name":"db-dha"},"target":)" + target +
-           R"(,"replicasPath":")" + path + R"(","currentReplicas":2,"desiredReplicas":)" + std::to_string(desired) + "}";
+           R"(,"replicasPath":")" + path + R"(","currentReplicas":2,"desiredReplicas":)" + std::to_string(desired) +
+           "}";
   }
 
   plugin_host::PluginRegistry registry;

@@ -22,13 +22,13 @@ std::string review(const std::string& request_body) {
 std::string managed(int replicas, bool marker = true) {
   std::string annotations =
       marker ? R"("annotations":{")" + std::string(managed_by_annotation) + R"(":"db"})" : R"("annotations":{})";
-  return R"({"metadata":{"name":"r",)" + annotations + R"(},"spec":{"values":{"replicas":)" +
-         std::to_string(replicas) + "}}}";
+  return R"({"metadata":{"name":"r",)" + annotations + R"(},"spec":{"values":{"replicas":)" + std::to_string(replicas) +
+         "}}}";
 }
 
 std::string update(const std::string& user, int from, int to) {
-  return review(R"({"uid":"u-1","operation":"UPDATE","userInfo":{"username":")" + user + R"(","groups":["g"]},"oldObject":)" +
-                managed(from) + R"(,"object":)" + managed(to) + "}");
+  return review(R"({"uid":"u-1","operation":"UPDATE","userInfo":{"username":")" + user +
+                R"(","groups":["g"]},"oldObject":)" + managed(from) + R"(,"object":)" + managed(to) + "}");
 }
 
 struct Parsed {
@@ -46,7 +46,8 @@ void parse(Parsed& out, const ReviewReply& reply) {
 }
 
 TEST(AdmissionReview, AllowedResponseCarriesUidAndCode200) {
-  auto reply = handle_admission_review(update(std::string(default_apps_api_username), 3, 5), "application/json", ownership);
+  auto reply =
+      handle_admission_review(update(std::string(default_apps_api_username), 3, 5), "application/json", ownership);
   EXPECT_EQ(reply.http_status, 200);
   EXPECT_EQ(reply.result, ReviewResult::allowed);
   Parsed p;
@@ -82,8 +83,8 @@ TEST(AdmissionReview, MissingUserInfoIsAnUnknownIdentity) {
 TEST(AdmissionReview, CreateOfAManagedReleaseIsDeniedAndOfAnUnmanagedOneAllowed) {
   auto body = review(R"({"uid":"u-3","operation":"CREATE","userInfo":{"username":"bob"},"object":)" + managed(4) + "}");
   EXPECT_EQ(handle_admission_review(body, "application/json", ownership).result, ReviewResult::denied);
-  auto unmanaged = review(R"({"uid":"u-4","operation":"CREATE","userInfo":{"username":"bob"},"object":)" +
-                          managed(4, false) + "}");
+  auto unmanaged =
+      review(R"({"uid":"u-4","operation":"CREATE","userInfo":{"username":"bob"},"object":)" + managed(4, false) + "}");
   EXPECT_EQ(handle_admission_review(unmanaged, "application/json", ownership).result, ReviewResult::allowed);
 }
 
@@ -221,10 +222,10 @@ TEST(AdmissionReview, ResponseBytesMatchRapidJsonWriterForEveryEscape) {
       "sixteen-chars-ok",
       std::string("nul\0inside", 10),
       "quote\" backslash\\ slash/ tab\t newline\n cr\r ff\f bs\b bell\a esc\x1b del\x7f",
-      "\"\"\"\"\"\"\"\"\\\\\\\\\\\\\\\\",          // escapes filling whole 8-byte words
-      "0123456\n0123456\"0123456\\",              // an escape at the end of each word
-      "caf\xc3\xa9 \xe2\x9c\x93 \xf0\x9f\x98\x80", // UTF-8 passes through
-      "\xff\xfe invalid UTF-8 \xc3",              // so does invalid UTF-8
+      "\"\"\"\"\"\"\"\"\\\\\\\\\\\\\\\\",           // escapes filling whole 8-byte words
+      "0123456\n0123456\"0123456\\",                // an escape at the end of each word
+      "caf\xc3\xa9 \xe2\x9c\x93 \xf0\x9f\x98\x80",  // UTF-8 passes through
+      "\xff\xfe invalid UTF-8 \xc3",                // so does invalid UTF-8
       all_bytes,
       std::string(1000, 'x') + "\x01" + std::string(1000, 'y'),
   };
@@ -257,5 +258,5 @@ TEST(AdmissionReview, ByteOrderMarkIsSkippedAndErrorOffsetsCountFromTheBodyStart
   EXPECT_NE(reply.body.find("invalid JSON at offset 17:"), std::string::npos) << reply.body;
 }
 
-} // namespace
-} // namespace dha::admission
+}  // namespace
+}  // namespace dha::admission

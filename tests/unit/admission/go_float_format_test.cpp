@@ -9,7 +9,7 @@ namespace {
 
 struct Case {
   double value;
-  const char* go; // what fmt.Sprintf("%v", float64(value)) prints
+  const char* go;  // what fmt.Sprintf("%v", float64(value)) prints
 };
 
 TEST(FormatGoFloat, MatchesGoPercentV) {
@@ -41,5 +41,5 @@ TEST(FormatGoFloat, MatchesGoPercentV) {
   for (const auto& c : cases) EXPECT_EQ(format_go_float(c.value), c.go) << c.go;
 }
 
-} // namespace
-} // namespace dha::admission
+}  // namespace
+}  // namespace dha::admission

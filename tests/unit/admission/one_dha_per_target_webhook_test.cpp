@@ -27,7 +27,7 @@ std::string review(const std::string& name, std::size_t pad = 0) {
 }
 
 class TargetWebhookBudget : public ::testing::Test {
-protected:
+ protected:
   void SetUp() override {
     testing_pki::write_cert_dir(dir_.path(), pki_.serving);
     server::ServerOptions options;
@@ -36,7 +36,7 @@ protected:
     options.trusted_networks = {"127.0.0.9"};
     server::Router router;
     OneDhaPerTargetWebhookOptions webhook;
-    webhook.per_peer_per_second = 0.01; // no refill to speak of while the test runs
+    webhook.per_peer_per_second = 0.01;  // no refill to speak of while the test runs
     webhook.per_peer_burst = 20;
     mount_one_dha_per_target_webhook(router, webhook, [this](const std::string&) {
       ++claims_read_;
@@ -48,8 +48,8 @@ protected:
   std::string url() const { return "https://localhost:" + std::to_string(server_->port()) + "/validate-dha-target"; }
 
   struct Counts {
-    int denied = 0;    // decided: another DHA holds the target
-    int throttled = 0; // 429
+    int denied = 0;     // decided: another DHA holds the target
+    int throttled = 0;  // 429
     int other = 0;
     long new_connections = 0;
   };
@@ -104,5 +104,5 @@ TEST_F(TargetWebhookBudget, APeerInTheTrustedNetworksIsNotCounted) {
   EXPECT_EQ(api_server.throttled, 0);
 }
 
-} // namespace
-} // namespace dha::admission
+}  // namespace
+}  // namespace dha::admission

@@ -18,9 +18,10 @@ std::string release(std::optional<std::string> marker, std::optional<std::string
   std::string annotations =
       marker ? "\"annotations\":{\"" + std::string(managed_by_annotation) + "\":\"" + *marker + "\"}" : "";
   std::string values = replicas_json ? "\"replicas\":" + *replicas_json + ",\"size\":\"10Gi\"" : "\"size\":\"10Gi\"";
-  return "{\"apiVersion\":\"helm.toolkit.fluxcd.io/v2\",\"kind\":\"HelmRelease\",\"metadata\":{\"name\":\"postgres-db\"," +
-         annotations + (annotations.empty() ? "" : ",") + "\"namespace\":\"tenant-a\"},\"spec\":{\"values\":{" + values +
-         "}}}";
+  return "{\"apiVersion\":\"helm.toolkit.fluxcd.io/"
+         "v2\",\"kind\":\"HelmRelease\",\"metadata\":{\"name\":\"postgres-db\"," +
+         annotations + (annotations.empty() ? "" : ",") + "\"namespace\":\"tenant-a\"},\"spec\":{\"values\":{" +
+         values + "}}}";
 }
 
 struct Case {
@@ -29,7 +30,7 @@ struct Case {
   std::string new_json;
   std::string user;
   bool allowed;
-  std::string message; // exact message when denied
+  std::string message;  // exact message when denied
 };
 
 std::string denial(const std::string& attempt, const std::string& marker = "db") {
@@ -47,9 +48,12 @@ TEST(EvaluateOwnership, EveryBranch) {
   const std::string managed3 = release("db", "3");
   const std::string post_renderer =
       R"(,"postRenderers":[{"kustomize":{"patches":[{"patch":"- op: replace\n  path: /spec/instances\n  value: 9"}]}}])";
-  const std::string chart_v1 = R"(,"chart":{"spec":{"chart":"postgres","version":"0.10.0","sourceRef":{"kind":"HelmRepository","name":"cozystack-apps"}}})";
-  const std::string chart_v2 = R"(,"chart":{"spec":{"chart":"postgres","version":"0.11.0","sourceRef":{"kind":"HelmRepository","name":"cozystack-apps"}}})";
-  const std::string chart_other_source = R"(,"chart":{"spec":{"chart":"postgres","version":"0.10.0","sourceRef":{"kind":"HelmRepository","name":"mine"}}})";
+  const std::string chart_v1 =
+      R"(,"chart":{"spec":{"chart":"postgres","version":"0.10.0","sourceRef":{"kind":"HelmRepository","name":"cozystack-apps"}}})";
+  const std::string chart_v2 =
+      R"(,"chart":{"spec":{"chart":"postgres","version":"0.11.0","sourceRef":{"kind":"HelmRepository","name":"cozystack-apps"}}})";
+  const std::string chart_other_source =
+      R"(,"chart":{"spec":{"chart":"postgres","version":"0.10.0","sourceRef":{"kind":"HelmRepository","name":"mine"}}})";
   const std::string values_from = R"(,"valuesFrom":[{"kind":"ConfigMap","name":"more-replicas"}])";
   const Case cases[] = {
       // Unparseable objects pass.
@@ -69,9 +73,10 @@ TEST(EvaluateOwnership, EveryBranch) {
       {"delete of a managed release", managed3, "null", gitops, false,
        denial("attempted deletion by \"" + std::string(gitops) + "\"")},
       {"delete by the apps API", managed3, "null", apps_api, true, ""},
-      {"delete by the garbage collector", managed3, "null", "system:serviceaccount:kube-system:generic-garbage-collector",
-       true, ""},
-      {"delete with the namespace", managed3, "null", "system:serviceaccount:kube-system:namespace-controller", true, ""},
+      {"delete by the garbage collector", managed3, "null",
+       "system:serviceaccount:kube-system:generic-garbage-collector", true, ""},
+      {"delete with the namespace", managed3, "null", "system:serviceaccount:kube-system:namespace-controller", true,
+       ""},
       // Unmanaged objects pass whatever happens to replicas.
       {"unmanaged replicas change", release(std::nullopt, "3"), release(std::nullopt, "5"), gitops, true, ""},
       {"empty marker is unmanaged", release("", "3"), release("", "5"), gitops, true, ""},
@@ -85,11 +90,12 @@ TEST(EvaluateOwnership, EveryBranch) {
        gitops, true, ""},
       // The allowed identity passes even when it changes replicas or the marker; the operator's
       // own ServiceAccount is not one (its changes arrive through the apps API).
-      {"operator changes replicas", managed3, release("db", "5"), "system:serviceaccount:cozy-db-autoscaler:db-autoscaler",
-       false, denial("attempted change 3 -> 5 by \"system:serviceaccount:cozy-db-autoscaler:db-autoscaler\"")},
+      {"operator changes replicas", managed3, release("db", "5"),
+       "system:serviceaccount:cozy-db-autoscaler:db-autoscaler", false,
+       denial("attempted change 3 -> 5 by \"system:serviceaccount:cozy-db-autoscaler:db-autoscaler\"")},
       {"apps API changes replicas", managed3, release("db", "5"), std::string(default_apps_api_username), true, ""},
-      {"apps API removes the marker", managed3, release(std::nullopt, "3"), std::string(default_apps_api_username), true,
-       ""},
+      {"apps API removes the marker", managed3, release(std::nullopt, "3"), std::string(default_apps_api_username),
+       true, ""},
       // Writers fighting the autoscaler are denied.
       {"gitops changes replicas", managed3, release("db", "5"), gitops, false,
        denial("attempted change 3 -> 5 by \"" + std::string(gitops) + "\"")},
@@ -175,7 +181,8 @@ TEST(EvaluateOwnership, AllowedUsersComeFromTheCaller) {
 
 TEST(EvaluateOwnership, LongStringValueIsTruncatedInTheMessage) {
   const std::string long_value(500, 'x');
-  auto verdict = evaluate_ownership(release("db", "3"), release("db", "\"" + long_value + "\""), "alice", allowed_users);
+  auto verdict =
+      evaluate_ownership(release("db", "3"), release("db", "\"" + long_value + "\""), "alice", allowed_users);
   ASSERT_FALSE(verdict.allowed);
   EXPECT_NE(verdict.message.find("-> \"" + std::string(64, 'x') + "\"... by"), std::string::npos) << verdict.message;
 }
@@ -187,5 +194,5 @@ TEST(EvaluateOwnership, DeeplyNestedValuesNeitherCrashNorRecurse) {
   EXPECT_TRUE(evaluate_ownership(release("db", deep), release("db", deep), "alice", allowed_users).allowed);
 }
 
-} // namespace
-} // namespace dha::admission
+}  // namespace
+}  // namespace dha::admission

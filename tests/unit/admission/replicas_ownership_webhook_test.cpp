@@ -28,7 +28,7 @@ std::string review(const std::string& uid, const std::string& user, int from, in
 }
 
 class WebhookOverTls : public ::testing::Test {
-protected:
+ protected:
   void SetUp() override {
     testing_pki::write_cert_dir(dir_.path(), pki_.serving);
     server::ServerOptions options;
@@ -103,8 +103,9 @@ TEST_F(WebhookOverTls, DeniesAllowsAndRejectsOverOneKeepAliveConnection) {
                       "\"allowed\"} 2\n"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("controller_runtime_webhook_latency_seconds_count{webhook=\"/validate-helmrelease-replicas\"} 5\n"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("controller_runtime_webhook_latency_seconds_count{webhook=\"/validate-helmrelease-replicas\"} 5\n"),
+      std::string::npos)
       << text;
   EXPECT_NE(text.find("controller_runtime_webhook_requests_in_flight{webhook=\"/validate-helmrelease-replicas\"} 0\n"),
             std::string::npos)
@@ -125,5 +126,5 @@ TEST(MountReplicasOwnershipWebhook, WorksWithoutARegistry) {
   EXPECT_NE(response.body.find("\"allowed\":false"), std::string::npos);
 }
 
-} // namespace
-} // namespace dha::admission
+}  // namespace
+}  // namespace dha::admission

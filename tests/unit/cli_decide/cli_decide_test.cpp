@@ -49,8 +49,8 @@ class Cli : public ::testing::Test {
   // Runs `db-autoscaler <args>` with stdin from `stdin_file` (or /dev/null).
   Result run(const std::string& args, const std::string& stdin_file = "/dev/null") {
     const fs::path out = dir_ / "out", err = dir_ / "err";
-    const std::string cmd = std::string("'") + DHA_BINARY + "' " + args + " < '" + stdin_file + "' > '" +
-                            out.string() + "' 2> '" + err.string() + "'";
+    const std::string cmd = std::string("'") + DHA_BINARY + "' " + args + " < '" + stdin_file + "' > '" + out.string() +
+                            "' 2> '" + err.string() + "'";
     const int status = std::system(cmd.c_str());
     Result r;
     r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -174,7 +174,8 @@ TEST_P(DecideBadInput, ExitsTwoNamingTheField) {
   EXPECT_TRUE(r.out.empty());
 }
 
-#define SPEC R"("spec":{"minReplicas":2,"maxReplicas":6,"metrics":[{"type":"ReadConnections","target":{"averageValue":"150"}}]})"
+#define SPEC \
+  R"("spec":{"minReplicas":2,"maxReplicas":6,"metrics":[{"type":"ReadConnections","target":{"averageValue":"150"}}]})"
 #define OBS R"("observation":{"currentReplicas":3,"metrics":[{"type":"ReadConnections","value":420}]})"
 
 INSTANTIATE_TEST_SUITE_P(
@@ -182,19 +183,21 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadRow{"empty", "", "input: not valid JSON at offset 0: The document is empty."},
         BadRow{"truncated", "{\"now\":", "input: not valid JSON at offset 7: Invalid value."},
-        BadRow{"array", "[]", "input: must be an object"},
-        BadRow{"no_now", "{" SPEC "," OBS "}", "now: required"},
+        BadRow{"array", "[]", "input: must be an object"}, BadRow{"no_now", "{" SPEC "," OBS "}", "now: required"},
         BadRow{"now_fraction", "{\"now\":1.5," SPEC "," OBS "}", "now: must be an integer"},
         BadRow{"now_negative", "{\"now\":-1," SPEC "," OBS "}", "now: out of range [0, 253402300799]"},
         BadRow{"no_spec", "{\"now\":1," OBS "}", "spec: required"},
-        BadRow{"bad_quantity",
-               R"({"now":1,"spec":{"minReplicas":2,"maxReplicas":6,"metrics":[{"type":"ReadConnections","target":{"averageValue":"1.2.3"}}]},)" OBS "}",
-               "spec.metrics[0].target.averageValue: not a quantity (\"1.2.3\": unknown suffix \".3\")"},
+        BadRow{
+            "bad_quantity",
+            R"({"now":1,"spec":{"minReplicas":2,"maxReplicas":6,"metrics":[{"type":"ReadConnections","target":{"averageValue":"1.2.3"}}]},)" OBS
+            "}",
+            "spec.metrics[0].target.averageValue: not a quantity (\"1.2.3\": unknown suffix \".3\")"},
         BadRow{"no_observation", "{\"now\":1," SPEC "}", "observation: required"},
         BadRow{"no_current", "{\"now\":1," SPEC ",\"observation\":{}}", "observation.currentReplicas: required"},
         BadRow{"bad_state", "{\"now\":1," SPEC "," OBS ",\"state\":{\"backoff\":{\"replicas\":3}}}",
                "state.backoff.until: required"},
-        BadRow{"bad_recommendation", "{\"now\":1," SPEC "," OBS ",\"state\":{\"recommendations\":[{\"time\":\"x\",\"replicas\":3}]}}",
+        BadRow{"bad_recommendation",
+               "{\"now\":1," SPEC "," OBS ",\"state\":{\"recommendations\":[{\"time\":\"x\",\"replicas\":3}]}}",
                "state.recommendations[0].time: must be an integer"}),
     [](const auto& info) { return std::string(info.param.name); });
 
@@ -208,9 +211,12 @@ TEST_F(Cli, DecideMissingFileIsBadInput) {
 }
 
 TEST_F(Cli, DecideNonPositiveTargetIsADecisionNotBadInput) {
-  const auto r = run("decide " +
-                     write("in.json", R"({"now":1,"spec":{"minReplicas":2,"maxReplicas":6,"metrics":[{"type":"ReadConnections","target":{"averageValue":"0"}}]},"observation":{"currentReplicas":3}})")
-                         .string());
+  const auto r = run(
+      "decide " +
+      write(
+          "in.json",
+          R"({"now":1,"spec":{"minReplicas":2,"maxReplicas":6,"metrics":[{"type":"ReadConnections","target":{"averageValue":"0"}}]},"observation":{"currentReplicas":3}})")
+          .string());
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("\"reason\":\"InvalidMetricTarget\""), std::string::npos);
 }
@@ -238,8 +244,7 @@ TEST_P(SimulateExamples, RunAndWriteJsonAndSvg) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Traces, SimulateExamples,
-                         ::testing::Values("diurnal", "spike", "slow-ramp-lag", "metric-outage"),
-                         [](const auto& info) {
+                         ::testing::Values("diurnal", "spike", "slow-ramp-lag", "metric-outage"), [](const auto& info) {
                            std::string n = info.param;
                            for (auto& c : n)
                              if (c == '-') c = '_';
@@ -261,8 +266,8 @@ TEST_F(Cli, SimulateAcceptsABareJsonSpec) {
   const auto dha = write("spec.json", R"({"minReplicas":2,"maxReplicas":4,
       "metrics":[{"type":"ReadConnections","target":{"averageValue":100}}]})");
   const auto load = write("load.csv", "time,ReadConnections\n0,100\n600,500\n3600,500\n");
-  const auto r = run("simulate --summary-only --interval 30 --initial-replicas 3 --dha " + dha.string() +
-                     " --load " + load.string());
+  const auto r = run("simulate --summary-only --interval 30 --initial-replicas 3 --dha " + dha.string() + " --load " +
+                     load.string());
   ASSERT_EQ(r.code, 0) << r.err;
   // The first observation counts as a recommendation of the 3 replicas there are, as in the
   // operator: the quiet first 600 s are shorter than the down window, and the load then needs 4.
@@ -323,9 +328,9 @@ TEST_F(Cli, SimulateGenerateIsSeededAndRefusesUnknownFamilies) {
 
 // A week of history, then one day of decisions: the forecast finds every daily rise ready.
 TEST_F(Cli, SimulatePredictiveOnTheLastDayOfAWeek) {
-  const auto r = run("simulate --compare --dha " + example("load/dha.yaml") + " --load " +
-                     example("load/diurnal-week.csv") +
-                     " --start-at 604800 --initial-replicas 4 --profile adaptive --profile predictive");
+  const auto r =
+      run("simulate --compare --dha " + example("load/dha.yaml") + " --load " + example("load/diurnal-week.csv") +
+          " --start-at 604800 --initial-replicas 4 --profile adaptive --profile predictive");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("\npredictive "), std::string::npos) << r.out;
   const auto bad = run("simulate --dha " + example("load/dha.yaml") + " --load " + example("load/flash-crowd.csv") +
@@ -377,7 +382,8 @@ TEST_P(SimulateShortOfTheNeed, CountsItAsSpentInTheRatio) {
   EXPECT_NE(table.out.find(std::string("\n") + GetParam().table_row + " "), std::string::npos) << table.out;
   const auto json = run(base + GetParam().profile + " --json -");
   ASSERT_EQ(json.code, 0) << json.err;
-  EXPECT_NE(json.out.find(GetParam().json_field), std::string::npos) << json.out.substr(json.out.size() > 1500 ? json.out.size() - 1500 : 0);
+  EXPECT_NE(json.out.find(GetParam().json_field), std::string::npos)
+      << json.out.substr(json.out.size() > 1500 ? json.out.size() - 1500 : 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -409,8 +415,7 @@ TEST_F(Cli, SimulateRefusesSeveralSpecsWithoutCompareAndUnknownProfiles) {
           example("load/flash-crowd.csv"));
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--compare prints one table"), std::string::npos) << r.err;
-  r = run("simulate --dha " + example("load/dha.yaml") + " --profile clever --load " +
-          example("load/flash-crowd.csv"));
+  r = run("simulate --dha " + example("load/dha.yaml") + " --profile clever --load " + example("load/flash-crowd.csv"));
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--profile: unknown profile \"clever\" (default, windowed, fast, hpa, adaptive, predictive "
                        "or forecast-only)"),
@@ -432,9 +437,9 @@ TEST_F(Cli, SimulateAppliesTheCrdDefaultsToTheManifest) {
   const auto windowed = write("windowed.yaml",
                               "spec: {minReplicas: 2, maxReplicas: 8, metrics: [{type: ReadConnections, target: "
                               "{averageValue: 150}}], behavior: {policy: Windowed}}");
-  const auto r = run("simulate --compare --dha " + example("load/dha.yaml") + " --dha " + windowed.string() +
-                     " --load " + example("load/diurnal-day.csv") + " --profile default --profile adaptive" +
-                     " --profile windowed");
+  const auto r =
+      run("simulate --compare --dha " + example("load/dha.yaml") + " --dha " + windowed.string() + " --load " +
+          example("load/diurnal-day.csv") + " --profile default --profile adaptive" + " --profile windowed");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(compare_row(r.out, "dha/default"), compare_row(r.out, "dha/adaptive")) << r.out;
   EXPECT_NE(compare_row(r.out, "dha/default"), compare_row(r.out, "dha/windowed")) << r.out;
@@ -456,8 +461,8 @@ metadata: {name: db, namespace: tenant-a}
 spec: {replicas: 3, quorum: {maxSyncReplicas: 2}}
 )");
   const auto load = write("quiet.csv", "time,ReadConnections\n0,10\n3600,10\n");
-  const std::string base = "simulate --summary-only --initial-replicas 3 --dha " + example("load/dha.yaml") +
-                           " --load " + load.string();
+  const std::string base =
+      "simulate --summary-only --initial-replicas 3 --dha " + example("load/dha.yaml") + " --load " + load.string();
   auto r = run(base + " --target " + target.string() + " --plugin-dir " DHA_PLUGIN_DIR " --plugins postgres");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("replicas range:         3..3"), std::string::npos) << r.out;
@@ -492,18 +497,19 @@ TEST_P(SimulateBadInput, ExitsTwoWithAClearMessage) {
   EXPECT_NE(r.err.find(GetParam().error), std::string::npos) << r.err;
 }
 
-#define GOOD_DHA "spec: {minReplicas: 2, maxReplicas: 4, metrics: [{type: ReadConnections, target: {averageValue: 100}}]}"
+#define GOOD_DHA \
+  "spec: {minReplicas: 2, maxReplicas: 4, metrics: [{type: ReadConnections, target: {averageValue: 100}}]}"
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, SimulateBadInput,
-    ::testing::Values(
-        SimBadRow{"bad_yaml", "spec: [", "time,ReadConnections\n0,1\n", "dha.yaml: not valid YAML"},
-        SimBadRow{"bad_spec", "spec: {minReplicas: 4, maxReplicas: 3, metrics: []}", "time,ReadConnections\n0,1\n",
-                  "spec.maxReplicas: maxReplicas must be greater than or equal to minReplicas"},
-        SimBadRow{"csv_bad_cell", GOOD_DHA, "time,ReadConnections\n0,1\n60,x\n",
-                  "load.csv line 3: column ReadConnections: \"x\" is not a number"},
-        SimBadRow{"csv_missing_metric", GOOD_DHA, "time,ReadCPUUtilization\n0,1\n60,1\n",
-                  "load: no column for metric ReadConnections of the DHA spec"}),
+    ::testing::Values(SimBadRow{"bad_yaml", "spec: [", "time,ReadConnections\n0,1\n", "dha.yaml: not valid YAML"},
+                      SimBadRow{"bad_spec", "spec: {minReplicas: 4, maxReplicas: 3, metrics: []}",
+                                "time,ReadConnections\n0,1\n",
+                                "spec.maxReplicas: maxReplicas must be greater than or equal to minReplicas"},
+                      SimBadRow{"csv_bad_cell", GOOD_DHA, "time,ReadConnections\n0,1\n60,x\n",
+                                "load.csv line 3: column ReadConnections: \"x\" is not a number"},
+                      SimBadRow{"csv_missing_metric", GOOD_DHA, "time,ReadCPUUtilization\n0,1\n60,1\n",
+                                "load: no column for metric ReadConnections of the DHA spec"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 #undef GOOD_DHA

@@ -21,7 +21,8 @@ using model::DecisionKind;
 model::DhaSpec adaptive_spec(const std::string& extra = "") {
   return spec_from_json(R"({"minReplicas":2,"maxReplicas":8,
       "metrics":[{"type":"ReadConnections","target":{"averageValue":"150"}}],
-      "behavior":{"policy":"Adaptive")" + extra + "}}");
+      "behavior":{"policy":"Adaptive")" +
+                        extra + "}}");
 }
 
 DecideCase adaptive_case() {
@@ -50,8 +51,8 @@ std::vector<Row> rows() {
   return {
       // --- up: at once when real, sized by need, headroom and the ready time
       {"far_above_target_scales_at_once", [](DecideCase&) {}, DecisionKind::Scale, 5, "Overload", "Ready"},
-      {"blip_within_margin_waits_a_cycle", [](DecideCase& c) { c.load(320); }, DecisionKind::NoChange, 3,
-       "Unconfirmed", "Ready"},
+      {"blip_within_margin_waits_a_cycle", [](DecideCase& c) { c.load(320); }, DecisionKind::NoChange, 3, "Unconfirmed",
+       "Ready"},
       {"blip_confirmed_by_previous_cycle",
        [=](DecideCase& c) {
          c.load(320);  // 2.13, the trend adds 0.07 in 120 s: 2.2 x 1.25 = 2.75
@@ -79,7 +80,9 @@ std::vector<Row> rows() {
       {"whole_need_in_one_step", [](DecideCase& c) { c.load(540); }, DecisionKind::Scale, 6, "Overload",
        "Ready"},  // 3.6 x 1.25 = 4.5
       {"rising_load_sized_for_the_assumed_ready_time",
-       [=](DecideCase& c) { c.state.last_demand = model::Demand{now - 60, 2.5}; },  // (2.8 + 0.6) x 1.25 = 4.25
+       [=](DecideCase& c) {
+         c.state.last_demand = model::Demand{now - 60, 2.5};
+       },  // (2.8 + 0.6) x 1.25 = 4.25
        DecisionKind::Scale, 6, "Overload", "Ready"},
       {"rising_load_sized_for_the_measured_ready_time",
        [=](DecideCase& c) {
@@ -88,20 +91,23 @@ std::vector<Row> rows() {
        },
        DecisionKind::Scale, 7, "Overload", "Ready"},
       {"a_jump_from_within_target_is_met_at_its_size",
-       [=](DecideCase& c) { c.state.last_demand = model::Demand{now - 60, 1.5}; },  // no trend from 1.5
+       [=](DecideCase& c) {
+         c.state.last_demand = model::Demand{now - 60, 1.5};
+       },  // no trend from 1.5
        DecisionKind::Scale, 5, "Overload", "Ready"},
       {"falling_load_is_not_extrapolated_down",
-       [=](DecideCase& c) { c.state.last_demand = model::Demand{now - 60, 3.5}; }, DecisionKind::Scale, 5,
-       "Overload", "Ready"},
-      {"beyond_max_is_held_at_max", [](DecideCase& c) { c.load(5000); }, DecisionKind::Scale, 8, "Overload",
-       "AtLimit"},
+       [=](DecideCase& c) {
+         c.state.last_demand = model::Demand{now - 60, 3.5};
+       },
+       DecisionKind::Scale, 5, "Overload", "Ready"},
+      {"beyond_max_is_held_at_max", [](DecideCase& c) { c.load(5000); }, DecisionKind::Scale, 8, "Overload", "AtLimit"},
       // --- down: hysteresis, then the window and the step
       {"on_target_holds", [](DecideCase& c) { c.load(300); }, DecisionKind::NoChange, 3, "Pass", "Ready"},
       {"too_little_headroom_to_go_down",
        [](DecideCase& c) { c.current(4).load(280); },  // 1.87 x 1.25 = 2.33: two readers are not enough
        DecisionKind::NoChange, 4, "Pass", "Ready"},
-      {"enough_headroom_goes_down", [](DecideCase& c) { c.current(4).load(225); }, DecisionKind::Scale, 3,
-       "Headroom", "Ready"},  // 1.5 x 1.25 = 1.875
+      {"enough_headroom_goes_down", [](DecideCase& c) { c.current(4).load(225); }, DecisionKind::Scale, 3, "Headroom",
+       "Ready"},  // 1.5 x 1.25 = 1.875
       {"down_held_by_a_recent_higher_need",
        [=](DecideCase& c) {
          c.current(4).load(225);
@@ -109,8 +115,8 @@ std::vector<Row> rows() {
        },
        DecisionKind::NoChange, 4, "Headroom", "Ready"},
       // The whole measured surplus in one step: the size that kept the headroom all window long.
-      {"down_by_the_whole_surplus", [](DecideCase& c) { c.current(6).load(0); }, DecisionKind::Scale, 2,
-       "Headroom", "Ready"},
+      {"down_by_the_whole_surplus", [](DecideCase& c) { c.current(6).load(0); }, DecisionKind::Scale, 2, "Headroom",
+       "Ready"},
       {"down_to_the_largest_need_of_the_window",
        [=](DecideCase& c) {
          c.current(8).load(225);  // 1.5 x 1.25 -> 2 readers, but 5 replicas were needed 300 s ago
@@ -139,7 +145,8 @@ std::vector<Row> rows() {
          c.state.last_demand = model::Demand{now - 60, 1.49};
        },
        DecisionKind::Scale, 3, "Headroom", "Ready"},
-      {"a_falling_load_falls", [=](DecideCase& c) {
+      {"a_falling_load_falls",
+       [=](DecideCase& c) {
          c.current(6).load(225);
          c.state.last_demand = model::Demand{now - 60, 3.0};
        },
@@ -169,13 +176,14 @@ std::vector<Row> rows() {
       {"quorum_floor_raises", [](DecideCase& c) { c.load(0).obs.quorum_floor = 3; }, DecisionKind::NoChange, 3,
        "Headroom", "QuorumFloor"},
       {"backoff_holds_the_failed_size",
-       [=](DecideCase& c) { c.state.backoff = model::Backoff{5, now + 100, 1}; }, DecisionKind::Freeze, 3,
-       "Overload", "StuckScaling"},
+       [=](DecideCase& c) {
+         c.state.backoff = model::Backoff{5, now + 100, 1};
+       },
+       DecisionKind::Freeze, 3, "Overload", "StuckScaling"},
       {"metric_outage_freezes_without_a_policy_entry", [](DecideCase& c) { c.obs.metrics.clear(); },
        DecisionKind::Freeze, 3, "(none)", "MetricUnavailable"},
-      {"competing_writer_holds",
-       [](DecideCase& c) { c.state.last_applied_replicas = 2; }, DecisionKind::NoChange, 3, "Overload",
-       "OwnershipConflict"},
+      {"competing_writer_holds", [](DecideCase& c) { c.state.last_applied_replicas = 2; }, DecisionKind::NoChange, 3,
+       "Overload", "OwnershipConflict"},
   };
 }
 
@@ -237,8 +245,8 @@ INSTANTIATE_TEST_SUITE_P(
     Rows, PredictiveTable,
     ::testing::Values(
         // 300 connections fit 2 readers; 3.5 are expected: 3.5 x 1.25 -> 5 readers, ahead of the need.
-        ForecastRow{"provisions_ahead_of_the_forecast", 3.5, [](DecideCase& c) { c.load(300); }, DecisionKind::Scale,
-                    6, "Forecast", "Ready"},
+        ForecastRow{"provisions_ahead_of_the_forecast", 3.5, [](DecideCase& c) { c.load(300); }, DecisionKind::Scale, 6,
+                    "Forecast", "Ready"},
         ForecastRow{"a_quiet_forecast_never_scales_down", 0.5, [](DecideCase& c) { c.current(6).load(540); },
                     DecisionKind::NoChange, 6, "Pass", "Ready"},
         ForecastRow{"holds_a_size_the_forecast_needs_again", 3.0, [](DecideCase& c) { c.current(5).load(225); },
@@ -253,8 +261,8 @@ INSTANTIATE_TEST_SUITE_P(
         ForecastRow{"a_forecast_beyond_the_current_size_raises", 4.1, [](DecideCase& c) { c.current(5).load(450); },
                     DecisionKind::Scale, 7, "Forecast", "Ready"},
         // The load alone would fall to 3; the forecast holds what it needs, but not more than there is.
-        ForecastRow{"a_fall_is_held_at_the_current_size_not_raised", 3.9,
-                    [](DecideCase& c) { c.current(5).load(225); }, DecisionKind::NoChange, 5, "Forecast", "Ready"},
+        ForecastRow{"a_fall_is_held_at_the_current_size_not_raised", 3.9, [](DecideCase& c) { c.current(5).load(225); },
+                    DecisionKind::NoChange, 5, "Forecast", "Ready"},
         ForecastRow{"the_lag_brake_holds_a_forecast_too", 3.5,
                     [](DecideCase& c) {
                       c.load(300);
@@ -294,16 +302,14 @@ TEST(PredictiveHold, RecordsWhatTheForecastNeedsWhenItRaisesNothing) {
   ASSERT_FALSE(d.next_state.recommendations.empty());
   EXPECT_EQ(d.next_state.recommendations.back().replicas, 6);  // 3.9 x 1.25 -> 5 readers
   ASSERT_FALSE(d.trace.empty());
-  EXPECT_NE(d.trace.front().message.find("within what 5 replicas serve: nothing to pre-provision"),
-            std::string::npos)
+  EXPECT_NE(d.trace.front().message.find("within what 5 replicas serve: nothing to pre-provision"), std::string::npos)
       << d.trace.front().message;
 }
 
 // Forecast-only: the trace says what the forecast would have pre-provisioned.
 TEST(PredictiveForecastOnly, SaysWhatItWouldPreProvision) {
   DecideCase c = predictive_case(3.5);
-  c.spec = adaptive_spec(
-      R"(,"adaptive":{"upMargin":0.1,"downHysteresis":0.2,"predictive":true,"forecastOnly":true})");
+  c.spec = adaptive_spec(R"(,"adaptive":{"upMargin":0.1,"downHysteresis":0.2,"predictive":true,"forecastOnly":true})");
   ASSERT_TRUE(c.spec.behavior.adaptive.forecast_only);
   c.load(300);
   const auto d = c.run();
@@ -421,7 +427,8 @@ TEST(AdaptiveSpec, RefusesBadValues) {
   auto error = [](const std::string& behavior) {
     try {
       spec_from_json(R"({"minReplicas":2,"maxReplicas":8,
-          "metrics":[{"type":"ReadConnections","target":{"averageValue":"150"}}],"behavior":)" + behavior + "}");
+          "metrics":[{"type":"ReadConnections","target":{"averageValue":"150"}}],"behavior":)" +
+                     behavior + "}");
     } catch (const model::InputError& e) {
       return std::string(e.what());
     }

@@ -38,18 +38,24 @@ std::vector<Row> rows() {
       {"low_load_scales_down_one_step", [](DecideCase& c) { c.load(0); }, DecisionKind::Scale, 2, "Ready", nullptr,
        "Ready"},
       // --- fail-safe
-      {"metric_null_is_unavailable", [](DecideCase& c) { c.obs.metrics = {{"ReadConnections", std::nullopt}}; },
+      {"metric_null_is_unavailable",
+       [](DecideCase& c) {
+         c.obs.metrics = {{"ReadConnections", std::nullopt}};
+       },
        DecisionKind::Freeze, 3, "MetricUnavailable", "metric unavailable; refusing to scale blind", "Ready"},
       {"metric_missing_is_unavailable", [](DecideCase& c) { c.obs.metrics.clear(); }, DecisionKind::Freeze, 3,
        "MetricUnavailable", "metric unavailable; refusing to scale blind", "Ready"},
-      {"metric_of_other_type_is_unavailable", [](DecideCase& c) { c.obs.metrics = {{"ReadCPUUtilization", 1.0}}; },
+      {"metric_of_other_type_is_unavailable",
+       [](DecideCase& c) {
+         c.obs.metrics = {{"ReadCPUUtilization", 1.0}};
+       },
        DecisionKind::Freeze, 3, "MetricUnavailable", nullptr, "Ready"},
       {"nan_is_unavailable_not_scale_down", [](DecideCase& c) { c.load(kNaN); }, DecisionKind::Freeze, 3,
        "MetricUnavailable", nullptr, "Ready"},
       {"plus_inf_is_unavailable", [](DecideCase& c) { c.load(kInf); }, DecisionKind::Freeze, 3, "MetricUnavailable",
        nullptr, "Ready"},
-      {"minus_inf_is_unavailable", [](DecideCase& c) { c.load(-kInf); }, DecisionKind::Freeze, 3,
-       "MetricUnavailable", nullptr, "Ready"},
+      {"minus_inf_is_unavailable", [](DecideCase& c) { c.load(-kInf); }, DecisionKind::Freeze, 3, "MetricUnavailable",
+       nullptr, "Ready"},
       {"huge_finite_load_saturates_up", [](DecideCase& c) { c.load(1e300); }, DecisionKind::Scale, 4, "AtLimit",
        "held at maxReplicas 6", "AtLimit"},
       {"zero_target_is_invalid",
@@ -64,8 +70,7 @@ std::vector<Row> rows() {
              "metrics":[{"type":"ReadCPUUtilization","target":{"averageValue":"-250m"}}]})");
          c.obs.metrics.clear();
        },
-       DecisionKind::Freeze, 3, "InvalidMetricTarget", "metric ReadCPUUtilization has a non-positive target",
-       "Ready"},
+       DecisionKind::Freeze, 3, "InvalidMetricTarget", "metric ReadCPUUtilization has a non-positive target", "Ready"},
       // --- quorum vs quota
       {"quorum_floor_above_quota_freezes",
        [](DecideCase& c) {
@@ -183,8 +188,8 @@ std::vector<Row> rows() {
        DecisionKind::Scale, 4, "Ready", nullptr, "Ready"},
       {"lag_with_unknown_writes_brakes", [](DecideCase& c) { c.obs.lag_seconds = 100; }, DecisionKind::Freeze, 3,
        "ReplicationLag", nullptr, "Ready"},
-      {"no_lag_signal_passes", [](DecideCase& c) { c.obs.write_rate = 100; }, DecisionKind::Scale, 4, "Ready",
-       nullptr, "Ready"},
+      {"no_lag_signal_passes", [](DecideCase& c) { c.obs.write_rate = 100; }, DecisionKind::Scale, 4, "Ready", nullptr,
+       "Ready"},
       {"nan_lag_fails_open",
        [](DecideCase& c) {
          c.obs.lag_seconds = kNaN;
@@ -200,11 +205,15 @@ std::vector<Row> rows() {
        DecisionKind::Freeze, 3, "ReplicationLag", nullptr, "Ready"},
       // --- stabilization windows (age == window is inside)
       {"up_window_edge_included",
-       [](DecideCase& c) { c.state.recommendations = {{c.now - 300, 3}}; }, DecisionKind::NoChange, 3, "Ready",
-       nullptr, "Ready"},
+       [](DecideCase& c) {
+         c.state.recommendations = {{c.now - 300, 3}};
+       },
+       DecisionKind::NoChange, 3, "Ready", nullptr, "Ready"},
       {"up_window_just_outside",
-       [](DecideCase& c) { c.state.recommendations = {{c.now - 301, 3}}; }, DecisionKind::Scale, 4, "Ready", nullptr,
-       "Ready"},
+       [](DecideCase& c) {
+         c.state.recommendations = {{c.now - 301, 3}};
+       },
+       DecisionKind::Scale, 4, "Ready", nullptr, "Ready"},
       {"down_window_edge_included",
        [](DecideCase& c) {
          c.load(0);
@@ -244,14 +253,10 @@ std::vector<Row> rows() {
          c.state.recommendations = {{c.now - 60, 4}};
        },
        DecisionKind::Scale, 3, "AtLimit", "held at maxReplicas 2", "AtLimit"},
-      {"at_max_no_change_is_limited",
-       [](DecideCase& c) {
-         c.spec.max_replicas = 3;
-       },
-       DecisionKind::NoChange, 3, "AtLimit", "held at maxReplicas 3", "AtLimit"},
-      {"quorum_floor_climb_is_not_step_limited",
-       [](DecideCase& c) { c.obs.quorum_floor = 5; }, DecisionKind::Scale, 5, "QuorumFloor", "held at quorum floor 5",
-       "QuorumFloor"},
+      {"at_max_no_change_is_limited", [](DecideCase& c) { c.spec.max_replicas = 3; }, DecisionKind::NoChange, 3,
+       "AtLimit", "held at maxReplicas 3", "AtLimit"},
+      {"quorum_floor_climb_is_not_step_limited", [](DecideCase& c) { c.obs.quorum_floor = 5; }, DecisionKind::Scale, 5,
+       "QuorumFloor", "held at quorum floor 5", "QuorumFloor"},
       {"quorum_floor_overrides_max",
        [](DecideCase& c) {
          c.spec.max_replicas = 4;
@@ -267,9 +272,8 @@ std::vector<Row> rows() {
          c.load(0);
        },
        DecisionKind::Scale, 5, "QuorumFloor", "held at quorum floor 3", "QuorumFloor"},
-      {"quota_clamps_to_current",
-       [](DecideCase& c) { c.obs.quota_max_replicas = 3; }, DecisionKind::NoChange, 3, "QuotaExceeded",
-       "clamped to tenant quota ceiling 3", "QuotaExceeded"},
+      {"quota_clamps_to_current", [](DecideCase& c) { c.obs.quota_max_replicas = 3; }, DecisionKind::NoChange, 3,
+       "QuotaExceeded", "clamped to tenant quota ceiling 3", "QuotaExceeded"},
       {"quota_wins_over_max_last_clamp_reported",
        [](DecideCase& c) {
          c.load(1500);
@@ -292,18 +296,24 @@ std::vector<Row> rows() {
        DecisionKind::Scale, 4, "Ready", nullptr, "Ready"},
       // --- backoff
       {"backoff_holds_failed_size",
-       [](DecideCase& c) { c.state.backoff = model::Backoff{4, c.now + 100, 1}; }, DecisionKind::Freeze, 3,
-       "StuckScaling", "backing off re-attempt of 4 replicas until 1970-01-01T02:48:20Z", "Ready"},
+       [](DecideCase& c) {
+         c.state.backoff = model::Backoff{4, c.now + 100, 1};
+       },
+       DecisionKind::Freeze, 3, "StuckScaling", "backing off re-attempt of 4 replicas until 1970-01-01T02:48:20Z",
+       "Ready"},
       {"backoff_expires_at_until",
-       [](DecideCase& c) { c.state.backoff = model::Backoff{4, c.now, 1}; }, DecisionKind::Scale, 4, "Ready",
-       nullptr, "Ready"},
+       [](DecideCase& c) {
+         c.state.backoff = model::Backoff{4, c.now, 1};
+       },
+       DecisionKind::Scale, 4, "Ready", nullptr, "Ready"},
       {"backoff_other_size_passes",
-       [](DecideCase& c) { c.state.backoff = model::Backoff{5, c.now + 100, 1}; }, DecisionKind::Scale, 4, "Ready",
-       nullptr, "Ready"},
+       [](DecideCase& c) {
+         c.state.backoff = model::Backoff{5, c.now + 100, 1};
+       },
+       DecisionKind::Scale, 4, "Ready", nullptr, "Ready"},
       // --- ownership
-      {"competing_writer_holds",
-       [](DecideCase& c) { c.state.last_applied_replicas = 4; }, DecisionKind::NoChange, 3, "OwnershipConflict",
-       "replicas changed by a competing writer", "OwnershipConflict"},
+      {"competing_writer_holds", [](DecideCase& c) { c.state.last_applied_replicas = 4; }, DecisionKind::NoChange, 3,
+       "OwnershipConflict", "replicas changed by a competing writer", "OwnershipConflict"},
       {"conflict_takes_limited_precedence_over_freeze",
        [](DecideCase& c) {
          c.state.last_applied_replicas = 4;
@@ -317,11 +327,12 @@ std::vector<Row> rows() {
          c.state.last_converged_replicas = 2;
          c.state.last_applied_replicas = 4;
        },
-       DecisionKind::Freeze, 3, "StuckScaling", "scale did not converge; rollback withheld: replicas changed by a "
-                                                "competing writer",
+       DecisionKind::Freeze, 3, "StuckScaling",
+       "scale did not converge; rollback withheld: replicas changed by a "
+       "competing writer",
        "OwnershipConflict"},
-      {"writer_restored_clears_conflict", [](DecideCase& c) { c.state.last_applied_replicas = 3; },
-       DecisionKind::Scale, 4, "Ready", nullptr, "Ready"},
+      {"writer_restored_clears_conflict", [](DecideCase& c) { c.state.last_applied_replicas = 3; }, DecisionKind::Scale,
+       4, "Ready", nullptr, "Ready"},
       // --- dry run keeps the decision
       {"dry_run_scale_unchanged", [](DecideCase& c) { c.spec.dry_run = true; }, DecisionKind::Scale, 4, "Ready",
        nullptr, "Ready"},

@@ -30,21 +30,19 @@ constexpr double kMax = std::numeric_limits<double>::max();
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, Formula,
-    ::testing::Values(
-        FormulaRow{"worked_example", 3, 1, 210, 150, 0, 4},  // ceil(2.8) + 1
-        FormulaRow{"exactly_on_target", 3, 1, 150, 150, 0, 3},
-        FormulaRow{"slightly_above_adds_one", 3, 1, 150.0001, 150, 0, 4},
-        FormulaRow{"idle_keeps_one_reader", 5, 1, 0, 150, 0, 2},
-        FormulaRow{"negative_reading_keeps_one_reader", 5, 1, -10, 150, 0, 2},
-        FormulaRow{"single_instance_counts_one_reader", 1, 1, 300, 150, 0, 3},  // rcur = max(0, 1)
-        FormulaRow{"no_primary", 2, 0, 300, 150, 0, 4},
-        FormulaRow{"two_primaries", 4, 2, 300, 150, 0, 6},
-        FormulaRow{"saturates_instead_of_overflowing", 3, 1, kMax, 1e-300, 0, INT32_MAX},
-        FormulaRow{"non_positive_target_yields_current", 3, 1, 210, 0, 0, 3},
-        FormulaRow{"tolerance_inside_band", 3, 1, 160, 150, 0.1, 3},
-        FormulaRow{"tolerance_band_near_edge_inside", 3, 1, 164, 150, 0.1, 3},
-        FormulaRow{"tolerance_outside_band", 3, 1, 170, 150, 0.1, 4},
-        FormulaRow{"tolerance_below_band", 5, 1, 100, 150, 0.1, 4}),
+    ::testing::Values(FormulaRow{"worked_example", 3, 1, 210, 150, 0, 4},  // ceil(2.8) + 1
+                      FormulaRow{"exactly_on_target", 3, 1, 150, 150, 0, 3},
+                      FormulaRow{"slightly_above_adds_one", 3, 1, 150.0001, 150, 0, 4},
+                      FormulaRow{"idle_keeps_one_reader", 5, 1, 0, 150, 0, 2},
+                      FormulaRow{"negative_reading_keeps_one_reader", 5, 1, -10, 150, 0, 2},
+                      FormulaRow{"single_instance_counts_one_reader", 1, 1, 300, 150, 0, 3},  // rcur = max(0, 1)
+                      FormulaRow{"no_primary", 2, 0, 300, 150, 0, 4}, FormulaRow{"two_primaries", 4, 2, 300, 150, 0, 6},
+                      FormulaRow{"saturates_instead_of_overflowing", 3, 1, kMax, 1e-300, 0, INT32_MAX},
+                      FormulaRow{"non_positive_target_yields_current", 3, 1, 210, 0, 0, 3},
+                      FormulaRow{"tolerance_inside_band", 3, 1, 160, 150, 0.1, 3},
+                      FormulaRow{"tolerance_band_near_edge_inside", 3, 1, 164, 150, 0.1, 3},
+                      FormulaRow{"tolerance_outside_band", 3, 1, 170, 150, 0.1, 4},
+                      FormulaRow{"tolerance_below_band", 5, 1, 100, 150, 0.1, 4}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(FormulaMetrics, CpuTargetIsInMillicores) {

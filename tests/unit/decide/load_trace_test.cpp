@@ -66,7 +66,7 @@ TEST(LoadTraceTimes, FractionalTimesThatFloorToTheSameSecondAreDistinct) {
 TEST(LoadTraceKnownAt, NeverReadsARowAtOrAfterNow) {
   const auto t = LoadTrace::parse_csv("time,ReadConnections\n0,100\n60,200\n120,900\n");
   EXPECT_DOUBLE_EQ(*t.known_at("ReadConnections", 30, 61), 150);  // both rows before 61
-  EXPECT_FALSE(t.known_at("ReadConnections", 90, 120));          // 120's row is not in the past yet
+  EXPECT_FALSE(t.known_at("ReadConnections", 90, 120));           // 120's row is not in the past yet
   EXPECT_DOUBLE_EQ(*t.known_at("ReadConnections", 60, 61), 200);  // a row's own time
   EXPECT_FALSE(t.known_at("ReadConnections", 61, 61));            // now itself
   EXPECT_FALSE(t.known_at("ReadConnections", 500, 1000));         // after the last row: never measured
@@ -96,8 +96,8 @@ INSTANTIATE_TEST_SUITE_P(Cases, LoadTraceCell,
                          ::testing::Values(CellCase{"zero", "0", true}, CellCase{"ordinary", "250", true},
                                            CellCase{"largest_plausible", "1e12", true},
                                            CellCase{"negative", "-5", false}, CellCase{"nan", "nan", false},
-                                           CellCase{"infinite", "inf", false},
-                                           CellCase{"implausible", "2e12", false}, CellCase{"empty", "", false}),
+                                           CellCase{"infinite", "inf", false}, CellCase{"implausible", "2e12", false},
+                                           CellCase{"empty", "", false}),
                          [](const auto& info) { return std::string(info.param.name); });
 
 TEST(LoadTraceRows, FromRowsKeepsTheReadingsAndHolesTheRest) {
@@ -128,14 +128,14 @@ TEST_P(LoadTraceRefuses, WithAClearError) {
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, LoadTraceRefuses,
-    ::testing::Values(
-        BadTrace{"single_row", "time,ReadConnections\n0,100\n",
-                 "load.csv: has a single row (at least two rows are needed to span some time)"},
-        BadTrace{"under_a_second", "time,ReadConnections\n0.1,100\n0.9,100\n",
-                 "load.csv: spans less than one whole second"},
-        BadTrace{"all_nan_column", "time,ReadConnections,lagSeconds\n0,NaN,1\n60,,2\n120,+Inf,3\n",
-                 "load.csv: column ReadConnections has no reading in any row (every cell is empty, NaN or "
-                 "infinite)"}),
+    ::testing::Values(BadTrace{"single_row", "time,ReadConnections\n0,100\n",
+                               "load.csv: has a single row (at least two rows are needed to span some time)"},
+                      BadTrace{"under_a_second", "time,ReadConnections\n0.1,100\n0.9,100\n",
+                               "load.csv: spans less than one whole second"},
+                      BadTrace{
+                          "all_nan_column", "time,ReadConnections,lagSeconds\n0,NaN,1\n60,,2\n120,+Inf,3\n",
+                          "load.csv: column ReadConnections has no reading in any row (every cell is empty, NaN or "
+                          "infinite)"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace

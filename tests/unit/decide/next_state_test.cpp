@@ -186,23 +186,23 @@ TEST_P(BackoffClearing, OnlyANaturalTargetBelowTheFailedSizeClears) {
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, BackoffClearing,
-    ::testing::Values(
-        ClearRow{"natural_below_failed_clears", [](DecideCase&) {}, true},
-        ClearRow{"natural_equal_failed_keeps", [](DecideCase& c) { c.load(600); }, false},
-        ClearRow{"metric_outage_keeps", [](DecideCase& c) { c.obs.metrics.clear(); }, false},
-        ClearRow{"not_operational_keeps", [](DecideCase& c) { c.obs.operational = false; }, false},
-        ClearRow{"in_flight_keeps",
-                 [](DecideCase& c) {
-                   c.obs.available_replicas = 2;
-                   c.state.in_flight_since = c.now - 10;
-                 },
-                 false},
-        ClearRow{"lag_brake_keeps", [](DecideCase& c) { c.obs.lag_seconds = 99; }, false},
-        ClearRow{"expired_backoff_kept_until_natural_drops", [](DecideCase& c) {
-                   c.state.backoff->until = c.now - 1;
-                   c.load(900);
-                 },
-                 false}),
+    ::testing::Values(ClearRow{"natural_below_failed_clears", [](DecideCase&) {}, true},
+                      ClearRow{"natural_equal_failed_keeps", [](DecideCase& c) { c.load(600); }, false},
+                      ClearRow{"metric_outage_keeps", [](DecideCase& c) { c.obs.metrics.clear(); }, false},
+                      ClearRow{"not_operational_keeps", [](DecideCase& c) { c.obs.operational = false; }, false},
+                      ClearRow{"in_flight_keeps",
+                               [](DecideCase& c) {
+                                 c.obs.available_replicas = 2;
+                                 c.state.in_flight_since = c.now - 10;
+                               },
+                               false},
+                      ClearRow{"lag_brake_keeps", [](DecideCase& c) { c.obs.lag_seconds = 99; }, false},
+                      ClearRow{"expired_backoff_kept_until_natural_drops",
+                               [](DecideCase& c) {
+                                 c.state.backoff->until = c.now - 1;
+                                 c.load(900);
+                               },
+                               false}),
     [](const auto& info) { return std::string(info.param.name); });
 
 // Persisting the state in status and reading it back changes no decision.

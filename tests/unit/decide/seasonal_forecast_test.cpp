@@ -14,12 +14,13 @@
 namespace dha::testing {
 namespace {
 
-using decide::LoadTrace;
 using decide::kSecondsPerDay;
+using decide::LoadTrace;
 
 model::DhaSpec spec_target_100(const std::string& behavior = "{}") {
   return spec_from_json(R"({"minReplicas":2,"maxReplicas":8,
-      "metrics":[{"type":"ReadConnections","target":{"averageValue":"100"}}],"behavior":)" + behavior + "}");
+      "metrics":[{"type":"ReadConnections","target":{"averageValue":"100"}}],"behavior":)" +
+                        behavior + "}");
 }
 
 struct Day {
@@ -156,7 +157,7 @@ TEST(SeasonalForecast, TodaysLevelIsTheLastTwoHours) {
   const auto f = decide::seasonal_forecast_detail(spec_target_100(), load, 2 * kSecondsPerDay + 42900, 300);
   ASSERT_TRUE(f);
   EXPECT_EQ(f->references, 2);
-  EXPECT_DOUBLE_EQ(f->level, 0.5);                  // 150 against the references' 300
+  EXPECT_DOUBLE_EQ(f->level, 0.5);                   // 150 against the references' 300
   EXPECT_DOUBLE_EQ(f->forecast.read_replicas, 3.0);  // their noon's 6, halved
 }
 

@@ -4,9 +4,9 @@
 
 #include "decide_test_support.hpp"
 #include "dha/decide/seasonal_forecast.hpp"
+#include "dha/model/input_error.hpp"
 #include "dha/simulate/load_generator.hpp"
 #include "dha/simulate/simulation.hpp"
-#include "dha/model/input_error.hpp"
 
 namespace dha::testing {
 namespace {
@@ -66,8 +66,8 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(Simulation, SpikeScalesUpAfterProvisioningAndBackDownLater) {
   // 150 connections, a spike to 600 for 20 minutes, then quiet.
-  const auto load = LoadTrace::parse_csv(
-      "time,ReadConnections\n0,150\n600,150\n601,600\n1800,600\n1801,150\n7200,150\n");
+  const auto load =
+      LoadTrace::parse_csv("time,ReadConnections\n0,150\n600,150\n601,600\n1800,600\n1801,150\n7200,150\n");
   SimulationParams params;
   params.initial_replicas = 2;
   params.provision_seconds = 90;
@@ -76,7 +76,7 @@ TEST(Simulation, SpikeScalesUpAfterProvisioningAndBackDownLater) {
   EXPECT_EQ(r.summary.min_replicas, 2);
   EXPECT_EQ(r.summary.scale_actions, 7);  // 2 -> 6 one step at a time, then back down to 3
   EXPECT_EQ(r.summary.rollbacks, 0);
-  EXPECT_GT(r.summary.seconds_above_target, 0);   // the spike outruns provisioning
+  EXPECT_GT(r.summary.seconds_above_target, 0);  // the spike outruns provisioning
   EXPECT_LT(r.summary.seconds_above_target, 1800);
   EXPECT_EQ(r.steps.back().current_replicas, 3);  // 150 over 2 readers at target 100: 1 primary + 2
   // Waits for each replica: a scale never follows another before convergence.
@@ -137,8 +137,8 @@ TEST(Simulation, SvgShowsNeedLimitsAndLabelledRoundTicks) {
   EXPECT_NE(svg.find("</svg>"), std::string::npos);
   // load, capacity, the ceiling, the floor, the need, replicas, available
   EXPECT_EQ(count(svg, "<polyline"), 7u);
-  for (const char* label : {"capacity at target", "available", "needed (clairvoyant)", "min 2 / max 6",
-                            "hours since the first decision"})
+  for (const char* label :
+       {"capacity at target", "available", "needed (clairvoyant)", "min 2 / max 6", "hours since the first decision"})
     EXPECT_NE(svg.find(label), std::string::npos) << label;
   // Six hours: a tick every hour, labelled 0..6, never 0.8 or 1.7.
   for (const char* tick : {">0</text>", ">1</text>", ">6</text>"}) EXPECT_NE(svg.find(tick), std::string::npos) << tick;
@@ -214,13 +214,13 @@ TEST(SimulationLedger, OverloadUnderTheLagBrakeIsHeld) {
 // is only for what began between two decisions.
 TEST(SimulationLedger, AnOverloadPresentAtADecisionInstantIsNotReaction) {
   // The step lands exactly on the decision at 600: the Windowed policy's up-window makes it wait.
-  const auto at_decision = decide::simulate(fast_spec(), LoadTrace::parse_csv(
-      "time,ReadConnections\n0,90\n599,90\n600,180\n3600,180\n"), SimulationParams{});
+  const auto at_decision = decide::simulate(
+      fast_spec(), LoadTrace::parse_csv("time,ReadConnections\n0,90\n599,90\n600,180\n3600,180\n"), SimulationParams{});
   EXPECT_EQ(at_decision.summary.overload_reaction, 0);
   EXPECT_GT(at_decision.summary.overload_other, 0);
   // Half a cycle later: the 30 s before the next decision are reaction, and no more.
-  const auto between = decide::simulate(fast_spec(), LoadTrace::parse_csv(
-      "time,ReadConnections\n0,90\n629,90\n630,180\n3600,180\n"), SimulationParams{});
+  const auto between = decide::simulate(
+      fast_spec(), LoadTrace::parse_csv("time,ReadConnections\n0,90\n629,90\n630,180\n3600,180\n"), SimulationParams{});
   EXPECT_EQ(between.summary.overload_reaction, 30);
 }
 
@@ -259,8 +259,8 @@ class SimulationBound : public ::testing::TestWithParam<BoundRow> {};
 TEST_P(SimulationBound, SpentPlusShortfallIsNeverBelowTheBound) {
   const auto& row = GetParam();
   const auto spec = spec_from_json(R"({"minReplicas":2,"maxReplicas":)" + std::to_string(row.max_replicas) +
-                                   R"(,"metrics":[{"type":"ReadConnections","target":{"averageValue":")" +
-                                   row.target + R"("}}],"behavior":)" + row.behavior + "}");
+                                   R"(,"metrics":[{"type":"ReadConnections","target":{"averageValue":")" + row.target +
+                                   R"("}}],"behavior":)" + row.behavior + "}");
   const auto load = LoadTrace::parse_csv(decide::generate_load_csv(row.family, row.seed));
   SimulationParams params;
   params.initial_replicas = 2;
@@ -356,7 +356,8 @@ TEST(SimulationPredictive, ThreeWeeksTakeNoMoreActionsThanTheDefault) {
   const auto load = LoadTrace::parse_csv(decide::generate_load_csv(decide::LoadFamily::WeeklyHoliday, 2));
   auto spec_for = [](const std::string& behavior) {
     return spec_from_json(R"({"minReplicas":2,"maxReplicas":8,
-        "metrics":[{"type":"ReadConnections","target":{"averageValue":"150"}}],"behavior":)" + behavior + "}");
+        "metrics":[{"type":"ReadConnections","target":{"averageValue":"150"}}],"behavior":)" +
+                          behavior + "}");
   };
   SimulationParams params;
   params.start_at = 14 * decide::kSecondsPerDay;
@@ -406,7 +407,8 @@ TEST(SimulationAdaptive, MeetsAStepInOneMoveAndIsOverloadedOnlyWhileProvisioning
 TEST(SimulationAdaptive, TheDefaultMeetsItsTargetsOnTheGeneratedFamilies) {
   auto spec_for = [](const std::string& behavior) {
     return spec_from_json(R"({"minReplicas":2,"maxReplicas":8,
-        "metrics":[{"type":"ReadConnections","target":{"averageValue":"150"}}],"behavior":)" + behavior + "}");
+        "metrics":[{"type":"ReadConnections","target":{"averageValue":"150"}}],"behavior":)" +
+                          behavior + "}");
   };
   const auto adaptive = spec_for(R"({"policy":"Adaptive"})");
   const auto windowed = spec_for("{}");

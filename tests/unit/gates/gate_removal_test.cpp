@@ -47,36 +47,59 @@ TEST_P(GateRemoval, DecisionChangesWithoutTheGate) {
   EXPECT_EQ(outcome(c.run(&reduced)), row.without_gate);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Gates, GateRemoval,
-    ::testing::Values(
-        RemovalRow{"FailSafe", [](DecideCase& c) { c.obs.metrics.clear(); },
-                   {"Freeze", 3, "MetricUnavailable", false}, {"NoChange", 3, "Ready", false}},
-        RemovalRow{"QuorumVsQuota",
-                   [](DecideCase& c) {
-                     c.obs.quorum_floor = 3;
-                     c.obs.quota_max_replicas = 2;
-                   },
-                   {"Freeze", 3, "QuorumExceedsQuota", false}, {"Scale", 2, "QuotaExceeded", true}},
-        RemovalRow{"Convergence", [](DecideCase& c) { c.obs.available_replicas = 2; },
-                   {"Freeze", 3, "NotConverged", false}, {"Scale", 4, "Ready", true}},
-        RemovalRow{"Health", [](DecideCase& c) { c.obs.operational = false; },
-                   {"Freeze", 3, "NotOperational", false}, {"Scale", 4, "Ready", true}},
-        RemovalRow{"LagBrake", [](DecideCase& c) { c.obs.lag_seconds = 100; },
-                   {"Freeze", 3, "ReplicationLag", false}, {"Scale", 4, "Ready", true}},
-        RemovalRow{"Stabilization", [](DecideCase& c) { c.state.recommendations = {{c.now - 60, 3}}; },
-                   {"NoChange", 3, "Ready", false}, {"Scale", 4, "Ready", true}},
-        RemovalRow{"Bounds", [](DecideCase& c) { c.spec.max_replicas = 3; }, {"NoChange", 3, "AtLimit", false},
-                   {"Scale", 4, "Ready", true}},
-        RemovalRow{"StepLimit", [](DecideCase& c) { c.load(900); }, {"Scale", 4, "AtLimit", true},
-                   {"Scale", 6, "AtLimit", true}},
-        RemovalRow{"Backoff", [](DecideCase& c) { c.state.backoff = model::Backoff{4, c.now + 100, 1}; },
-                   {"Freeze", 3, "StuckScaling", false}, {"Scale", 4, "Ready", true}},
-        RemovalRow{"Ownership", [](DecideCase& c) { c.state.last_applied_replicas = 5; },
-                   {"NoChange", 3, "OwnershipConflict", false}, {"Scale", 4, "OwnershipConflict", true}},
-        RemovalRow{"DryRun", [](DecideCase& c) { c.spec.dry_run = true; }, {"Scale", 4, "Ready", false},
-                   {"Scale", 4, "Ready", true}}),
-    [](const auto& info) { return std::string(info.param.gate); });
+INSTANTIATE_TEST_SUITE_P(Gates, GateRemoval,
+                         ::testing::Values(RemovalRow{"FailSafe",
+                                                      [](DecideCase& c) { c.obs.metrics.clear(); },
+                                                      {"Freeze", 3, "MetricUnavailable", false},
+                                                      {"NoChange", 3, "Ready", false}},
+                                           RemovalRow{"QuorumVsQuota",
+                                                      [](DecideCase& c) {
+                                                        c.obs.quorum_floor = 3;
+                                                        c.obs.quota_max_replicas = 2;
+                                                      },
+                                                      {"Freeze", 3, "QuorumExceedsQuota", false},
+                                                      {"Scale", 2, "QuotaExceeded", true}},
+                                           RemovalRow{"Convergence",
+                                                      [](DecideCase& c) { c.obs.available_replicas = 2; },
+                                                      {"Freeze", 3, "NotConverged", false},
+                                                      {"Scale", 4, "Ready", true}},
+                                           RemovalRow{"Health",
+                                                      [](DecideCase& c) { c.obs.operational = false; },
+                                                      {"Freeze", 3, "NotOperational", false},
+                                                      {"Scale", 4, "Ready", true}},
+                                           RemovalRow{"LagBrake",
+                                                      [](DecideCase& c) { c.obs.lag_seconds = 100; },
+                                                      {"Freeze", 3, "ReplicationLag", false},
+                                                      {"Scale", 4, "Ready", true}},
+                                           RemovalRow{"Stabilization",
+                                                      [](DecideCase& c) {
+                                                        c.state.recommendations = {{c.now - 60, 3}};
+                                                      },
+                                                      {"NoChange", 3, "Ready", false},
+                                                      {"Scale", 4, "Ready", true}},
+                                           RemovalRow{"Bounds",
+                                                      [](DecideCase& c) { c.spec.max_replicas = 3; },
+                                                      {"NoChange", 3, "AtLimit", false},
+                                                      {"Scale", 4, "Ready", true}},
+                                           RemovalRow{"StepLimit",
+                                                      [](DecideCase& c) { c.load(900); },
+                                                      {"Scale", 4, "AtLimit", true},
+                                                      {"Scale", 6, "AtLimit", true}},
+                                           RemovalRow{"Backoff",
+                                                      [](DecideCase& c) {
+                                                        c.state.backoff = model::Backoff{4, c.now + 100, 1};
+                                                      },
+                                                      {"Freeze", 3, "StuckScaling", false},
+                                                      {"Scale", 4, "Ready", true}},
+                                           RemovalRow{"Ownership",
+                                                      [](DecideCase& c) { c.state.last_applied_replicas = 5; },
+                                                      {"NoChange", 3, "OwnershipConflict", false},
+                                                      {"Scale", 4, "OwnershipConflict", true}},
+                                           RemovalRow{"DryRun",
+                                                      [](DecideCase& c) { c.spec.dry_run = true; },
+                                                      {"Scale", 4, "Ready", false},
+                                                      {"Scale", 4, "Ready", true}}),
+                         [](const auto& info) { return std::string(info.param.gate); });
 
 // The same under the Adaptive policy: it shapes the proposal, every guardrail still decides. The
 // 420 connections over 2 readers ask it for 5 (2.8 read replicas with 12% headroom -> 4 readers).
@@ -90,42 +113,62 @@ std::function<void(DecideCase&)> adaptive(std::function<void(DecideCase&)> setup
 
 INSTANTIATE_TEST_SUITE_P(
     AdaptiveGates, GateRemoval,
-    ::testing::Values(
-        RemovalRow{"FailSafe", adaptive([](DecideCase& c) { c.obs.metrics.clear(); }),
-                   {"Freeze", 3, "MetricUnavailable", false}, {"NoChange", 3, "Ready", false}},
-        RemovalRow{"QuorumVsQuota",
-                   adaptive([](DecideCase& c) {
-                     c.obs.quorum_floor = 3;
-                     c.obs.quota_max_replicas = 2;
-                   }),
-                   {"Freeze", 3, "QuorumExceedsQuota", false}, {"Scale", 2, "QuotaExceeded", true}},
-        RemovalRow{"Convergence", adaptive([](DecideCase& c) { c.obs.available_replicas = 2; }),
-                   {"Freeze", 3, "NotConverged", false}, {"Scale", 5, "Ready", true}},
-        RemovalRow{"Health", adaptive([](DecideCase& c) { c.obs.operational = false; }),
-                   {"Freeze", 3, "NotOperational", false}, {"Scale", 5, "Ready", true}},
-        RemovalRow{"LagBrake", adaptive([](DecideCase& c) { c.obs.lag_seconds = 100; }),
-                   {"Freeze", 3, "ReplicationLag", false}, {"Scale", 5, "Ready", true}},
-        RemovalRow{"Stabilization",
-                   adaptive([](DecideCase& c) {
-                     c.current(4).load(225);  // 1.5 read replicas: 3 would do, but 4 was needed 300 s ago
-                     c.state.recommendations = {{c.now - 300, 4}};
-                   }),
-                   {"NoChange", 4, "Ready", false}, {"Scale", 3, "Ready", true}},
-        RemovalRow{"Bounds", adaptive([](DecideCase& c) { c.spec.max_replicas = 4; }), {"Scale", 4, "AtLimit", true},
-                   {"Scale", 5, "Ready", true}},
-        // Adaptive falls by the whole surplus; a down step set in the spec is the StepLimit's to keep.
-        RemovalRow{"StepLimit",
-                   adaptive([](DecideCase& c) {
-                     c.current(6).load(0);
-                     c.spec.behavior.scale_down.step = 1;
-                   }),
-                   {"Scale", 5, "Ready", true}, {"Scale", 2, "Ready", true}},
-        RemovalRow{"Backoff", adaptive([](DecideCase& c) { c.state.backoff = model::Backoff{5, c.now + 100, 1}; }),
-                   {"Freeze", 3, "StuckScaling", false}, {"Scale", 5, "Ready", true}},
-        RemovalRow{"Ownership", adaptive([](DecideCase& c) { c.state.last_applied_replicas = 5; }),
-                   {"NoChange", 3, "OwnershipConflict", false}, {"Scale", 5, "OwnershipConflict", true}},
-        RemovalRow{"DryRun", adaptive([](DecideCase& c) { c.spec.dry_run = true; }), {"Scale", 5, "Ready", false},
-                   {"Scale", 5, "Ready", true}}),
+    ::testing::Values(RemovalRow{"FailSafe",
+                                 adaptive([](DecideCase& c) { c.obs.metrics.clear(); }),
+                                 {"Freeze", 3, "MetricUnavailable", false},
+                                 {"NoChange", 3, "Ready", false}},
+                      RemovalRow{"QuorumVsQuota",
+                                 adaptive([](DecideCase& c) {
+                                   c.obs.quorum_floor = 3;
+                                   c.obs.quota_max_replicas = 2;
+                                 }),
+                                 {"Freeze", 3, "QuorumExceedsQuota", false},
+                                 {"Scale", 2, "QuotaExceeded", true}},
+                      RemovalRow{"Convergence",
+                                 adaptive([](DecideCase& c) { c.obs.available_replicas = 2; }),
+                                 {"Freeze", 3, "NotConverged", false},
+                                 {"Scale", 5, "Ready", true}},
+                      RemovalRow{"Health",
+                                 adaptive([](DecideCase& c) { c.obs.operational = false; }),
+                                 {"Freeze", 3, "NotOperational", false},
+                                 {"Scale", 5, "Ready", true}},
+                      RemovalRow{"LagBrake",
+                                 adaptive([](DecideCase& c) { c.obs.lag_seconds = 100; }),
+                                 {"Freeze", 3, "ReplicationLag", false},
+                                 {"Scale", 5, "Ready", true}},
+                      RemovalRow{"Stabilization",
+                                 adaptive([](DecideCase& c) {
+                                   c.current(4).load(225);  // 1.5 read replicas: 3 would do, but 4 was needed 300 s ago
+                                   c.state.recommendations = {{c.now - 300, 4}};
+                                 }),
+                                 {"NoChange", 4, "Ready", false},
+                                 {"Scale", 3, "Ready", true}},
+                      RemovalRow{"Bounds",
+                                 adaptive([](DecideCase& c) { c.spec.max_replicas = 4; }),
+                                 {"Scale", 4, "AtLimit", true},
+                                 {"Scale", 5, "Ready", true}},
+                      // Adaptive falls by the whole surplus; a down step set in the spec is the StepLimit's to keep.
+                      RemovalRow{"StepLimit",
+                                 adaptive([](DecideCase& c) {
+                                   c.current(6).load(0);
+                                   c.spec.behavior.scale_down.step = 1;
+                                 }),
+                                 {"Scale", 5, "Ready", true},
+                                 {"Scale", 2, "Ready", true}},
+                      RemovalRow{"Backoff",
+                                 adaptive([](DecideCase& c) {
+                                   c.state.backoff = model::Backoff{5, c.now + 100, 1};
+                                 }),
+                                 {"Freeze", 3, "StuckScaling", false},
+                                 {"Scale", 5, "Ready", true}},
+                      RemovalRow{"Ownership",
+                                 adaptive([](DecideCase& c) { c.state.last_applied_replicas = 5; }),
+                                 {"NoChange", 3, "OwnershipConflict", false},
+                                 {"Scale", 5, "OwnershipConflict", true}},
+                      RemovalRow{"DryRun",
+                                 adaptive([](DecideCase& c) { c.spec.dry_run = true; }),
+                                 {"Scale", 5, "Ready", false},
+                                 {"Scale", 5, "Ready", true}}),
     [](const auto& info) { return std::string(info.param.gate); });
 
 TEST(GateChain, BuiltinOrderIsFixed) {

@@ -98,7 +98,9 @@ TEST_P(PluginGateFailsClosed, FreezesWithGateError) {
 INSTANTIATE_TEST_SUITE_P(
     Cases, PluginGateFailsClosed,
     ::testing::Values(
-        FailRow{"error_status", {false, "", "quota service down"}, false,
+        FailRow{"error_status",
+                {false, "", "quota service down"},
+                false,
                 "gate plugin:backup-window failed: quota service down; freezing (fail closed)"},
         FailRow{"exception", ok(""), true, "gate plugin:backup-window failed: plugin crashed; freezing (fail closed)"},
         FailRow{"not_json", ok("{verdict"), false,

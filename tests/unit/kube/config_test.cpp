@@ -19,17 +19,19 @@ constexpr const char* kCaB64 = "Q0EtUEVN";
 constexpr const char* kCertB64 = "Q0VSVA==";
 constexpr const char* kKeyB64 = "S0VZ";
 
-std::string kubeconfig(const std::string& cluster_extra, const std::string& user_body, const std::string& current = "main") {
+std::string kubeconfig(const std::string& cluster_extra, const std::string& user_body,
+                       const std::string& current = "main") {
   return "apiVersion: v1\nkind: Config\ncurrent-context: " + current +
          "\n"
          "clusters:\n"
-         "- name: c1\n  cluster:\n    server: https://127.0.0.1:6443/\n" + cluster_extra +
+         "- name: c1\n  cluster:\n    server: https://127.0.0.1:6443/\n" +
+         cluster_extra +
          "contexts:\n"
          "- name: main\n  context:\n    cluster: c1\n    user: u1\n    namespace: tenant-a\n"
          "- name: other\n  context:\n    cluster: c1\n    user: u2\n"
          "users:\n"
-         "- name: u1\n  user:\n" + user_body +
-         "- name: u2\n  user:\n    token: second\n";
+         "- name: u1\n  user:\n" +
+         user_body + "- name: u2\n  user:\n    token: second\n";
 }
 
 Environment fake_env(std::map<std::string, std::string> vars, std::filesystem::path sa_dir = "/nonexistent") {
@@ -44,8 +46,9 @@ Environment fake_env(std::map<std::string, std::string> vars, std::filesystem::p
 }
 
 TEST(Kubeconfig, TokenAndInlineCa) {
-  const Config c = parse_kubeconfig(
-      kubeconfig(std::string("    certificate-authority-data: ") + kCaB64 + "\n", "    token: abc\n"), "/tmp", "", false);
+  const Config c =
+      parse_kubeconfig(kubeconfig(std::string("    certificate-authority-data: ") + kCaB64 + "\n", "    token: abc\n"),
+                       "/tmp", "", false);
   EXPECT_EQ(c.server, "https://127.0.0.1:6443");
   EXPECT_EQ(c.ca_pem, "CA-PEM");
   ASSERT_TRUE(c.token);
@@ -65,9 +68,9 @@ TEST(Kubeconfig, ClientCertInlineAndFilesRelativeToKubeconfig) {
   TempDir dir;
   dir.write("certs/ca.pem", "FILE-CA");
   dir.write("certs/key.pem", "FILE-KEY");
-  const Config inline_cfg = parse_kubeconfig(
-      kubeconfig("", std::string("    client-certificate-data: ") + kCertB64 + "\n    client-key-data: " + kKeyB64 + "\n"),
-      dir.path(), "", false);
+  const Config inline_cfg = parse_kubeconfig(kubeconfig("", std::string("    client-certificate-data: ") + kCertB64 +
+                                                                "\n    client-key-data: " + kKeyB64 + "\n"),
+                                             dir.path(), "", false);
   EXPECT_EQ(inline_cfg.client_cert_pem, "CERT");
   EXPECT_EQ(inline_cfg.client_key_pem, "KEY");
   EXPECT_FALSE(inline_cfg.token);
@@ -89,7 +92,8 @@ TEST(Kubeconfig, FilesThatAreNotRegularAreRefusedWithoutBlocking) {
   std::filesystem::create_directory(dir.path() / "certs");
   for (const std::string file : {"ca.fifo", "certs"}) {
     try {
-      parse_kubeconfig(kubeconfig("    certificate-authority: " + file + "\n", "    token: t\n"), dir.path(), "", false);
+      parse_kubeconfig(kubeconfig("    certificate-authority: " + file + "\n", "    token: t\n"), dir.path(), "",
+                       false);
       ADD_FAILURE() << file << ": expected ConfigError";
     } catch (const ConfigError& e) {
       EXPECT_EQ(std::string(e.what()),
@@ -136,18 +140,26 @@ INSTANTIATE_TEST_SUITE_P(
         BadKubeconfig{"missing_context", kubeconfig("", "    token: a\n", "nope"), "no entry named 'nope'"},
         BadKubeconfig{"exec_plugin", kubeconfig("", "    exec:\n      command: aws\n"), "'exec'"},
         BadKubeconfig{"basic_auth", kubeconfig("", "    username: a\n    password: b\n"), "'username'"},
-        BadKubeconfig{"impersonated_user", kubeconfig("", "    token: a\n    as: system:admin\n"), "'as' (impersonation)"},
+        BadKubeconfig{"impersonated_user", kubeconfig("", "    token: a\n    as: system:admin\n"),
+                      "'as' (impersonation)"},
         BadKubeconfig{"impersonated_groups", kubeconfig("", "    token: a\n    as-groups: [system:masters]\n"),
                       "'as-groups' (impersonation)"},
-        BadKubeconfig{"impersonated_uid", kubeconfig("", "    token: a\n    as-uid: '1'\n"), "'as-uid' (impersonation)"},
+        BadKubeconfig{"impersonated_uid", kubeconfig("", "    token: a\n    as-uid: '1'\n"),
+                      "'as-uid' (impersonation)"},
         BadKubeconfig{"impersonated_extra", kubeconfig("", "    token: a\n    as-user-extra: {a: [b]}\n"),
                       "'as-user-extra' (impersonation)"},
-        BadKubeconfig{"cert_without_key", kubeconfig("", std::string("    client-certificate-data: ") + kCertB64 + "\n"), "without a key"},
+        BadKubeconfig{"cert_without_key",
+                      kubeconfig("", std::string("    client-certificate-data: ") + kCertB64 + "\n"), "without a key"},
         BadKubeconfig{"bad_base64", kubeconfig("    certificate-authority-data: '***'\n", "    token: a\n"), "base64"},
-        BadKubeconfig{"missing_ca_file", kubeconfig("    certificate-authority: nope.pem\n", "    token: a\n"), "nope.pem"},
-        BadKubeconfig{"no_scheme", "current-context: m\ncontexts:\n- name: m\n  context: {cluster: c}\nclusters:\n- name: c\n  cluster: {server: '127.0.0.1:6443'}\n",
+        BadKubeconfig{"missing_ca_file", kubeconfig("    certificate-authority: nope.pem\n", "    token: a\n"),
+                      "nope.pem"},
+        BadKubeconfig{"no_scheme",
+                      "current-context: m\ncontexts:\n- name: m\n  context: {cluster: c}\nclusters:\n- name: c\n  "
+                      "cluster: {server: '127.0.0.1:6443'}\n",
                       "must start with https://"},
-        BadKubeconfig{"clusters_not_list", "current-context: m\ncontexts:\n- name: m\n  context: {cluster: c}\nclusters: {c: 1}\n", "must be a list"}),
+        BadKubeconfig{"clusters_not_list",
+                      "current-context: m\ncontexts:\n- name: m\n  context: {cluster: c}\nclusters: {c: 1}\n",
+                      "must be a list"}),
     [](const testing::TestParamInfo<BadKubeconfig>& info) { return std::string(info.param.name); });
 
 struct B64Case {
@@ -157,10 +169,11 @@ struct B64Case {
 class KubeBase64 : public testing::TestWithParam<B64Case> {};
 TEST_P(KubeBase64, Decodes) { EXPECT_EQ(base64_decode(GetParam().in), GetParam().out); }
 INSTANTIATE_TEST_SUITE_P(Table, KubeBase64,
-                         testing::Values(B64Case{"", ""}, B64Case{"Zg==", "f"}, B64Case{"Zm8=", "fo"}, B64Case{"Zm9v", "foo"},
-                                         B64Case{"Zm9v\nYmFy", "foobar"}));
+                         testing::Values(B64Case{"", ""}, B64Case{"Zg==", "f"}, B64Case{"Zm8=", "fo"},
+                                         B64Case{"Zm9v", "foo"}, B64Case{"Zm9v\nYmFy", "foobar"}));
 TEST(KubeBase64, RejectsMalformed) {
-  for (const char* bad : {"Zg=", "Z===", "Zg==Zg==", "Zm9*", "=Zm9"}) EXPECT_THROW(base64_decode(bad), ConfigError) << bad;
+  for (const char* bad : {"Zg=", "Z===", "Zg==Zg==", "Zm9*", "=Zm9"})
+    EXPECT_THROW(base64_decode(bad), ConfigError) << bad;
 }
 
 TEST(KubeInCluster, ReadsServiceAccountAndBracketsIpv6) {
@@ -168,7 +181,8 @@ TEST(KubeInCluster, ReadsServiceAccountAndBracketsIpv6) {
   sa.write("token", "tok-1\n");
   sa.write("ca.crt", "CLUSTER-CA");
   sa.write("namespace", "cozy-db-autoscaler");
-  const Config c = in_cluster_config(fake_env({{"KUBERNETES_SERVICE_HOST", "fd00::1"}, {"KUBERNETES_SERVICE_PORT", "443"}}, sa.path()));
+  const Config c = in_cluster_config(
+      fake_env({{"KUBERNETES_SERVICE_HOST", "fd00::1"}, {"KUBERNETES_SERVICE_PORT", "443"}}, sa.path()));
   EXPECT_EQ(c.server, "https://[fd00::1]:443");
   EXPECT_EQ(c.ca_pem, "CLUSTER-CA");
   EXPECT_EQ(c.default_namespace, "cozy-db-autoscaler");
@@ -207,14 +221,17 @@ TEST(KubeLoadConfig, SourceOrderAndFlagOverrides) {
   // ~/.kube/config is the last resort.
   EXPECT_EQ(load_config(flags, fake_env({{"HOME", home.path().string()}})).token->token(), "from-home");
   // In-cluster beats ~/.kube/config.
-  EXPECT_EQ(load_config(flags, fake_env({{"HOME", home.path().string()}, {"KUBERNETES_SERVICE_HOST", "10.0.0.1"},
+  EXPECT_EQ(load_config(flags, fake_env({{"HOME", home.path().string()},
+                                         {"KUBERNETES_SERVICE_HOST", "10.0.0.1"},
                                          {"KUBERNETES_SERVICE_PORT", "443"}},
                                         sa.path()))
                 .source,
             "in-cluster");
   // $KUBECONFIG (first existing entry) beats in-cluster.
-  auto env = fake_env({{"HOME", home.path().string()}, {"KUBECONFIG", "/missing:" + env_path.string()},
-                       {"KUBERNETES_SERVICE_HOST", "10.0.0.1"}, {"KUBERNETES_SERVICE_PORT", "443"}},
+  auto env = fake_env({{"HOME", home.path().string()},
+                       {"KUBECONFIG", "/missing:" + env_path.string()},
+                       {"KUBERNETES_SERVICE_HOST", "10.0.0.1"},
+                       {"KUBERNETES_SERVICE_PORT", "443"}},
                       sa.path());
   EXPECT_EQ(load_config(flags, env).token->token(), "from-env");
   // --kubeconfig beats everything; explicit flags override fields.

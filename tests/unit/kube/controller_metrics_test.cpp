@@ -6,8 +6,8 @@
 #include <atomic>
 #include <map>
 #include <memory>
-#include <thread>
 #include <string>
+#include <thread>
 
 #include "dha/kube/controller.hpp"
 #include "dha/telemetry/registry.hpp"
@@ -28,7 +28,8 @@ TEST(ControllerMetrics, ReconcileOutcomesAndQueueTimesAreCountedAsControllerRunt
       {"ns/done", Done{}}, {"ns/later", RequeueAfter{seconds(30)}}, {"ns/flaky", Error{"metrics down"}}};
   ControllerOptions options{1, BackoffPolicy{seconds(1), seconds(8)}, &clock};
   options.metrics = &registry;
-  Controller c("dha", [&](const std::string& key) -> ReconcileResult { return script.at(key); }, options);
+  Controller c(
+      "dha", [&](const std::string& key) -> ReconcileResult { return script.at(key); }, options);
 
   for (const char* k : {"ns/done", "ns/later", "ns/flaky"}) c.queue().add(k);
   c.queue().add("ns/done");  // already waiting: not another add
@@ -39,18 +40,18 @@ TEST(ControllerMetrics, ReconcileOutcomesAndQueueTimesAreCountedAsControllerRunt
   while (c.process_one()) {
   }
   text = registry.expose();
-  for (const char* line : {"workqueue_adds_total{name=\"dha\"} 3", "workqueue_depth{name=\"dha\"} 0",
-                           "workqueue_retries_total{name=\"dha\"} 1",
-                           "workqueue_queue_duration_seconds_sum{name=\"dha\"} 6",
-                           "workqueue_queue_duration_seconds_count{name=\"dha\"} 3",
-                           "workqueue_work_duration_seconds_count{name=\"dha\"} 3",
-                           "controller_runtime_reconcile_total{controller=\"dha\",result=\"success\"} 1",
-                           "controller_runtime_reconcile_total{controller=\"dha\",result=\"requeue_after\"} 1",
-                           "controller_runtime_reconcile_total{controller=\"dha\",result=\"error\"} 1",
-                           "controller_runtime_reconcile_errors_total{controller=\"dha\"} 1",
-                           "controller_runtime_reconcile_time_seconds_count{controller=\"dha\"} 3",
-                           "controller_runtime_max_concurrent_reconciles{controller=\"dha\"} 1",
-                           "controller_runtime_active_workers{controller=\"dha\"} 0"}) {
+  for (const char* line :
+       {"workqueue_adds_total{name=\"dha\"} 3", "workqueue_depth{name=\"dha\"} 0",
+        "workqueue_retries_total{name=\"dha\"} 1", "workqueue_queue_duration_seconds_sum{name=\"dha\"} 6",
+        "workqueue_queue_duration_seconds_count{name=\"dha\"} 3",
+        "workqueue_work_duration_seconds_count{name=\"dha\"} 3",
+        "controller_runtime_reconcile_total{controller=\"dha\",result=\"success\"} 1",
+        "controller_runtime_reconcile_total{controller=\"dha\",result=\"requeue_after\"} 1",
+        "controller_runtime_reconcile_total{controller=\"dha\",result=\"error\"} 1",
+        "controller_runtime_reconcile_errors_total{controller=\"dha\"} 1",
+        "controller_runtime_reconcile_time_seconds_count{controller=\"dha\"} 3",
+        "controller_runtime_max_concurrent_reconciles{controller=\"dha\"} 1",
+        "controller_runtime_active_workers{controller=\"dha\"} 0"}) {
     EXPECT_TRUE(has_line(text, line)) << line << "\n" << text;
   }
 }
@@ -98,8 +99,7 @@ TEST(ControllerMetrics, ADestroyedQueueLeavesNoSeriesAndScrapesKeepWorking) {
     queue.set_metrics(metrics);
     queue.add("ns/a");
     ASSERT_TRUE(queue.try_get().has_value());  // destroyed while a key is held
-    ASSERT_NE(registry.expose().find("workqueue_longest_running_processor_seconds{name=\"gone\"}"),
-              std::string::npos);
+    ASSERT_NE(registry.expose().find("workqueue_longest_running_processor_seconds{name=\"gone\"}"), std::string::npos);
   }
   const std::string text = registry.expose();
   EXPECT_EQ(text.find("workqueue_unfinished_work_seconds{"), std::string::npos) << text;
@@ -133,7 +133,8 @@ TEST(ControllerMetrics, QueuesDestroyedWhileBeingScrapedAreNeverRead) {
 
 TEST(ControllerMetrics, WithoutARegistryNothingIsMeasured) {
   FakeClock clock;
-  Controller c("dha", [](const std::string&) -> ReconcileResult { return Done{}; }, ControllerOptions{1, {}, &clock});
+  Controller c(
+      "dha", [](const std::string&) -> ReconcileResult { return Done{}; }, ControllerOptions{1, {}, &clock});
   c.queue().add("ns/a");
   EXPECT_TRUE(c.process_one().has_value());
 }

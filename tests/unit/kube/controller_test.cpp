@@ -14,21 +14,25 @@ using std::chrono::seconds;
 TEST(KubeController, ProcessOneRoutesEveryResultThroughTheQueue) {
   FakeClock clock;
   std::map<std::string, ReconcileResult> script{{"ns/done", Done{}},
-                                               {"ns/later", RequeueAfter{seconds(30)}},
-                                               {"ns/flaky", Error{"metrics down"}},
-                                               {"ns/broken", Error{"bad spec", true}}};
+                                                {"ns/later", RequeueAfter{seconds(30)}},
+                                                {"ns/flaky", Error{"metrics down"}},
+                                                {"ns/broken", Error{"bad spec", true}}};
   std::vector<std::string> calls;
-  Controller c("test", [&](const std::string& key) -> ReconcileResult {
-    calls.push_back(key);
-    if (key == "ns/throws") throw std::runtime_error("boom");
-    return script.at(key);
-  }, ControllerOptions{1, BackoffPolicy{seconds(1), seconds(8)}, &clock});
+  Controller c(
+      "test",
+      [&](const std::string& key) -> ReconcileResult {
+        calls.push_back(key);
+        if (key == "ns/throws") throw std::runtime_error("boom");
+        return script.at(key);
+      },
+      ControllerOptions{1, BackoffPolicy{seconds(1), seconds(8)}, &clock});
 
   for (const char* k : {"ns/done", "ns/later", "ns/flaky", "ns/broken", "ns/throws"}) c.queue().add(k);
   std::vector<QueueAction> actions;
   while (auto a = c.process_one()) actions.push_back(*a);
-  EXPECT_EQ(actions, (std::vector<QueueAction>{QueueAction::Forget, QueueAction::RequeueAfter, QueueAction::RetryWithBackoff,
-                                               QueueAction::DropTerminal, QueueAction::RetryWithBackoff}));
+  EXPECT_EQ(actions,
+            (std::vector<QueueAction>{QueueAction::Forget, QueueAction::RequeueAfter, QueueAction::RetryWithBackoff,
+                                      QueueAction::DropTerminal, QueueAction::RetryWithBackoff}));
   EXPECT_EQ(c.queue().failures("ns/throws"), 1) << "an exception is a retryable error";
 
   calls.clear();
@@ -49,16 +53,20 @@ TEST(KubeController, ProcessOneRoutesEveryResultThroughTheQueue) {
 
 TEST(KubeController, WorkersStopCleanly) {
   std::atomic<int> n{0};
-  Controller c("test", [&](const std::string&) -> ReconcileResult {
-    ++n;
-    return Done{};
-  }, ControllerOptions{2});
+  Controller c(
+      "test",
+      [&](const std::string&) -> ReconcileResult {
+        ++n;
+        return Done{};
+      },
+      ControllerOptions{2});
   c.start();
   for (int i = 0; i < 20; ++i) c.queue().add("k" + std::to_string(i));
   for (int i = 0; i < 200 && n.load() < 20; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   c.stop();
   EXPECT_EQ(n.load(), 20);
-  EXPECT_THROW(Controller("bad", [](const std::string&) -> ReconcileResult { return Done{}; }, ControllerOptions{0}),
+  EXPECT_THROW(Controller(
+                   "bad", [](const std::string&) -> ReconcileResult { return Done{}; }, ControllerOptions{0}),
                std::invalid_argument);
 }
 
@@ -67,11 +75,14 @@ TEST(KubeController, StopWithinDropsTheQueueAndLeavesABlockedReconcileBehind) {
   // Static: a reconcile left behind still uses the controller (and these) after the test's scope.
   static std::atomic<bool> release{false};
   static std::atomic<int> started{0};
-  static Controller* c = new Controller("test", [](const std::string&) -> ReconcileResult {
-    ++started;
-    while (!release.load()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    return Done{};
-  }, ControllerOptions{1});
+  static Controller* c = new Controller(
+      "test",
+      [](const std::string&) -> ReconcileResult {
+        ++started;
+        while (!release.load()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        return Done{};
+      },
+      ControllerOptions{1});
   c->start();
   c->queue().add("blocked");
   for (int i = 0; i < 400 && c->in_flight() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -91,11 +102,14 @@ TEST(KubeController, StopWithinDropsTheQueueAndLeavesABlockedReconcileBehind) {
 
 TEST(KubeController, StopWithinReturnsOnceTheReconcilesInFlightFinish) {
   std::atomic<int> n{0};
-  Controller c("test", [&](const std::string&) -> ReconcileResult {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    ++n;
-    return Done{};
-  }, ControllerOptions{2});
+  Controller c(
+      "test",
+      [&](const std::string&) -> ReconcileResult {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        ++n;
+        return Done{};
+      },
+      ControllerOptions{2});
   c.start();
   c.queue().add("a");
   for (int i = 0; i < 400 && c.in_flight() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));

@@ -33,8 +33,10 @@ INSTANTIATE_TEST_SUITE_P(
     Table, KubeErrorMapping,
     testing::Values(
         ErrorCase{"not_found", 404, status_body(404, "NotFound", "pods \"x\" not found"), Reason::NotFound, false},
-        ErrorCase{"already_exists_is_409_refined", 409, status_body(409, "AlreadyExists", "exists"), Reason::AlreadyExists, false},
-        ErrorCase{"conflict", 409, status_body(409, "Conflict", "the object has been modified"), Reason::Conflict, false},
+        ErrorCase{"already_exists_is_409_refined", 409, status_body(409, "AlreadyExists", "exists"),
+                  Reason::AlreadyExists, false},
+        ErrorCase{"conflict", 409, status_body(409, "Conflict", "the object has been modified"), Reason::Conflict,
+                  false},
         ErrorCase{"invalid", 422, status_body(422, "Invalid", "spec.x: Invalid value"), Reason::Invalid, false},
         ErrorCase{"forbidden", 403, status_body(403, "Forbidden", "no"), Reason::Forbidden, false},
         ErrorCase{"unauthorized", 401, status_body(401, "Unauthorized", "Unauthorized"), Reason::Unauthorized, false},

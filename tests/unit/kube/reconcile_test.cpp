@@ -38,14 +38,15 @@ TEST_P(KubeApplyResult, TurnsResultIntoQueueAction) {
   EXPECT_EQ(q.try_get().has_value(), c.ready_after_30s);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Table, KubeApplyResult,
-    testing::Values(ResultCase{"done_forgets", Done{}, QueueAction::Forget, 0, false, false},
-                    ResultCase{"requeue_after_forgets_and_schedules", RequeueAfter{seconds(30)}, QueueAction::RequeueAfter, 0,
-                               false, true},
-                    ResultCase{"error_backs_off", Error{"metric outage"}, QueueAction::RetryWithBackoff, 3, true, false},
-                    ResultCase{"terminal_error_drops", Error{"bad spec", true}, QueueAction::DropTerminal, 0, false, false}),
-    [](const testing::TestParamInfo<ResultCase>& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(Table, KubeApplyResult,
+                         testing::Values(ResultCase{"done_forgets", Done{}, QueueAction::Forget, 0, false, false},
+                                         ResultCase{"requeue_after_forgets_and_schedules", RequeueAfter{seconds(30)},
+                                                    QueueAction::RequeueAfter, 0, false, true},
+                                         ResultCase{"error_backs_off", Error{"metric outage"},
+                                                    QueueAction::RetryWithBackoff, 3, true, false},
+                                         ResultCase{"terminal_error_drops", Error{"bad spec", true},
+                                                    QueueAction::DropTerminal, 0, false, false}),
+                         [](const testing::TestParamInfo<ResultCase>& info) { return std::string(info.param.name); });
 
 }  // namespace
 }  // namespace dha::kube

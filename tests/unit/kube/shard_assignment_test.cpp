@@ -36,7 +36,8 @@ TEST(ShardHash, PinnedValues) {
 // one shard of 4).
 TEST(ShardHash, SimilarNamesDoNotShareAShard) {
   std::set<int> of2;
-  for (const char* key : {"tenant-a/pg-main-dha", "tenant-a/pg-dry-dha", "tenant-b/pg-quota-dha", "tenant-a/cl-main-dha"})
+  for (const char* key :
+       {"tenant-a/pg-main-dha", "tenant-a/pg-dry-dha", "tenant-b/pg-quota-dha", "tenant-a/cl-main-dha"})
     of2.insert(shard_of(key, 2));
   EXPECT_EQ(of2.size(), 2u);
   std::set<int> of4;
@@ -75,7 +76,8 @@ TEST(ShardKeyText, ParsesTheTwoNamesAndNothingElse) {
   EXPECT_EQ(parse_shard_key("namespace-name"), ShardKey::namespace_name);
   EXPECT_EQ(parse_shard_key("namespace"), ShardKey::namespace_only);
   for (const char* bad : {"", "name", "Namespace", "namespace/name"}) EXPECT_FALSE(parse_shard_key(bad)) << bad;
-  for (ShardKey k : {ShardKey::namespace_name, ShardKey::namespace_only}) EXPECT_EQ(parse_shard_key(shard_key_name(k)), k);
+  for (ShardKey k : {ShardKey::namespace_name, ShardKey::namespace_only})
+    EXPECT_EQ(parse_shard_key(shard_key_name(k)), k);
 }
 
 struct PlanCase {

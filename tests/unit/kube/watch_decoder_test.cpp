@@ -6,15 +6,14 @@
 namespace dha::kube {
 namespace {
 
-const std::string kStream =
-    R"({"type":"ADDED","object":{"metadata":{"name":"a","resourceVersion":"1"}}})"
-    "\n"
-    R"({"type":"MODIFIED","object":{"metadata":{"name":"a","resourceVersion":"2"}}})"
-    "\r\n\n"
-    R"({"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"5"}}})"
-    "\n"
-    R"({"type":"DELETED","object":{"metadata":{"name":"a","resourceVersion":"6"}}})"
-    "\n";
+const std::string kStream = R"({"type":"ADDED","object":{"metadata":{"name":"a","resourceVersion":"1"}}})"
+                            "\n"
+                            R"({"type":"MODIFIED","object":{"metadata":{"name":"a","resourceVersion":"2"}}})"
+                            "\r\n\n"
+                            R"({"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"5"}}})"
+                            "\n"
+                            R"({"type":"DELETED","object":{"metadata":{"name":"a","resourceVersion":"6"}}})"
+                            "\n";
 
 std::vector<std::string> decode_in_chunks(std::size_t chunk) {
   WatchDecoder d;
@@ -50,7 +49,8 @@ TEST(KubeWatchDecoder, ErrorEventCarriesStatus) {
 }
 
 TEST(KubeWatchDecoder, BadLinesAreErrorsNotCrashes) {
-  for (const char* bad : {"{", "[]", R"({"type":"ADDED"})", R"({"type":"NOPE","object":{}})", R"({"type":"ADDED","object":1})"}) {
+  for (const char* bad :
+       {"{", "[]", R"({"type":"ADDED"})", R"({"type":"NOPE","object":{}})", R"({"type":"ADDED","object":1})"}) {
     WatchDecoder d;
     EXPECT_THROW(d.feed(std::string(bad) + "\n", [](WatchEvent&&) { return true; }), JsonError) << bad;
   }
@@ -59,10 +59,12 @@ TEST(KubeWatchDecoder, BadLinesAreErrorsNotCrashes) {
 // Found while fuzzing the watch decoder: the recursive parser overflowed the stack on an object
 // nested ~200 000 deep (a 400 KB line, well under max_line).
 TEST(KubeWatchDecoder, DeeplyNestedObjectIsAnErrorNotAStackOverflow) {
-  const std::string deep = R"({"type":"ADDED","object":{"a":)" + std::string(200000, '[') + std::string(200000, ']') + "}}\n";
+  const std::string deep =
+      R"({"type":"ADDED","object":{"a":)" + std::string(200000, '[') + std::string(200000, ']') + "}}\n";
   WatchDecoder d;
   EXPECT_THROW(d.feed(deep, [](WatchEvent&&) { return true; }), JsonError);
-  const std::string fine = R"({"type":"ADDED","object":{"a":)" + std::string(1000, '[') + std::string(1000, ']') + "}}\n";
+  const std::string fine =
+      R"({"type":"ADDED","object":{"a":)" + std::string(1000, '[') + std::string(1000, ']') + "}}\n";
   int events = 0;
   d.feed(fine, [&](WatchEvent&&) { return ++events, true; });
   EXPECT_EQ(events, 1);

@@ -23,26 +23,22 @@ TEST_P(QuantityParses, ValueAndMilli) {
   EXPECT_EQ(q->text, GetParam().text);
 }
 
-INSTANTIATE_TEST_SUITE_P(Table, QuantityParses,
-                         ::testing::Values(GoodRow{"150", 150, 150000}, GoodRow{"0", 0, 0},
-                                           GoodRow{"250m", 0.25, 250}, GoodRow{"1", 1, 1000},
-                                           GoodRow{"1.5", 1.5, 1500}, GoodRow{".5", 0.5, 500},
-                                           GoodRow{"5.", 5, 5000}, GoodRow{"+7", 7, 7000},
-                                           GoodRow{"-250m", -0.25, -250}, GoodRow{"1.5k", 1500, 1500000},
-                                           GoodRow{"2M", 2e6, 2000000000}, GoodRow{"3G", 3e9, 3000000000000},
-                                           GoodRow{"1Ki", 1024, 1024000}, GoodRow{"2Mi", 2097152, 2097152000},
-                                           GoodRow{"1Gi", 1073741824.0, 1073741824000},
-                                           GoodRow{"100n", 1e-7, 1},     // a fraction of a milli rounds up
-                                           GoodRow{"1500u", 0.0015, 2},  // 1.5 milli rounds up
-                                           GoodRow{"1e3", 1000, 1000000}, GoodRow{"1E3", 1000, 1000000},
-                                           GoodRow{"2e-3", 0.002, 2}, GoodRow{"5e+2", 500, 500000},
-                                           GoodRow{"1E", 1e18, std::numeric_limits<std::int64_t>::max()}),
-                         [](const auto& info) {
-                           std::string n;
-                           for (char c : std::string(info.param.text))
-                             n += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-                           return "q_" + n + "_" + std::to_string(info.index);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Table, QuantityParses,
+    ::testing::Values(GoodRow{"150", 150, 150000}, GoodRow{"0", 0, 0}, GoodRow{"250m", 0.25, 250},
+                      GoodRow{"1", 1, 1000}, GoodRow{"1.5", 1.5, 1500}, GoodRow{".5", 0.5, 500}, GoodRow{"5.", 5, 5000},
+                      GoodRow{"+7", 7, 7000}, GoodRow{"-250m", -0.25, -250}, GoodRow{"1.5k", 1500, 1500000},
+                      GoodRow{"2M", 2e6, 2000000000}, GoodRow{"3G", 3e9, 3000000000000}, GoodRow{"1Ki", 1024, 1024000},
+                      GoodRow{"2Mi", 2097152, 2097152000}, GoodRow{"1Gi", 1073741824.0, 1073741824000},
+                      GoodRow{"100n", 1e-7, 1},     // a fraction of a milli rounds up
+                      GoodRow{"1500u", 0.0015, 2},  // 1.5 milli rounds up
+                      GoodRow{"1e3", 1000, 1000000}, GoodRow{"1E3", 1000, 1000000}, GoodRow{"2e-3", 0.002, 2},
+                      GoodRow{"5e+2", 500, 500000}, GoodRow{"1E", 1e18, std::numeric_limits<std::int64_t>::max()}),
+    [](const auto& info) {
+      std::string n;
+      for (char c : std::string(info.param.text)) n += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+      return "q_" + n + "_" + std::to_string(info.index);
+    });
 
 class QuantityRejects : public ::testing::TestWithParam<const char*> {};
 

@@ -26,19 +26,17 @@ TEST_P(ReadingRule, SaysWhatIsAReading) {
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, ReadingRule,
-    ::testing::Values(ReadingCase{"zero", 0, ReadingFault::kNone, ""},
-                      ReadingCase{"fraction", 0.25, ReadingFault::kNone, ""},
-                      ReadingCase{"largest_plausible", kLargestPlausibleReading, ReadingFault::kNone, ""},
-                      ReadingCase{"negative", -300, ReadingFault::kNegative, "-300, a negative value"},
-                      ReadingCase{"tiny_negative", -0.5, ReadingFault::kNegative, "-0.5, a negative value"},
-                      ReadingCase{"implausible", 1e13, ReadingFault::kImplausible,
-                                  "1e+13, beyond any plausible reading"},
-                      ReadingCase{"nan", std::numeric_limits<double>::quiet_NaN(), ReadingFault::kNotFinite,
-                                  "a non-finite value"},
-                      ReadingCase{"infinite", std::numeric_limits<double>::infinity(), ReadingFault::kNotFinite,
-                                  "a non-finite value"},
-                      ReadingCase{"minus_infinite", -std::numeric_limits<double>::infinity(),
-                                  ReadingFault::kNotFinite, "a non-finite value"}),
+    ::testing::Values(
+        ReadingCase{"zero", 0, ReadingFault::kNone, ""}, ReadingCase{"fraction", 0.25, ReadingFault::kNone, ""},
+        ReadingCase{"largest_plausible", kLargestPlausibleReading, ReadingFault::kNone, ""},
+        ReadingCase{"negative", -300, ReadingFault::kNegative, "-300, a negative value"},
+        ReadingCase{"tiny_negative", -0.5, ReadingFault::kNegative, "-0.5, a negative value"},
+        ReadingCase{"implausible", 1e13, ReadingFault::kImplausible, "1e+13, beyond any plausible reading"},
+        ReadingCase{"nan", std::numeric_limits<double>::quiet_NaN(), ReadingFault::kNotFinite, "a non-finite value"},
+        ReadingCase{"infinite", std::numeric_limits<double>::infinity(), ReadingFault::kNotFinite,
+                    "a non-finite value"},
+        ReadingCase{"minus_infinite", -std::numeric_limits<double>::infinity(), ReadingFault::kNotFinite,
+                    "a non-finite value"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace

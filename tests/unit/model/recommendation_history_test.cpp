@@ -58,8 +58,8 @@ TEST(History, ThinningNeverChangesAnyWindowResult) {
       full.push_back({now, r});
       record_recommendation(bounded, now, r, longest);
       ASSERT_LE(bounded.size(), kMaxRecommendations);
-      const auto in_window = std::count_if(full.begin(), full.end(),
-                                           [&](const Recommendation& x) { return now - x.time <= longest; });
+      const auto in_window =
+          std::count_if(full.begin(), full.end(), [&](const Recommendation& x) { return now - x.time <= longest; });
       thinned += static_cast<std::size_t>(in_window) > bounded.size() ? 1 : 0;
       for (std::int64_t w : {0, 1, 60, 300, 900, 1800})
         for (std::int64_t later : {now, now + 30, now + 600})

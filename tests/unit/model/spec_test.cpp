@@ -67,7 +67,8 @@ TEST(Spec, ReadsEveryField) {
 // in percent too, so the proportional formula compares like with like.
 TEST(Spec, ReadsAverageUtilizationAsAPercentage) {
   const DhaSpec s = parse(R"({"minReplicas":2,"maxReplicas":6,
-      "metrics":[{"type":"ReadCPUUtilization","target":{"averageUtilization":70}}]})", false);
+      "metrics":[{"type":"ReadCPUUtilization","target":{"averageUtilization":70}}]})",
+                          false);
   ASSERT_TRUE(s.metrics[0].is_utilization());
   EXPECT_EQ(*s.metrics[0].average_utilization, 70);
   EXPECT_DOUBLE_EQ(s.metrics[0].target_in_query_unit(), 70);
@@ -88,7 +89,8 @@ TEST(Spec, EmptyApiGroupMeansDefault) {
 
 TEST(Spec, NonPositiveTargetIsNotBadInput) {
   const DhaSpec s = parse(R"({"minReplicas":2,"maxReplicas":6,
-      "metrics":[{"type":"ReadConnections","target":{"averageValue":"-1"}}]})", false);
+      "metrics":[{"type":"ReadConnections","target":{"averageValue":"-1"}}]})",
+                          false);
   EXPECT_LT(s.metrics[0].target_in_query_unit(), 0);
 }
 
@@ -171,7 +173,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadRow{"empty_metrics", "{" T ",\"minReplicas\":2,\"maxReplicas\":3,\"metrics\":[]}",
                "spec.metrics: must have at least 1 item"},
         BadRow{"unknown_type",
-               "{" T ",\"minReplicas\":2,\"maxReplicas\":3,\"metrics\":[{\"type\":\"Writes\",\"target\":{\"averageValue\":\"1\"}}]}",
+               "{" T ",\"minReplicas\":2,\"maxReplicas\":3,\"metrics\":[{\"type\":\"Writes\",\"target\":{"
+               "\"averageValue\":\"1\"}}]}",
                "spec.metrics[0].type: unsupported value \"Writes\" (ReadConnections or ReadCPUUtilization)"},
         BadRow{"no_target_value",
                "{" T ",\"minReplicas\":2,\"maxReplicas\":3,\"metrics\":[{\"type\":\"ReadConnections\",\"target\":{}}]}",
@@ -190,29 +193,40 @@ INSTANTIATE_TEST_SUITE_P(
                "{\"averageUtilization\":0}}]}",
                "spec.metrics[0].target.averageUtilization: out of range [1, 2147483647]"},
         BadRow{"bad_quantity",
-               "{" T ",\"minReplicas\":2,\"maxReplicas\":3,\"metrics\":[{\"type\":\"ReadConnections\",\"target\":{\"averageValue\":\"lots\"}}]}",
+               "{" T ",\"minReplicas\":2,\"maxReplicas\":3,\"metrics\":[{\"type\":\"ReadConnections\",\"target\":{"
+               "\"averageValue\":\"lots\"}}]}",
                "spec.metrics[0].target.averageValue: not a quantity (\"lots\": must start with a number)"},
         BadRow{"second_metric_bad_quantity",
-               "{" T ",\"minReplicas\":2,\"maxReplicas\":3,\"metrics\":[{\"type\":\"ReadConnections\",\"target\":{\"averageValue\":\"1\"}},"
+               "{" T ",\"minReplicas\":2,\"maxReplicas\":3,\"metrics\":[{\"type\":\"ReadConnections\",\"target\":{"
+               "\"averageValue\":\"1\"}},"
                "{\"type\":\"ReadCPUUtilization\",\"target\":{\"averageValue\":\"2q\"}}]}",
                "spec.metrics[1].target.averageValue: not a quantity (\"2q\": unknown suffix \"q\")"},
         BadRow{"fractional_number_quantity",
-               "{" T ",\"minReplicas\":2,\"maxReplicas\":3,\"metrics\":[{\"type\":\"ReadConnections\",\"target\":{\"averageValue\":1.5}}]}",
+               "{" T ",\"minReplicas\":2,\"maxReplicas\":3,\"metrics\":[{\"type\":\"ReadConnections\",\"target\":{"
+               "\"averageValue\":1.5}}]}",
                "spec.metrics[0].target.averageValue: not a quantity (a number must be an integer; write fractions as "
                "a string)"},
-        BadRow{"negative_window", "{" T ",\"minReplicas\":2,\"maxReplicas\":3," M ",\"behavior\":{\"scaleUp\":{\"stabilizationWindowSeconds\":-1}}}",
+        BadRow{"negative_window",
+               "{" T ",\"minReplicas\":2,\"maxReplicas\":3," M
+               ",\"behavior\":{\"scaleUp\":{\"stabilizationWindowSeconds\":-1}}}",
                "spec.behavior.scaleUp.stabilizationWindowSeconds: out of range [0, 2147483647]"},
-        BadRow{"zero_step", "{" T ",\"minReplicas\":2,\"maxReplicas\":3," M ",\"behavior\":{\"scaleDown\":{\"step\":0}}}",
+        BadRow{"zero_step",
+               "{" T ",\"minReplicas\":2,\"maxReplicas\":3," M ",\"behavior\":{\"scaleDown\":{\"step\":0}}}",
                "spec.behavior.scaleDown.step: out of range [1, 2147483647]"},
-        BadRow{"deadline_zero", "{" T ",\"minReplicas\":2,\"maxReplicas\":3," M ",\"behavior\":{\"convergenceDeadlineSeconds\":0}}",
+        BadRow{"deadline_zero",
+               "{" T ",\"minReplicas\":2,\"maxReplicas\":3," M ",\"behavior\":{\"convergenceDeadlineSeconds\":0}}",
                "spec.behavior.convergenceDeadlineSeconds: out of range [1, 86400]"},
-        BadRow{"deadline_over_a_day", "{" T ",\"minReplicas\":2,\"maxReplicas\":3," M ",\"behavior\":{\"convergenceDeadlineSeconds\":86401}}",
+        BadRow{"deadline_over_a_day",
+               "{" T ",\"minReplicas\":2,\"maxReplicas\":3," M ",\"behavior\":{\"convergenceDeadlineSeconds\":86401}}",
                "spec.behavior.convergenceDeadlineSeconds: out of range [1, 86400]"},
-        BadRow{"tolerance_over_one", "{" T ",\"minReplicas\":2,\"maxReplicas\":3," M ",\"behavior\":{\"tolerance\":1.5}}",
+        BadRow{"tolerance_over_one",
+               "{" T ",\"minReplicas\":2,\"maxReplicas\":3," M ",\"behavior\":{\"tolerance\":1.5}}",
                "spec.behavior.tolerance: must be a number in [0, 1]"},
-        BadRow{"respect_quorum_string", "{" T ",\"minReplicas\":2,\"maxReplicas\":3," M ",\"constraints\":{\"respectQuorum\":\"no\"}}",
+        BadRow{"respect_quorum_string",
+               "{" T ",\"minReplicas\":2,\"maxReplicas\":3," M ",\"constraints\":{\"respectQuorum\":\"no\"}}",
                "spec.constraints.respectQuorum: must be true or false"},
-        BadRow{"negative_lag", "{" T ",\"minReplicas\":2,\"maxReplicas\":3," M ",\"constraints\":{\"maxReplicationLagSeconds\":-1}}",
+        BadRow{"negative_lag",
+               "{" T ",\"minReplicas\":2,\"maxReplicas\":3," M ",\"constraints\":{\"maxReplicationLagSeconds\":-1}}",
                "spec.constraints.maxReplicationLagSeconds: out of range [0, 2147483647]"},
         BadRow{"dry_run_number", "{" T ",\"minReplicas\":2,\"maxReplicas\":3," M ",\"dryRun\":1}",
                "spec.dryRun: must be true or false"}),

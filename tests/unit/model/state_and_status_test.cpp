@@ -82,10 +82,9 @@ TEST(Observation, ErrorsNameTheField) {
             "observation.metrics: must be an array");
   EXPECT_EQ(expect_error([] { parse_observation(json(R"({"currentReplicas":3,"metrics":[{"value":1}]})")); }),
             "observation.metrics[0].type: required");
-  EXPECT_EQ(expect_error([] {
-              parse_observation(json(R"({"currentReplicas":3,"metrics":[{"type":"X","value":"lots"}]})"));
-            }),
-            "observation.metrics[0].value: must be a number");
+  EXPECT_EQ(
+      expect_error([] { parse_observation(json(R"({"currentReplicas":3,"metrics":[{"type":"X","value":"lots"}]})")); }),
+      "observation.metrics[0].value: must be a number");
   EXPECT_EQ(expect_error([] { parse_observation(json(R"({"currentReplicas":3,"operational":"yes"})")); }),
             "observation.operational: must be true or false");
 }
@@ -125,7 +124,12 @@ TEST(Status, RoundTripsThroughJsonWithRfc3339Times) {
   s.state.last_converged_replicas = 4;
   s.state.backoff = Backoff{6, 1700003600, 2};
   s.current_metrics = {{"ReadConnections", "210"}, {"ReadCPUUtilization", "250m"}};
-  s.last_decision = LastDecision{1700000060, DecisionKind::Scale, 5, 5, "Ready", "scale 4 -> 5",
+  s.last_decision = LastDecision{1700000060,
+                                 DecisionKind::Scale,
+                                 5,
+                                 5,
+                                 "Ready",
+                                 "scale 4 -> 5",
                                  {{"FailSafe", 5, 5, "Pass", "ok"}, {"Bounds", 5, 5, "Pass", "within bounds"}}};
   s.conditions = {{"AbleToScale", "True", "Ready", "ready to scale", 1700000000, 3}};
   s.target_display = "Postgres/db";
@@ -164,10 +168,9 @@ TEST(Status, ErrorsNameTheField) {
             "status.backoff.until: not an RFC3339 time (\"soon\")");
   EXPECT_EQ(expect_error([] { parse_status(json(R"({"recommendations":[{"replicas":3}]})")); }),
             "status.recommendations[0].time: required");
-  EXPECT_EQ(expect_error([] {
-              parse_status(json(R"({"lastDecision":{"time":"2023-11-14T22:13:20Z","kind":"Panic"}})"));
-            }),
-            "status.lastDecision.kind: must be Scale, NoChange, Freeze or Rollback");
+  EXPECT_EQ(
+      expect_error([] { parse_status(json(R"({"lastDecision":{"time":"2023-11-14T22:13:20Z","kind":"Panic"}})")); }),
+      "status.lastDecision.kind: must be Scale, NoChange, Freeze or Rollback");
 }
 
 TEST(Conditions, TransitionTimeChangesOnlyWhenStatusFlips) {

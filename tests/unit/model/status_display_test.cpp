@@ -36,17 +36,18 @@ MetricSpec utilization(std::int32_t percent) {
   return m;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Table, MetricDisplay,
-    ::testing::Values(MetricRow{"connections", metric(MetricType::ReadConnections, "150"), "83", "83/150 (ReadConnections)"},
-                      MetricRow{"cpu_quantity", metric(MetricType::ReadCPUUtilization, "250m"), "210m",
-                                "210m/250m (ReadCPUUtilization)"},
-                      MetricRow{"cpu_percent", utilization(70), "65", "65%/70% (ReadCPUUtilization)"},
-                      MetricRow{"not_observed", metric(MetricType::ReadConnections, "150"), std::nullopt,
-                                "<unknown>/150 (ReadConnections)"},
-                      MetricRow{"percent_not_observed", utilization(70), std::nullopt,
-                                "<unknown>/70% (ReadCPUUtilization)"}),
-    [](const auto& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(Table, MetricDisplay,
+                         ::testing::Values(MetricRow{"connections", metric(MetricType::ReadConnections, "150"), "83",
+                                                     "83/150 (ReadConnections)"},
+                                           MetricRow{"cpu_quantity", metric(MetricType::ReadCPUUtilization, "250m"),
+                                                     "210m", "210m/250m (ReadCPUUtilization)"},
+                                           MetricRow{"cpu_percent", utilization(70), "65",
+                                                     "65%/70% (ReadCPUUtilization)"},
+                                           MetricRow{"not_observed", metric(MetricType::ReadConnections, "150"),
+                                                     std::nullopt, "<unknown>/150 (ReadConnections)"},
+                                           MetricRow{"percent_not_observed", utilization(70), std::nullopt,
+                                                     "<unknown>/70% (ReadCPUUtilization)"}),
+                         [](const auto& info) { return std::string(info.param.name); });
 
 TEST(StatusDisplay, EveryMetricInSpecOrderMatchedByType) {
   DhaSpec spec;
@@ -72,16 +73,21 @@ TEST(StatusDisplay, SummaryNamesTheGateThatDecided) {
       {"FailSafe", 4, 4, "Pass", "raw recommendation 4"},
       {"LagBrake", 4, 3, "ReplicationLag", "replication lag 45s > 30s with writes active (45s > 30s)"},
       {"Bounds", 3, 3, "Pass", "within bounds"}};
-  const auto frozen = decision(DecisionKind::Freeze, "ReplicationLag", "replication lag 45s > 30s with writes active", trace, 3);
+  const auto frozen =
+      decision(DecisionKind::Freeze, "ReplicationLag", "replication lag 45s > 30s with writes active", trace, 3);
   EXPECT_EQ(decision_summary(frozen, 3),
             "frozen at 3 by LagBrake (ReplicationLag): replication lag 45s > 30s with writes active (45s > 30s)");
   ASSERT_NE(deciding_gate(frozen), nullptr);
   EXPECT_EQ(deciding_gate(frozen)->gate, "LagBrake");
-  EXPECT_EQ(decision_summary(decision(DecisionKind::Scale, "Ready", "scale 3 -> 4 (ReadConnections 210/150 per read replica)", {}, 4), 3),
-            "scale 3 -> 4 (ReadConnections 210/150 per read replica)");
-  EXPECT_EQ(decision_summary(decision(DecisionKind::NoChange, "Ready", "at target", {}, 3), 3), "no change at 3: at target");
-  EXPECT_EQ(decision_summary(decision(DecisionKind::NoChange, "Ready", "no change at 3 (ReadConnections 90/100)", {}, 3), 3),
-            "no change at 3 (ReadConnections 90/100)");
+  EXPECT_EQ(
+      decision_summary(
+          decision(DecisionKind::Scale, "Ready", "scale 3 -> 4 (ReadConnections 210/150 per read replica)", {}, 4), 3),
+      "scale 3 -> 4 (ReadConnections 210/150 per read replica)");
+  EXPECT_EQ(decision_summary(decision(DecisionKind::NoChange, "Ready", "at target", {}, 3), 3),
+            "no change at 3: at target");
+  EXPECT_EQ(
+      decision_summary(decision(DecisionKind::NoChange, "Ready", "no change at 3 (ReadConnections 90/100)", {}, 3), 3),
+      "no change at 3 (ReadConnections 90/100)");
   EXPECT_EQ(deciding_gate(decision(DecisionKind::NoChange, "Ready", "", {{"FailSafe", 3, 3, "Pass", ""}}, 3)), nullptr);
 }
 
@@ -91,7 +97,8 @@ TEST(StatusDisplay, TraceInWords) {
   EXPECT_EQ(trace_entry_words({"Bounds", 3, 3, "Pass", "within bounds"}), "Bounds: passed 3 (within bounds)");
   EXPECT_EQ(trace_entry_words({"Convergence", 4, 4, "Converged", "converged at 3"}),
             "Convergence: passed 4 (converged at 3)");
-  EXPECT_EQ(trace_entry_words({"Convergence", 4, 4, "ScaleInFlight", "waiting"}), "Convergence: kept 4, ScaleInFlight: waiting");
+  EXPECT_EQ(trace_entry_words({"Convergence", 4, 4, "ScaleInFlight", "waiting"}),
+            "Convergence: kept 4, ScaleInFlight: waiting");
   EXPECT_FALSE(gate_acted({"Bounds", 3, 3, "Pass", ""}));
   EXPECT_TRUE(gate_acted({"Bounds", 7, 6, "Pass", ""}));
 }

@@ -69,7 +69,8 @@ TEST(StatusGates, TheTraceIsWrittenOneLinePerGateAndReadBack) {
   ASSERT_TRUE(ld["gates"].IsArray());
   ASSERT_EQ(ld["gates"].Size(), 2u);
   EXPECT_STREQ(ld["gates"][0].GetString(), "FailSafe: 5 -> 5, Pass: raw recommendation 5");
-  EXPECT_STREQ(ld["gates"][1].GetString(), "LagBrake: 5 -> 4, ReplicationLag: replication lag above threshold (60s > 30s)");
+  EXPECT_STREQ(ld["gates"][1].GetString(),
+               "LagBrake: 5 -> 4, ReplicationLag: replication lag above threshold (60s > 30s)");
 }
 
 // What the version before the gates lines wrote: the trace as objects. It is read as it was.
@@ -102,7 +103,8 @@ TEST(StatusGates, ANameTheLinesCannotHoldKeepsTheObjects) {
 
 TEST(StatusGates, ALineThatDoesNotParseNamesTheField) {
   try {
-    parse_status(json(R"({"lastDecision":{"time":"2026-12-01T12:23:35Z","kind":"NoChange","gates":["Bounds: 3 -> 3, Pass","oops"]}})"));
+    parse_status(json(
+        R"({"lastDecision":{"time":"2026-12-01T12:23:35Z","kind":"NoChange","gates":["Bounds: 3 -> 3, Pass","oops"]}})"));
     FAIL() << "accepted";
   } catch (const InputError& e) {
     EXPECT_EQ(std::string(e.what()),

@@ -79,7 +79,8 @@ TEST(YamlToJson, RefusesAliasExpansionBombs) {
 // Found by tests/fuzz/dha_spec: std::regex recursed once per character and overflowed the stack
 // on a 60 000-digit plain scalar. Typing must still follow YAML 1.2 core.
 TEST(YamlToJson, LongScalarsAreTypedWithoutRecursion) {
-  const auto doc = yaml_to_json("a: " + std::string(200000, '7') + "\nb: 1.5e3\nc: .5\nd: 1.\ne: 1e\nf: +-1\n", "long.yaml");
+  const auto doc =
+      yaml_to_json("a: " + std::string(200000, '7') + "\nb: 1.5e3\nc: .5\nd: 1.\ne: 1e\nf: +-1\n", "long.yaml");
   EXPECT_TRUE(doc["a"].IsNumber());
   EXPECT_DOUBLE_EQ(doc["b"].GetDouble(), 1500);
   EXPECT_DOUBLE_EQ(doc["c"].GetDouble(), 0.5);

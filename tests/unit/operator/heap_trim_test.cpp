@@ -68,7 +68,8 @@ TEST(HeapTrim, ItsThreadTrimsOnItsPeriodAndStopsAtOnce) {
   }
   const auto stop_started = std::chrono::steady_clock::now();
   { HeapTrim idle(std::chrono::hours(1)); }
-  EXPECT_LT(std::chrono::steady_clock::now() - stop_started, std::chrono::seconds(1)) << "the destructor waited out the period";
+  EXPECT_LT(std::chrono::steady_clock::now() - stop_started, std::chrono::seconds(1))
+      << "the destructor waited out the period";
 }
 
 }  // namespace

@@ -119,9 +119,9 @@ TEST(StructuredLogs, ZapFlagValuesMeanWhatTheyMeanInControllerRuntime) {
     const char* level;
     spdlog::level::level_enum want;
   };
-  for (const Case& c : {Case{"0", spdlog::level::info}, Case{"1", spdlog::level::debug},
-                        Case{"2", spdlog::level::trace}, Case{"10", spdlog::level::trace},
-                        Case{"error", spdlog::level::err}}) {
+  for (const Case& c :
+       {Case{"0", spdlog::level::info}, Case{"1", spdlog::level::debug}, Case{"2", spdlog::level::trace},
+        Case{"10", spdlog::level::trace}, Case{"error", spdlog::level::err}}) {
     EXPECT_EQ(parse_log_level(c.level), c.want) << c.level;
   }
   EXPECT_EQ(parse_log_format("console"), LogFormat::Text);

@@ -46,8 +46,8 @@ TEST(PluginSet, AMissingPluginFileIsNamed) {
 
 TEST(PluginSet, ABadConfigIsNamedWithWhereItCameFrom) {
   const PluginSetOptions not_objects{{}, {}, "{\"builtin.merge-patch\": [1]}", "--plugin-config x.json"};
-  EXPECT_NE(error_of(not_objects).find(
-                "--plugin-config x.json: the configuration of \"builtin.merge-patch\" must be an object"),
+  EXPECT_NE(error_of(not_objects)
+                .find("--plugin-config x.json: the configuration of \"builtin.merge-patch\" must be an object"),
             std::string::npos);
   EXPECT_NE(error_of({{}, {}, "{not json", "--plugin-config x.json"}).find("--plugin-config x.json: not JSON"),
             std::string::npos);

@@ -42,8 +42,10 @@ TEST(SelfMetrics, ClearMetricsDropsOneDhasMetricSeriesOnly) {
   std::string text = registry.expose();
   EXPECT_EQ(text.find(R"(db_autoscaler_metric_value{namespace="t",name="a",)"), std::string::npos) << text;
   EXPECT_EQ(text.find(R"(db_autoscaler_metric_target{namespace="t",name="a",)"), std::string::npos) << text;
-  EXPECT_NE(text.find(R"(db_autoscaler_metric_value{namespace="t",name="ab",type="ReadConnections"} 1)"), std::string::npos);
-  EXPECT_NE(text.find(R"(db_autoscaler_metric_value{namespace="u",name="a",type="ReadConnections"} 5)"), std::string::npos);
+  EXPECT_NE(text.find(R"(db_autoscaler_metric_value{namespace="t",name="ab",type="ReadConnections"} 1)"),
+            std::string::npos);
+  EXPECT_NE(text.find(R"(db_autoscaler_metric_value{namespace="u",name="a",type="ReadConnections"} 5)"),
+            std::string::npos);
   EXPECT_NE(text.find(R"(db_autoscaler_current_replicas{namespace="t",name="a"} 3)"), std::string::npos);
 
   m.set_metric("t", "a", "ReadConnections", 7, 8);  // a later reconcile sets it again
@@ -51,7 +53,8 @@ TEST(SelfMetrics, ClearMetricsDropsOneDhasMetricSeriesOnly) {
   m.forget("t", "a");
   text = registry.expose();
   EXPECT_EQ(text.find(R"(namespace="t",name="a")"), std::string::npos) << text;
-  EXPECT_NE(text.find(R"(db_autoscaler_metric_value{namespace="t",name="ab",type="ReadConnections"} 1)"), std::string::npos);
+  EXPECT_NE(text.find(R"(db_autoscaler_metric_value{namespace="t",name="ab",type="ReadConnections"} 1)"),
+            std::string::npos);
 }
 
 TEST(SelfMetrics, ReconcileCounterAndHistogram) {

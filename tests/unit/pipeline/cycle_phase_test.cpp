@@ -97,7 +97,8 @@ TEST(CyclePhase, NamespacesSpreadOverThePeriod) {
   // 1 000 namespaces of the same shape over a 60 s period, in ten 6 s slices: no slice gets more
   // than twice its share, so a sync period's reconciles do not all come due at once.
   std::map<int, int> per_slice;
-  for (int i = 0; i < 1000; ++i) ++per_slice[static_cast<int>(namespace_phase("tenant-" + std::to_string(i), seconds(60)).count() / 6'000)];
+  for (int i = 0; i < 1000; ++i)
+    ++per_slice[static_cast<int>(namespace_phase("tenant-" + std::to_string(i), seconds(60)).count() / 6'000)];
   for (int s = 0; s < 10; ++s) EXPECT_LT(per_slice[s], 200) << "slice " << s;
 }
 

@@ -52,12 +52,11 @@ TEST_P(FirstObservation, SeedsOnlyAHistorylessDha) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Table, FirstObservation,
-    ::testing::Values(Row{"new_dha", false, {}, false, 1}, Row{"opted_out", false, {}, true, 0},
-                      Row{"decided_before_with_zero_windows", true, {}, false, 0},
-                      Row{"has_history", false, {{900, 5}}, false, 1}),
-    [](const auto& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(Table, FirstObservation,
+                         ::testing::Values(Row{"new_dha", false, {}, false, 1}, Row{"opted_out", false, {}, true, 0},
+                                           Row{"decided_before_with_zero_windows", true, {}, false, 0},
+                                           Row{"has_history", false, {{900, 5}}, false, 1}),
+                         [](const auto& info) { return std::string(info.param.name); });
 
 // The point of it: a new DHA on 4 instances at low load does not scale down at once, and does
 // once the down window has passed since its first observation; opting out scales at once.
@@ -91,7 +90,6 @@ TEST(FirstObservation, AZeroUpWindowStillScalesUpAtOnce) {
   const auto windowed = spec_with_windows(300, 1800);
   const auto held = decide::decide(windowed, busy, state_for_decide(model::DhaStatus{}, windowed, 3, 1000), 1000);
   EXPECT_EQ(held.desired_replicas, 3) << "a new DHA's first scale-up waits its up window: " << held.message;
-
 }
 
 }  // namespace

@@ -23,7 +23,7 @@ TEST(ForecastWithoutRangeQueries, AnABI10SourceGivesNoForecastAndTheReason) {
       "targetRef":{"apiVersion":"apps.cozystack.io/v1alpha1","kind":"Postgres","name":"db"},
       "metrics":[{"type":"ReadConnections","target":{"averageValue":"100"}}],
       "behavior":{"policy":"Adaptive","adaptive":{"predictive":true}}})",
-                                                                  "spec"));
+                                                                 "spec"));
   HistoryCache cache;
   model::Observation obs;
   obs.forecast = model::Forecast{9, 60};  // whatever was there is replaced

@@ -59,7 +59,10 @@ TEST(GroupedAnswers, AnAnswerServesForItsMaxAgeFromWhenItWasAskedFor) {
   GroupedAnswers answers(10);
   int fetches = 0;
   bool fetched = false;
-  const auto fetch = [&] { ++fetches; return answer_of({}); };
+  const auto fetch = [&] {
+    ++fetches;
+    return answer_of({});
+  };
   const std::int64_t t = 1'700'000'009;  // one second before a multiple of 10
   answers.get(kKey, t, fetch, fetched);
   EXPECT_TRUE(fetched);
@@ -94,7 +97,14 @@ TEST(GroupedAnswers, AWindowOfZeroSharesNothing) {
   GroupedAnswers answers(0);
   int fetches = 0;
   bool fetched = false;
-  for (int i = 0; i < 3; ++i) answers.get(kKey, 1'700'000'000, [&] { ++fetches; return answer_of({}); }, fetched);
+  for (int i = 0; i < 3; ++i)
+    answers.get(
+        kKey, 1'700'000'000,
+        [&] {
+          ++fetches;
+          return answer_of({});
+        },
+        fetched);
   EXPECT_EQ(fetches, 3);
 }
 
@@ -141,7 +151,8 @@ TEST(GroupedQuery, AFailedAnswerIsEachTargetsFailureOrAFallback) {
 
 TEST(GroupedQuery, LabelValuesAreTheTargetsAndOnlyNamespaceWideTemplatesAreShared) {
   const tenancy::TargetLabels target{"tenant-a", "db", "postgres-db"};
-  const auto values = target_label_values({{"app", "${name}"}, {"cluster", "postgres-${name}"}, {"r", "${release}"}}, target);
+  const auto values =
+      target_label_values({{"app", "${name}"}, {"cluster", "postgres-${name}"}, {"r", "${release}"}}, target);
   ASSERT_TRUE(values);
   EXPECT_EQ(values->at("app"), "db");
   EXPECT_EQ(values->at("cluster"), "postgres-db");

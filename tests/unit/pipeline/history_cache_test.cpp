@@ -77,7 +77,8 @@ TEST(HistoryCache, DependsOnTheMetricTypesAndTheTargetOnly) {
   EXPECT_EQ(key(spec_with(8, kReads)), key(spec_with(9, kReads))) << "maxReplicas is not read by the history";
   EXPECT_EQ(key(spec_with(8, std::string(kReads) + "," + kCpu)), key(spec_with(8, std::string(kCpu) + "," + kReads)));
   EXPECT_NE(key(spec_with(8, kReads)), key(spec_with(8, kCpu)));
-  EXPECT_NE(key(spec_with(8, kReads)), history_depends_on({"tenant-a", "db2", "db2"}, std::nullopt, spec_with(8, kReads)));
+  EXPECT_NE(key(spec_with(8, kReads)),
+            history_depends_on({"tenant-a", "db2", "db2"}, std::nullopt, spec_with(8, kReads)));
   EXPECT_NE(key(spec_with(8, kReads)), history_depends_on(db, std::string("mon"), spec_with(8, kReads)));
 }
 
@@ -118,7 +119,7 @@ model::DhaSpec predictive_spec() {
       "targetRef":{"apiVersion":"apps.cozystack.io/v1alpha1","kind":"Postgres","name":"db"},
       "metrics":[{"type":"ReadConnections","target":{"averageValue":"100"}}],
       "behavior":{"policy":"Adaptive","adaptive":{"predictive":true}}})",
-                                                "spec"));
+                                            "spec"));
 }
 
 // Two days at 100 connections, with 500 from noon to 13:00 on each.

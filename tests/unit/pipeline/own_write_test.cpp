@@ -58,14 +58,28 @@ TEST_F(OwnWrite, AdoptionTableForBothBuiltinActuators) {
     bool adopted;
   };
   const std::vector<Case> cases{
-      {"our marker and count", R"({"autoscaling.cozystack.io/managed-by":"db-dha","autoscaling.cozystack.io/applied-replicas":"4"})", 3, 4, true},
-      {"count differs: a competing writer", R"({"autoscaling.cozystack.io/managed-by":"db-dha","autoscaling.cozystack.io/applied-replicas":"4"})", 3, 5, false},
-      {"another DHA's marker", R"({"autoscaling.cozystack.io/managed-by":"other","autoscaling.cozystack.io/applied-replicas":"4"})", 3, 4, false},
+      {"our marker and count",
+       R"({"autoscaling.cozystack.io/managed-by":"db-dha","autoscaling.cozystack.io/applied-replicas":"4"})", 3, 4,
+       true},
+      {"count differs: a competing writer",
+       R"({"autoscaling.cozystack.io/managed-by":"db-dha","autoscaling.cozystack.io/applied-replicas":"4"})", 3, 5,
+       false},
+      {"another DHA's marker",
+       R"({"autoscaling.cozystack.io/managed-by":"other","autoscaling.cozystack.io/applied-replicas":"4"})", 3, 4,
+       false},
       {"no count announced", R"({"autoscaling.cozystack.io/managed-by":"db-dha"})", 3, 4, false},
-      {"count not a string", R"({"autoscaling.cozystack.io/managed-by":"db-dha","autoscaling.cozystack.io/applied-replicas":4})", 3, 4, false},
-      {"count with junk", R"({"autoscaling.cozystack.io/managed-by":"db-dha","autoscaling.cozystack.io/applied-replicas":"4 "})", 3, 4, false},
-      {"status already agrees", R"({"autoscaling.cozystack.io/managed-by":"db-dha","autoscaling.cozystack.io/applied-replicas":"4"})", 4, 4, false},
-      {"nothing applied yet", R"({"autoscaling.cozystack.io/managed-by":"db-dha","autoscaling.cozystack.io/applied-replicas":"4"})", std::nullopt, 4, false},
+      {"count not a string",
+       R"({"autoscaling.cozystack.io/managed-by":"db-dha","autoscaling.cozystack.io/applied-replicas":4})", 3, 4,
+       false},
+      {"count with junk",
+       R"({"autoscaling.cozystack.io/managed-by":"db-dha","autoscaling.cozystack.io/applied-replicas":"4 "})", 3, 4,
+       false},
+      {"status already agrees",
+       R"({"autoscaling.cozystack.io/managed-by":"db-dha","autoscaling.cozystack.io/applied-replicas":"4"})", 4, 4,
+       false},
+      {"nothing applied yet",
+       R"({"autoscaling.cozystack.io/managed-by":"db-dha","autoscaling.cozystack.io/applied-replicas":"4"})",
+       std::nullopt, 4, false},
   };
   for (const auto* actuator : {merge.get(), scale.get()}) {
     for (const auto& c : cases) {

@@ -18,7 +18,10 @@ namespace json = dha::sdk::json;
 class SteeredEngine : public dha::sdk::EngineAdapter {
  public:
   static constexpr dha::sdk::PluginInfo info{
-      .id = "steered-engine", .name = "Steered", .version = "1.0.0", .vendor = "tests",
+      .id = "steered-engine",
+      .name = "Steered",
+      .version = "1.0.0",
+      .vendor = "tests",
       .description = "test engine",
       .config_schema = R"({"keys": [{"name": "release", "type": "string", "default": "x"}]})"};
 
@@ -71,8 +74,7 @@ class Everything : public dha::sdk::MetricSource, public dha::sdk::Gate, public 
   }
   dha::sdk::ActuatorPlan plan(const dha::sdk::ActuatorRequest& r) const override {
     dha::sdk::ActuatorPlan p;
-    p.requests.emplace_back("scale", "merge",
-                            R"({"spec": {"replicas": )" + std::to_string(r.desired_replicas) + "}}");
+    p.requests.emplace_back("scale", "merge", R"({"spec": {"replicas": )" + std::to_string(r.desired_replicas) + "}}");
     return p;
   }
 };
@@ -104,7 +106,8 @@ class SdkExport : public ::testing::Test {
   const dha_plugin* create(const std::string& id, const std::string& config, dha_status want = DHA_OK) {
     const dha_plugin* out = reinterpret_cast<const dha_plugin*>(0x1);
     error_.clear();
-    const dha_status s = entry_->create(&host_, dha::sdk::to_dha_str(id), dha::sdk::to_dha_str(config), &out, error_.sink());
+    const dha_status s =
+        entry_->create(&host_, dha::sdk::to_dha_str(id), dha::sdk::to_dha_str(config), &out, error_.sink());
     EXPECT_EQ(s, want) << error_.str();
     if (s == DHA_OK) {
       made_.push_back(out);
@@ -223,8 +226,9 @@ TEST_F(SdkExport, EngineQueriesTargetsAndDefaultHealth) {
   ASSERT_NE(p, nullptr);
   const auto* engine = static_cast<const dha_engine*>(p->get_extension(p, DHA_EXT_ENGINE));
   ASSERT_EQ(engine->targets(p, out_.sink(), error_.sink()), DHA_OK);
-  EXPECT_EQ(out_.str(),
-            R"([{"apiGroup":"example.com","version":"v1","kind":"Thing","plural":"things","actuator":"builtin.scale"}])");
+  EXPECT_EQ(
+      out_.str(),
+      R"([{"apiGroup":"example.com","version":"v1","kind":"Thing","plural":"things","actuator":"builtin.scale"}])");
   out_.clear();
   const std::string req = R"({"namespace": "a", "name": "db", "metricTypes": ["ReadConnections"]})";
   ASSERT_EQ(engine->queries(p, dha::sdk::to_dha_str(req), out_.sink(), error_.sink()), DHA_OK);
@@ -258,8 +262,7 @@ TEST_F(SdkExport, MetricsContractIsEnforcedOnThePluginsAnswer) {
   }
   EXPECT_NE(error_.str().find("pod=\"db-1\""), std::string::npos) << error_.str();
   out_.clear();
-  ASSERT_EQ(metrics->instant_query(p, dha::sdk::to_dha_str(R"({"query": "ok"})"), out_.sink(), error_.sink()),
-            DHA_OK);
+  ASSERT_EQ(metrics->instant_query(p, dha::sdk::to_dha_str(R"({"query": "ok"})"), out_.sink(), error_.sink()), DHA_OK);
   EXPECT_EQ(out_.str(), R"({"samples":[{"labels":{"pod":"db-1"},"value":7.5}]})");
 }
 

@@ -17,9 +17,7 @@ TEST(SdkJson, ParseRejectsMalformedTextWithOffset) {
   }
 }
 
-TEST(SdkJson, ParseRejectsTrailingGarbage) {
-  EXPECT_THROW((void)parse("{} x", "in"), Error);
-}
+TEST(SdkJson, ParseRejectsTrailingGarbage) { EXPECT_THROW((void)parse("{} x", "in"), Error); }
 
 TEST(SdkJson, ParseRefusesDeepNestingInsteadOfRecursing) {
   const std::string deep(100000, '[');
@@ -62,7 +60,8 @@ TEST(SdkJson, PathStepsSplitADotPath) {
 
 TEST(SdkJson, AnnotationReadsKeysWithDotsAndSlashes) {
   const Document doc = parse(R"({"metadata": {"annotations": {"autoscaling.cozystack.io/managed-by": "db",
-      "count": 4}}})", "in");
+      "count": 4}}})",
+                             "in");
   EXPECT_EQ(annotation(doc, "autoscaling.cozystack.io/managed-by"), "db");
   EXPECT_EQ(annotation(doc, "count"), "");  // not a string
   EXPECT_EQ(annotation(doc, "missing"), "");

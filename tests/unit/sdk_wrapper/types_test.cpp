@@ -50,10 +50,12 @@ TEST(SdkTypes, TopologyFromJsonRefusesUnsafeGaps) {
   EXPECT_EQ(error_of(R"({"quorumFloor": 1, "replicasPath": "spec.replicas", "health": {"source": "target"}})", read),
             "topology: field 'scalable' must be present (a boolean)");
   EXPECT_EQ(error_of(R"({"scalable": true, "quorumFloor": 1, "replicasPath": "spec.replicas",
-                         "health": {"source": "elsewhere"}})", read),
+                         "health": {"source": "elsewhere"}})",
+                     read),
             "topology.health: source must be \"object\" or \"target\", got \"elsewhere\"");
-  EXPECT_EQ(error_of(R"({"scalable": true, "quorumFloor": "2", "replicasPath": "x", "health": {"source": "target"}})", read),
-            "topology: field 'quorumFloor' must be an integer");
+  EXPECT_EQ(
+      error_of(R"({"scalable": true, "quorumFloor": "2", "replicasPath": "x", "health": {"source": "target"}})", read),
+      "topology: field 'quorumFloor' must be an integer");
   EXPECT_EQ(error_of(R"({"scalable": true, "quorumFloor": 1, "replicasPath": "spec.replicas",
                          "health": {"source": "object", "apiGroup": "g", "version": "v", "kind": "K", "plural": "ks"}})",
                      read),
@@ -141,7 +143,8 @@ TEST(SdkTypes, ActuatorPlanRoundTripsAndChecksEnums) {
   EXPECT_EQ(error_of(R"({"requests": [{"patchType": "merge", "body": [{"op": "remove", "path": "/spec"}]}]})", read),
             "actuator plan request: field 'body' must be an object (patchType merge)");
   const json::Document ops = json::parse(
-      R"({"requests": [{"patchType": "json", "body": [{"op": "replace", "path": "/spec/replicas", "value": 4}]}]})", "ops");
+      R"({"requests": [{"patchType": "json", "body": [{"op": "replace", "path": "/spec/replicas", "value": 4}]}]})",
+      "ops");
   EXPECT_EQ(ActuatorPlan::from_json(ops).requests[0].patch_type, "json");
 }
 
@@ -158,8 +161,9 @@ TEST(SdkTypes, ActuatorRequestNeedsDesiredReplicasToScale) {
 }
 
 TEST(SdkTypes, TargetsRoundTrip) {
-  const std::vector<TargetKind> targets{{"apps.cozystack.io", "v1alpha1", "Postgres", "postgreses", "builtin.merge-patch"},
-                                        {"postgresql.cnpg.io", "v1", "Cluster", "clusters", "builtin.scale"}};
+  const std::vector<TargetKind> targets{
+      {"apps.cozystack.io", "v1alpha1", "Postgres", "postgreses", "builtin.merge-patch"},
+      {"postgresql.cnpg.io", "v1", "Cluster", "clusters", "builtin.scale"}};
   const json::Document doc = json::parse(targets_to_json(targets), "targets");
   EXPECT_EQ(targets_from_json(doc), targets);
 }

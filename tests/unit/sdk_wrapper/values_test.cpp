@@ -46,9 +46,8 @@ TEST(SdkValues, ReadBoolOnlyForRealBooleans) {
     bool fallback;
     bool want;
   } cases[] = {
-      {R"({"b": true})", false, true},   {R"({"b": false})", true, false},
-      {R"({"b": "true"})", false, false}, {R"({"b": 1})", false, false},
-      {R"({"b": "false"})", true, true},  {R"({})", true, true},
+      {R"({"b": true})", false, true}, {R"({"b": false})", true, false},  {R"({"b": "true"})", false, false},
+      {R"({"b": 1})", false, false},   {R"({"b": "false"})", true, true}, {R"({})", true, true},
   };
   for (const auto& c : cases) {
     const json::Document doc = json::parse(c.spec, "spec");

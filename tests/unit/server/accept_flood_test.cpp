@@ -29,7 +29,7 @@ ServerOptions flood_options() {
   ServerOptions options;
   options.name = "flood";
   options.host = "127.0.0.1";
-  options.header_timeout = 30s; // only the policy under test may free a slot in time
+  options.header_timeout = 30s;  // only the policy under test may free a slot in time
   options.read_timeout = 30s;
   options.idle_timeout = 30s;
   options.first_byte_timeout = 30s;
@@ -89,7 +89,7 @@ TEST(AcceptFlood, ANewcomerIsAnsweredAtOnceWhileAFloodFillsTheSlotsAndTheBacklog
   EXPECT_EQ(r.status, 200) << r.error;
   EXPECT_LT(took, 1s) << "the newcomer waited behind the flood: "
                       << std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms";
-  EXPECT_LE(server.active_connections(), 16u + 64u); // slots, and those closing
+  EXPECT_LE(server.active_connections(), 16u + 64u);  // slots, and those closing
 }
 
 TEST(AcceptFlood, AConnectionThatSendsNothingIsClosedAfterTheFirstByteTimeout) {
@@ -164,5 +164,5 @@ TEST(AcceptFlood, APeerThatSentAVouchedForRequestIsTrustedLikeAConfiguredOne) {
   trusted_connection_outlives_a_flood(false);
 }
 
-} // namespace
-} // namespace dha::server
+}  // namespace
+}  // namespace dha::server

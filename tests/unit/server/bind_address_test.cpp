@@ -45,5 +45,5 @@ TEST(ParseBindAddress, MalformedThrowsWithTheInputInTheMessage) {
   }
 }
 
-} // namespace
-} // namespace dha::server
+}  // namespace
+}  // namespace dha::server

@@ -31,14 +31,15 @@ ServerOptions options_for_test() {
   options.read_timeout = 2s;
   options.idle_timeout = 2s;
   options.write_timeout = 2s;
-  options.reserved_connections = 0; // these tests count every slot
+  options.reserved_connections = 0;  // these tests count every slot
   return options;
 }
 
 Router router_with(std::size_t small_limit) {
   Router router;
   router.handle("/echo", [](const Request& r) { return Response::text(200, "body=" + r.body); });
-  router.handle("/small", [](const Request& r) { return Response::text(200, "body=" + r.body); }, small_limit);
+  router.handle(
+      "/small", [](const Request& r) { return Response::text(200, "body=" + r.body); }, small_limit);
   mount_health_probes(router);
   return router;
 }
@@ -79,7 +80,7 @@ TEST(ClientLimits, APeerBeyondItsShareIsClosedAtOnce) {
 TEST(ClientLimits, AFullServerClosesTheHeaviestPeersOldestWaitingConnection) {
   auto options = options_for_test();
   options.max_connections = 4;
-  options.header_timeout = 30s; // only eviction can free a slot in time
+  options.header_timeout = 30s;  // only eviction can free a slot in time
   options.read_timeout = 30s;
   options.first_byte_timeout = 30s;
   Server server(options, router_with(10));
@@ -176,7 +177,7 @@ TEST(ClientLimits, AKeepAliveRequestsDeadlineStartsAtItsFirstByte) {
   RawConnection raw(server.port());
   ASSERT_TRUE(raw.send_all("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"));
   EXPECT_NE(raw.receive(1s, "ok").find("200 OK"), std::string::npos);
-  std::this_thread::sleep_for(600ms); // idle longer than the header deadline, within idle_timeout
+  std::this_thread::sleep_for(600ms);  // idle longer than the header deadline, within idle_timeout
   ASSERT_TRUE(raw.send_all("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"));
   EXPECT_NE(raw.receive(1s, "ok").find("200 OK"), std::string::npos);
 }
@@ -198,8 +199,9 @@ TEST(ClientLimits, BodyLimitsArePerRouteAndCheckedFromTheHeader) {
   }
   // Chunked: counted while reading.
   RawConnection raw(server.port());
-  ASSERT_TRUE(raw.send_all("POST /small HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n8\r\n01234567\r\n"
-                           "8\r\n01234567\r\n0\r\n\r\n"));
+  ASSERT_TRUE(
+      raw.send_all("POST /small HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n8\r\n01234567\r\n"
+                   "8\r\n01234567\r\n0\r\n\r\n"));
   EXPECT_NE(raw.receive(1s, "\r\n\r\n").find("HTTP/1.1 413"), std::string::npos);
 }
 
@@ -274,5 +276,5 @@ TEST(HealthProbes, HealthzFailsWithTheReasonWhileSomethingIsUnhealthy) {
   EXPECT_EQ(client.request("GET", url(server, "/readyz")).status, 200);
 }
 
-} // namespace
-} // namespace dha::server
+}  // namespace
+}  // namespace dha::server

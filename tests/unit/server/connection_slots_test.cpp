@@ -92,9 +92,10 @@ INSTANTIATE_TEST_SUITE_P(
         Scenario{"a peer beyond its share is closed even with room",
                  limits(10, 0, 2),
                  {from("a1", "a"), from("a2", "a"), from("a3", "a", Outcome::refused_peer_share)}},
-        Scenario{"full: the oldest silent connection of the peer holding the most goes",
-                 limits(3),
-                 {from("b1", "b"), from("a1", "a"), from("a2", "a"), from("c1", "c", Outcome::admitted_evicting, "a1")}},
+        Scenario{
+            "full: the oldest silent connection of the peer holding the most goes",
+            limits(3),
+            {from("b1", "b"), from("a1", "a"), from("a2", "a"), from("c1", "c", Outcome::admitted_evicting, "a1")}},
         Scenario{"full: a silent connection goes before one in its handshake, whatever its peer holds",
                  limits(3),
                  {from("a1", "a"), from("a2", "a"), from("b1", "b"), becomes("a1", Phase::partial),
@@ -104,10 +105,11 @@ INSTANTIATE_TEST_SUITE_P(
                  {from("a1", "a"), from("a2", "a"), from("b1", "b"), becomes("a1", Phase::partial),
                   becomes("a2", Phase::partial), becomes("b1", Phase::busy),
                   from("c1", "c", Outcome::admitted_evicting, "a1")}},
-        Scenario{"a newcomer that has sent its first bytes goes after every silent connection",
-                 limits(3),
-                 {talking("x1", "x"), from("a1", "a"), from("b1", "b"), from("c1", "c", Outcome::admitted_evicting, "a1"),
-                  from("d1", "d", Outcome::admitted_evicting, "b1"), from("e1", "e", Outcome::admitted_evicting, "c1")}},
+        Scenario{
+            "a newcomer that has sent its first bytes goes after every silent connection",
+            limits(3),
+            {talking("x1", "x"), from("a1", "a"), from("b1", "b"), from("c1", "c", Outcome::admitted_evicting, "a1"),
+             from("d1", "d", Outcome::admitted_evicting, "b1"), from("e1", "e", Outcome::admitted_evicting, "c1")}},
         Scenario{"a request being served is never cut: the newcomer is closed",
                  limits(2),
                  {from("a1", "a"), from("b1", "b"), becomes("a1", Phase::busy), becomes("b1", Phase::busy),
@@ -134,15 +136,16 @@ INSTANTIATE_TEST_SUITE_P(
         Scenario{"a trusted newcomer takes an untrusted connection's slot even from a small peer",
                  limits(2),
                  {trusted("t1", "api"), from("u1", "u"), trusted("t2", "api", Outcome::admitted_evicting, "u1")}},
-        Scenario{"a trusted newcomer takes a trusted slot only from a trusted peer holding more",
-                 limits(3),
-                 {trusted("t1", "api"), trusted("t2", "api"), trusted("x1", "api2"),
-                  trusted("y1", "api3", Outcome::admitted_evicting, "t1"), trusted("x2", "api2", Outcome::refused_full)}},
-        Scenario{"too many closing at once: newcomers are closed until they are gone",
-                 limits(1, 0, 8, 1),
-                 {from("a1", "a"), from("b1", "b", Outcome::admitted_evicting, "a1"),
-                  from("c1", "c", Outcome::refused_full), closes("a1"),
-                  from("d1", "d", Outcome::admitted_evicting, "b1")}},
+        Scenario{
+            "a trusted newcomer takes a trusted slot only from a trusted peer holding more",
+            limits(3),
+            {trusted("t1", "api"), trusted("t2", "api"), trusted("x1", "api2"),
+             trusted("y1", "api3", Outcome::admitted_evicting, "t1"), trusted("x2", "api2", Outcome::refused_full)}},
+        Scenario{
+            "too many closing at once: newcomers are closed until they are gone",
+            limits(1, 0, 8, 1),
+            {from("a1", "a"), from("b1", "b", Outcome::admitted_evicting, "a1"), from("c1", "c", Outcome::refused_full),
+             closes("a1"), from("d1", "d", Outcome::admitted_evicting, "b1")}},
         Scenario{"a closed connection frees its slot and its peer's share",
                  limits(1, 0, 1),
                  {from("a1", "a"), becomes("a1", Phase::busy), from("a2", "a", Outcome::refused_peer_share),
@@ -181,13 +184,13 @@ TEST(Slots, AFloodFromManyAddressesNeverKeepsANewPeerOut) {
   for (int round = 0; round < 60; ++round) {
     for (int peer = 0; peer < 100; ++peer) {
       const auto flood = slots.admit("flood-" + std::to_string(peer), false);
-      if (flood.evicted != 0) slots.release(flood.evicted); // its socket is closed
+      if (flood.evicted != 0) slots.release(flood.evicted);  // its socket is closed
     }
     const auto legitimate = slots.admit("legitimate-" + std::to_string(round), false);
     if (legitimate.evicted != 0) slots.release(legitimate.evicted);
     refused_legitimate += legitimate.admitted() ? 0 : 1;
     if (!legitimate.admitted()) continue;
-    slots.set_phase(legitimate.id, Phase::busy); // served, then closed
+    slots.set_phase(legitimate.id, Phase::busy);  // served, then closed
     slots.release(legitimate.id);
   }
   EXPECT_EQ(refused_legitimate, 0);
@@ -206,18 +209,14 @@ TEST_P(Networks, Contain) {
       << GetParam().network << " " << GetParam().address;
 }
 
-INSTANTIATE_TEST_SUITE_P(Cidr, Networks,
-                         ::testing::Values(NetworkCase{"10.0.0.0/24", "10.0.0.7", true},
-                                           NetworkCase{"10.0.0.0/24", "10.0.1.7", false},
-                                           NetworkCase{"10.0.0.0/23", "10.0.1.7", true},
-                                           NetworkCase{"10.0.0.5", "10.0.0.5", true},
-                                           NetworkCase{"10.0.0.5", "10.0.0.6", false},
-                                           NetworkCase{"0.0.0.0/0", "192.168.3.4", true},
-                                           NetworkCase{"127.0.0.0/8", "::ffff:127.0.0.1", true},
-                                           NetworkCase{"127.0.0.0/8", "::1", false},
-                                           NetworkCase{"fd00::/64", "fd00::1", true},
-                                           NetworkCase{"fd00::/64", "fd00:0:0:1::1", false},
-                                           NetworkCase{"10.0.0.0/24", "not an address", false}));
+INSTANTIATE_TEST_SUITE_P(
+    Cidr, Networks,
+    ::testing::Values(NetworkCase{"10.0.0.0/24", "10.0.0.7", true}, NetworkCase{"10.0.0.0/24", "10.0.1.7", false},
+                      NetworkCase{"10.0.0.0/23", "10.0.1.7", true}, NetworkCase{"10.0.0.5", "10.0.0.5", true},
+                      NetworkCase{"10.0.0.5", "10.0.0.6", false}, NetworkCase{"0.0.0.0/0", "192.168.3.4", true},
+                      NetworkCase{"127.0.0.0/8", "::ffff:127.0.0.1", true}, NetworkCase{"127.0.0.0/8", "::1", false},
+                      NetworkCase{"fd00::/64", "fd00::1", true}, NetworkCase{"fd00::/64", "fd00:0:0:1::1", false},
+                      NetworkCase{"10.0.0.0/24", "not an address", false}));
 
 TEST(Networks, MalformedOnesAreRefusedByName) {
   for (const char* bad : {"10.0.0.0/33", "10.0.0/8", "fd00::/129", "/8", "10.0.0.0/", "10.0.0.0/x", "example.com"}) {
@@ -244,17 +243,17 @@ TEST(TrustedPeers, LearnedPeersAreFewFirstComeAndForgottenWhenQuiet) {
   EXPECT_FALSE(trust.trusted("10.0.0.1", now));
   trust.vouch("10.0.0.1", now);
   trust.vouch("10.0.0.2", now);
-  trust.vouch("10.0.0.3", now); // full: the first ones keep their places
+  trust.vouch("10.0.0.3", now);  // full: the first ones keep their places
   EXPECT_TRUE(trust.trusted("10.0.0.1", now));
   EXPECT_TRUE(trust.trusted("10.0.0.2", now));
   EXPECT_FALSE(trust.trusted("10.0.0.3", now));
   trust.vouch("10.0.0.1", now + std::chrono::minutes(8));
   const auto later = now + std::chrono::minutes(11);
   EXPECT_TRUE(trust.trusted("10.0.0.1", later));
-  EXPECT_FALSE(trust.trusted("10.0.0.2", later)); // quiet for 11 minutes
+  EXPECT_FALSE(trust.trusted("10.0.0.2", later));  // quiet for 11 minutes
   trust.vouch("10.0.0.3", later);
   EXPECT_TRUE(trust.trusted("10.0.0.3", later));
 }
 
-} // namespace
-} // namespace dha::server::detail
+}  // namespace
+}  // namespace dha::server::detail

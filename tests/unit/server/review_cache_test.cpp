@@ -47,8 +47,8 @@ TEST(ReviewCache, KeysAreTokenAndPathAndVerdictsExpire) {
 }
 
 TEST(AttemptLimiter, EachPeerHasItsShareAndAllTogetherTheirs) {
-  AttemptLimiter limiter({.per_peer_per_second = 0.001, .per_peer_burst = 3, .total_per_second = 0.001,
-                          .total_burst = 5, .max_peers = 2});
+  AttemptLimiter limiter(
+      {.per_peer_per_second = 0.001, .per_peer_burst = 3, .total_per_second = 0.001, .total_burst = 5, .max_peers = 2});
   for (int i = 0; i < 3; ++i) EXPECT_TRUE(limiter.try_take("10.0.0.1")) << i;
   EXPECT_FALSE(limiter.try_take("10.0.0.1"));
   EXPECT_TRUE(limiter.try_take("10.0.0.2"));
@@ -63,5 +63,5 @@ TEST(PeerAddress, DropsThePort) {
   EXPECT_EQ(peer_address("unknown"), "unknown");
 }
 
-} // namespace
-} // namespace dha::server
+}  // namespace
+}  // namespace dha::server

@@ -76,5 +76,5 @@ TEST(StandardRoutes, MetricsExposesTheRegistry) {
   EXPECT_EQ(router.dispatch(post).status, 405);
 }
 
-} // namespace
-} // namespace dha::server
+}  // namespace
+}  // namespace dha::server

@@ -100,7 +100,7 @@ TEST(Server, ClosesASlowClientAfterTheHeaderTimeout) {
   Server server(options, echo_router());
   server.start();
   RawConnection raw(server.port());
-  ASSERT_TRUE(raw.send_all("GET /echo HTTP/1.1\r\nHost: x\r\n")); // never finishes the headers
+  ASSERT_TRUE(raw.send_all("GET /echo HTTP/1.1\r\nHost: x\r\n"));  // never finishes the headers
   const auto started = std::chrono::steady_clock::now();
   EXPECT_TRUE(raw.closed_within(3s));
   EXPECT_LT(std::chrono::steady_clock::now() - started, 2s);
@@ -133,8 +133,11 @@ TEST(Server, WritesExactResponseFraming) {
   router.handle("/plain", [](const Request&) { return Response::text(201, "abc"); });
   router.handle("/headers", [](const Request&) {
     Response r = Response::text(200, "{}");
-    r.headers = {{"X-One", "1"}, {"content-type", "application/json"}, {"Content-Length", "999"},
-                 {"Connection", "upgrade"}, {"X-Two", "2"}};
+    r.headers = {{"X-One", "1"},
+                 {"content-type", "application/json"},
+                 {"Content-Length", "999"},
+                 {"Connection", "upgrade"},
+                 {"X-Two", "2"}};
     return r;
   });
   router.handle("/no-content", [](const Request&) { return Response::text(204, ""); });
@@ -230,7 +233,7 @@ TEST(Server, GracefulStopFinishesInFlightRequests) {
   Server server(plain_options(), std::move(router));
   server.start();
   const auto port = server.port();
-  RawConnection idle(port); // an idle keep-alive connection is closed at once
+  RawConnection idle(port);  // an idle keep-alive connection is closed at once
   auto in_flight = std::async(std::launch::async, [&] {
     HttpClient client;
     return client.request("GET", url(server, "/slow"));
@@ -246,7 +249,7 @@ TEST(Server, GracefulStopFinishesInFlightRequests) {
   EXPECT_TRUE(idle.closed_within(1s));
   EXPECT_EQ(server.active_connections(), 0u);
   EXPECT_THROW(RawConnection after(port), std::runtime_error);
-  server.stop(); // idempotent
+  server.stop();  // idempotent
 }
 
 // Each thread runs its own event loop and connections are dealt out in turn: with two threads,
@@ -317,5 +320,5 @@ TEST(Server, StartFailsClearlyOnABadHost) {
   EXPECT_THROW(server.start(), std::runtime_error);
 }
 
-} // namespace
-} // namespace dha::server
+}  // namespace
+}  // namespace dha::server

@@ -44,7 +44,7 @@ int connect_loopback(std::uint16_t port, const std::string& source) {
   return fd;
 }
 
-} // namespace
+}  // namespace
 
 HttpClient::HttpClient(std::string ca_pem, std::string source)
     : curl_(curl_easy_init()), ca_pem_(std::move(ca_pem)), interface_(source.empty() ? "" : "host!" + source) {
@@ -156,7 +156,7 @@ TlsProbe probe_tls(std::uint16_t port, int max_version, const std::string& alpn_
   TlsProbe probe;
   SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
   if (max_version != 0) {
-    SSL_CTX_set_security_level(ctx, 0); // let the client even try old protocols
+    SSL_CTX_set_security_level(ctx, 0);  // let the client even try old protocols
     SSL_CTX_set_min_proto_version(ctx, 0);
     SSL_CTX_set_max_proto_version(ctx, max_version);
   }
@@ -182,4 +182,4 @@ TlsProbe probe_tls(std::uint16_t port, int max_version, const std::string& alpn_
   return probe;
 }
 
-} // namespace dha::testing_clients
+}  // namespace dha::testing_clients

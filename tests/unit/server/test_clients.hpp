@@ -13,17 +13,17 @@ namespace dha::testing_clients {
 struct HttpResult {
   long status = 0;
   std::string body;
-  std::string headers;        // raw response headers
-  long new_connections = 0;   // 0 means the keep-alive connection was reused
-  std::string peer_subject;   // TLS only: "CN = ..." of the server certificate
-  std::string error;          // curl's message when the transfer failed
+  std::string headers;       // raw response headers
+  long new_connections = 0;  // 0 means the keep-alive connection was reused
+  std::string peer_subject;  // TLS only: "CN = ..." of the server certificate
+  std::string error;         // curl's message when the transfer failed
 };
 
 // One libcurl easy handle: consecutive requests reuse its connection when the server keeps it.
 // `source`: the local address it connects from (a 127.x.y.z address), if given.
 class HttpClient {
-public:
-  explicit HttpClient(std::string ca_pem = {}, std::string source = {}); // empty ca_pem = plain HTTP use only
+ public:
+  explicit HttpClient(std::string ca_pem = {}, std::string source = {});  // empty ca_pem = plain HTTP use only
   ~HttpClient();
   HttpClient(const HttpClient&) = delete;
   HttpClient& operator=(const HttpClient&) = delete;
@@ -32,15 +32,15 @@ public:
                      const std::vector<std::string>& headers = {},
                      std::chrono::milliseconds timeout = std::chrono::seconds(5));
 
-private:
+ private:
   void* curl_;
   std::string ca_pem_;
-  std::string interface_; // CURLOPT_INTERFACE, "host!<source>"
+  std::string interface_;  // CURLOPT_INTERFACE, "host!<source>"
 };
 
 // A blocking TCP connection to 127.0.0.1:port, from `source` (a 127.x.y.z address) if given.
 class RawConnection {
-public:
+ public:
   explicit RawConnection(std::uint16_t port, const std::string& source = {});
   ~RawConnection();
   RawConnection(const RawConnection&) = delete;
@@ -54,7 +54,7 @@ public:
   void close();
   int native_handle() const { return fd_; }
 
-private:
+ private:
   int fd_ = -1;
 };
 
@@ -68,4 +68,4 @@ struct TlsProbe {
 // alpn_wire: ALPN list in wire format (length-prefixed); empty sends none.
 TlsProbe probe_tls(std::uint16_t port, int max_version, const std::string& alpn_wire);
 
-} // namespace dha::testing_clients
+}  // namespace dha::testing_clients

@@ -76,7 +76,8 @@ Ptr<X509> new_cert(EVP_PKEY* key, const std::string& cn) {
   static std::atomic<long> serial{1};
   Ptr<X509> cert(X509_new());
   X509_set_version(cert.get(), 2);
-  ASN1_INTEGER_set(X509_get_serialNumber(cert.get()), serial++ + static_cast<long>(std::random_device{}() % 100000) * 1000);
+  ASN1_INTEGER_set(X509_get_serialNumber(cert.get()),
+                   serial++ + static_cast<long>(std::random_device{}() % 100000) * 1000);
   X509_gmtime_adj(X509_getm_notBefore(cert.get()), -3600);
   X509_gmtime_adj(X509_getm_notAfter(cert.get()), 24 * 3600);
   X509_set_pubkey(cert.get(), key);
@@ -85,7 +86,7 @@ Ptr<X509> new_cert(EVP_PKEY* key, const std::string& cn) {
   return cert;
 }
 
-} // namespace
+}  // namespace
 
 Pem issue_serving(const Pem& ca, const std::string& common_name) {
   auto ca_cert = read_cert(ca.cert);
@@ -144,4 +145,4 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ignored);
 }
 
-} // namespace dha::testing_pki
+}  // namespace dha::testing_pki

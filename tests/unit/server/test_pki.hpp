@@ -15,7 +15,7 @@ struct Pem {
 
 struct Pki {
   Pem ca;
-  Pem serving; // SAN: DNS localhost, IP 127.0.0.1; subject CN = common_name
+  Pem serving;  // SAN: DNS localhost, IP 127.0.0.1; subject CN = common_name
 };
 
 // A fresh CA and serving certificate. common_name lets tests tell certificates apart.
@@ -29,15 +29,15 @@ void write_cert_dir(const std::filesystem::path& dir, const Pem& serving);
 
 // A unique empty directory under the system temp dir, removed by the destructor.
 class TempDir {
-public:
+ public:
   TempDir();
   ~TempDir();
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
   const std::filesystem::path& path() const { return path_; }
 
-private:
+ private:
   std::filesystem::path path_;
 };
 
-} // namespace dha::testing_pki
+}  // namespace dha::testing_pki

@@ -5,15 +5,15 @@
 
 #include <dha/server/server.hpp>
 
-#include <gtest/gtest.h>
-#include <csignal>
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <openssl/ssl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
+#include <csignal>
 
 #include <string>
 #include <thread>
@@ -162,7 +162,8 @@ std::string pipelined_over_tls(std::uint16_t port, const std::vector<std::string
 TEST(TlsServer, AnswersRequestsPipelinedInSeparateRecords) {
   TlsServer s;
   const std::string reply = pipelined_over_tls(
-      s.server->port(), {"GET /ping HTTP/1.1\r\nHost: x\r\n\r\n", "GET /ping HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"});
+      s.server->port(),
+      {"GET /ping HTTP/1.1\r\nHost: x\r\n\r\n", "GET /ping HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"});
   const auto first = reply.find("HTTP/1.1 200 OK");
   ASSERT_NE(first, std::string::npos) << reply;
   EXPECT_NE(reply.find("HTTP/1.1 200 OK", first + 1), std::string::npos) << reply;
@@ -244,8 +245,8 @@ TEST(TlsServer, StartFailsClearlyWithAMismatchedKey) {
   }
 }
 
-} // namespace
-} // namespace dha::server
+}  // namespace
+}  // namespace dha::server
 
 namespace dha::server {
 namespace {
@@ -256,7 +257,7 @@ TEST(TlsServer, ASlowHeaderIsCutAtTheHeaderDeadline) {
   ServerOptions options;
   options.header_timeout = 400ms;
   TlsServer s(50ms, options);
-  std::signal(SIGPIPE, SIG_IGN); // the write after the cut must fail, not end the test
+  std::signal(SIGPIPE, SIG_IGN);  // the write after the cut must fail, not end the test
   SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
   testing_clients::RawConnection raw(s.server->port());
   SSL* ssl = SSL_new(ctx);
@@ -279,5 +280,5 @@ TEST(TlsServer, ASlowHeaderIsCutAtTheHeaderDeadline) {
   EXPECT_LT(took, 2s) << "the slow header was not cut";
 }
 
-} // namespace
-} // namespace dha::server
+}  // namespace
+}  // namespace dha::server

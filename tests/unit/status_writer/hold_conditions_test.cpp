@@ -18,15 +18,14 @@ decide::Decision decision(DecisionKind kind, int current, int desired, std::vect
   d.current_replicas = current;
   d.desired_replicas = desired;
   d.able_to_scale = kind != DecisionKind::Freeze;
-  d.able_to_scale_condition = d.able_to_scale
-                                  ? decide::ConditionView{"AbleToScale", "True", "Ready", "ready to scale"}
-                                  : decide::ConditionView{"AbleToScale", "False", "ScaleInFlight",
-                                                          "scale in flight; waiting for convergence"};
+  d.able_to_scale_condition = d.able_to_scale ? decide::ConditionView{"AbleToScale", "True", "Ready", "ready to scale"}
+                                              : decide::ConditionView{"AbleToScale", "False", "ScaleInFlight",
+                                                                      "scale in flight; waiting for convergence"};
   d.scaling_limited_condition = {"ScalingLimited", "False", "Ready", "within limits"};
-  d.message = kind == DecisionKind::Scale ? "scale " + std::to_string(current) + " -> " + std::to_string(desired) +
-                                                " (ReadConnections 250/100 per read replica)"
-                                          : "no change at " + std::to_string(current) +
-                                                " (ReadConnections 250/100 per read replica)";
+  d.message = kind == DecisionKind::Scale
+                  ? "scale " + std::to_string(current) + " -> " + std::to_string(desired) +
+                        " (ReadConnections 250/100 per read replica)"
+                  : "no change at " + std::to_string(current) + " (ReadConnections 250/100 per read replica)";
   d.trace = std::move(trace);
   return d;
 }
@@ -58,25 +57,60 @@ TEST(HoldConditions, Table) {
     std::string able, able_message, limited_status, limited, limited_message;
   };
   const Case cases[] = {
-      {"a rise held by the up-window", decision(DecisionKind::Scale, 2, 3, {kUpWindow}), {},
-       "ScaleUpStabilized", "Stabilization: 5 -> 3 (" + kUpWindow.message + ")", "False", "Ready", "within limits"},
-      {"a fall held by the down-window", decision(DecisionKind::NoChange, 4, 4, {kDownWindow}), {},
-       "ScaleDownStabilized", "Stabilization: 2 -> 4 (" + kDownWindow.message + ")", "False", "Ready", "within limits"},
+      {"a rise held by the up-window",
+       decision(DecisionKind::Scale, 2, 3, {kUpWindow}),
+       {},
+       "ScaleUpStabilized",
+       "Stabilization: 5 -> 3 (" + kUpWindow.message + ")",
+       "False",
+       "Ready",
+       "within limits"},
+      {"a fall held by the down-window",
+       decision(DecisionKind::NoChange, 4, 4, {kDownWindow}),
+       {},
+       "ScaleDownStabilized",
+       "Stabilization: 2 -> 4 (" + kDownWindow.message + ")",
+       "False",
+       "Ready",
+       "within limits"},
       {"a window that passed names nothing",
-       decision(DecisionKind::Scale, 2, 3, {{"Stabilization", 3, 3, "Pass", "recommendation held"}}), {}, "Ready",
-       "ready to scale", "False", "Ready", "within limits"},
-      {"the step limit clamps", decision(DecisionKind::Scale, 2, 3, {kStep}), {}, "Ready", "ready to scale", "True",
-       "StepLimited", "StepLimit: 5 -> 3 (scale-up step 1 per cycle)"},
-      {"window and step both", decision(DecisionKind::Scale, 2, 3, {kUpWindow, {"StepLimit", 3, 3, "Pass", ""}}), {},
-       "ScaleUpStabilized", "Stabilization: 5 -> 3 (" + kUpWindow.message + ")", "False", "Ready", "within limits"},
+       decision(DecisionKind::Scale, 2, 3, {{"Stabilization", 3, 3, "Pass", "recommendation held"}}),
+       {},
+       "Ready",
+       "ready to scale",
+       "False",
+       "Ready",
+       "within limits"},
+      {"the step limit clamps",
+       decision(DecisionKind::Scale, 2, 3, {kStep}),
+       {},
+       "Ready",
+       "ready to scale",
+       "True",
+       "StepLimited",
+       "StepLimit: 5 -> 3 (scale-up step 1 per cycle)"},
+      {"window and step both",
+       decision(DecisionKind::Scale, 2, 3, {kUpWindow, {"StepLimit", 3, 3, "Pass", ""}}),
+       {},
+       "ScaleUpStabilized",
+       "Stabilization: 5 -> 3 (" + kUpWindow.message + ")",
+       "False",
+       "Ready",
+       "within limits"},
       {"a quota clamp survives a ScaleInFlight freeze", decision(DecisionKind::Freeze, 4, 4, {kInFlight}),
        previously_limited("QuotaExceeded", "clamped to tenant quota ceiling 4"), "ScaleInFlight",
        "scale in flight; waiting for convergence", "True", "QuotaExceeded", "clamped to tenant quota ceiling 4"},
       {"maxReplicas survives a freeze", decision(DecisionKind::Freeze, 5, 5, {kInFlight}),
        previously_limited("AtLimit", "held at maxReplicas 5"), "ScaleInFlight",
        "scale in flight; waiting for convergence", "True", "AtLimit", "held at maxReplicas 5"},
-      {"a freeze without an earlier limit", decision(DecisionKind::Freeze, 4, 4, {kInFlight}), {}, "ScaleInFlight",
-       "scale in flight; waiting for convergence", "False", "Ready", "within limits"},
+      {"a freeze without an earlier limit",
+       decision(DecisionKind::Freeze, 4, 4, {kInFlight}),
+       {},
+       "ScaleInFlight",
+       "scale in flight; waiting for convergence",
+       "False",
+       "Ready",
+       "within limits"},
       {"an evaluated chain ends an earlier limit", decision(DecisionKind::NoChange, 4, 4, {}),
        previously_limited("QuotaExceeded", "clamped to tenant quota ceiling 4"), "Ready", "ready to scale", "False",
        "Ready", "within limits"},
@@ -115,7 +149,8 @@ TEST(StatusSummary, Table) {
     std::string expected;
   };
   const Case cases[] = {
-      {"a scale", live, decision(DecisionKind::Scale, 2, 3, {}), "scale 2 -> 3 (ReadConnections 250/100 per read replica)"},
+      {"a scale", live, decision(DecisionKind::Scale, 2, 3, {}),
+       "scale 2 -> 3 (ReadConnections 250/100 per read replica)"},
       {"a dry run would", dry, decision(DecisionKind::Scale, 2, 3, {}),
        "would scale 2 -> 3 (ReadConnections 250/100 per read replica)"},
       {"a dry run without a change", dry, decision(DecisionKind::NoChange, 2, 2, {}),

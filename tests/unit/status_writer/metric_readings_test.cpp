@@ -50,7 +50,8 @@ TEST(MetricReadings, AFailedMetricIsUnknownTheOtherKeepsItsReading) {
 TEST(MetricReadings, TheDecisionsEvaluationWhenItMadeOne) {
   auto spec = two_metrics();
   decide::Decision d;
-  d.metrics = {{model::MetricType::ReadConnections, 75.5, 100, 3}, {model::MetricType::ReadCPUUtilization, 64.4, 70, 3}};
+  d.metrics = {{model::MetricType::ReadConnections, 75.5, 100, 3},
+               {model::MetricType::ReadCPUUtilization, 64.4, 70, 3}};
   // The observation is not asked again: the decision's averages are what it decided on.
   const auto obs = observed(1000, 1000);
   EXPECT_EQ(metric_readings(spec, d, &obs),

@@ -127,8 +127,7 @@ TEST(RestoreUnpersistedState, RecommendationsTheStatusNeverReceived) {
   model::DecisionState from_status;
   from_status.recommendations = {{40, 2}, {100, 2}};
   EXPECT_TRUE(restore_unpersisted_state(from_status, unpersisted));
-  EXPECT_EQ(from_status.recommendations,
-            (std::vector<model::Recommendation>{{40, 2}, {100, 2}, {160, 3}, {220, 3}}));
+  EXPECT_EQ(from_status.recommendations, (std::vector<model::Recommendation>{{40, 2}, {100, 2}, {160, 3}, {220, 3}}));
   // Caught up (the next status write carried them): nothing more to restore.
   EXPECT_FALSE(restore_unpersisted_state(from_status, unpersisted));
   // A status written later by another leader keeps its own history.

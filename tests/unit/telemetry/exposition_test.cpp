@@ -80,5 +80,5 @@ TEST(Exposition, HistogramBucketsSumAndCount) {
             "lat_seconds_count{webhook=\"/v\"} 3\n");
 }
 
-} // namespace
-} // namespace dha::telemetry
+}  // namespace
+}  // namespace dha::telemetry

@@ -59,9 +59,9 @@ TEST(DecisionKindLabel, DryRunChangesAreNotCountedAsScales) {
     bool dry_run;
     const char* want;
   };
-  for (const Case& c : {Case{"Scale", false, "Scale"}, Case{"Scale", true, "DryRunScale"},
-                        Case{"Rollback", true, "DryRunRollback"}, Case{"Rollback", false, "Rollback"},
-                        Case{"NoChange", true, "NoChange"}, Case{"Freeze", true, "Freeze"}}) {
+  for (const Case& c :
+       {Case{"Scale", false, "Scale"}, Case{"Scale", true, "DryRunScale"}, Case{"Rollback", true, "DryRunRollback"},
+        Case{"Rollback", false, "Rollback"}, Case{"NoChange", true, "NoChange"}, Case{"Freeze", true, "Freeze"}}) {
     EXPECT_EQ(decision_kind_label(c.kind, c.dry_run), c.want) << c.kind << " dry-run=" << c.dry_run;
   }
 }

@@ -31,9 +31,9 @@ struct NameCase {
 
 TEST(Registry, NameRules) {
   const NameCase cases[] = {
-      {"a", true, true},          {"_a1", true, true},   {"a:b", true, false}, {"1a", false, false},
-      {"", false, false},         {"a-b", false, false}, {"__x", true, false},  {"db_autoscaler_x", true, true},
-      {"a b", false, false},      {"é", false, false},
+      {"a", true, true},     {"_a1", true, true},   {"a:b", true, false}, {"1a", false, false},
+      {"", false, false},    {"a-b", false, false}, {"__x", true, false}, {"db_autoscaler_x", true, true},
+      {"a b", false, false}, {"é", false, false},
   };
   for (const auto& c : cases) {
     EXPECT_EQ(is_valid_metric_name(c.name), c.metric_ok) << c.name;
@@ -49,7 +49,7 @@ TEST(Registry, InvalidRegistrationsThrow) {
   EXPECT_THROW(registry.histogram("h", "h", {"le"}), std::invalid_argument);
   EXPECT_THROW(registry.histogram("h", "h", {}, {1, 1}), std::invalid_argument);
   EXPECT_THROW(registry.histogram("h", "h", {}, {2, 1}), std::invalid_argument);
-  EXPECT_EQ(registry.expose(), ""); // nothing half-registered
+  EXPECT_EQ(registry.expose(), "");  // nothing half-registered
 }
 
 TEST(Family, WrongLabelArityThrows) {
@@ -113,17 +113,17 @@ TEST(Family, HeldCellSurvivesRemoval) {
   auto& gauges = registry.gauge("g", "h", {"name"});
   auto cell = gauges.with({"x"});
   gauges.remove({"x"});
-  cell->set(7); // must not crash; simply no longer exported
+  cell->set(7);  // must not crash; simply no longer exported
   EXPECT_EQ(registry.expose().find("7"), std::string::npos);
 }
 
 TEST(Histogram, CountsIntoLeBuckets) {
   Histogram h({1, 2, 5});
   for (double v : {0.5, 1.0, 1.5, 2.0, 4.0, 100.0}) h.observe(v);
-  h.observe(std::numeric_limits<double>::quiet_NaN()); // ignored
+  h.observe(std::numeric_limits<double>::quiet_NaN());  // ignored
   auto snap = h.snapshot();
   ASSERT_EQ(snap.cumulative.size(), 4u);
-  EXPECT_EQ(snap.cumulative[0], 2u); // 0.5, 1.0 (le is inclusive)
+  EXPECT_EQ(snap.cumulative[0], 2u);  // 0.5, 1.0 (le is inclusive)
   EXPECT_EQ(snap.cumulative[1], 4u);
   EXPECT_EQ(snap.cumulative[2], 5u);
   EXPECT_EQ(snap.cumulative[3], 6u);
@@ -157,8 +157,8 @@ TEST(Registry, ARemovedCollectorNeverRunsAgain) {
   const auto id = r.add_collector([&] { ++removed; });
   r.expose();
   r.remove_collector(id);
-  r.remove_collector(id);      // twice: ignored
-  r.remove_collector(id + 99); // unknown: ignored
+  r.remove_collector(id);       // twice: ignored
+  r.remove_collector(id + 99);  // unknown: ignored
   r.expose();
   EXPECT_EQ(kept, 2);
   EXPECT_EQ(removed, 1);
@@ -171,5 +171,5 @@ TEST(Buckets, ExponentialAndValidation) {
   EXPECT_THROW(exponential_buckets(1, 2, 0), std::invalid_argument);
 }
 
-} // namespace
-} // namespace dha::telemetry
+}  // namespace
+}  // namespace dha::telemetry

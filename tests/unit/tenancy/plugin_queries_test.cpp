@@ -37,8 +37,8 @@ TEST(PluginQueries, EveryEngineQueryIsScopedToTheTargetNamespace) {
       const json::Document kinds_doc = json::parse(kinds.output, "targets");
       for (const sdk::TargetKind& kind : sdk::targets_from_json(kinds_doc)) {
         for (const TargetLabels& t : targets) {
-          const sdk::QueryRequest request{t.namespace_name, t.name, t.release, kind.api_group, kind.kind,
-                                          {"ReadConnections", "ReadCPUUtilization"}};
+          const sdk::QueryRequest request{t.namespace_name, t.name,    t.release,
+                                          kind.api_group,   kind.kind, {"ReadConnections", "ReadCPUUtilization"}};
           const auto r = instance->call(instance->engine()->queries, request.to_json());
           ASSERT_TRUE(r.ok()) << r.error;
           const json::Document doc = json::parse(r.output, "queries");

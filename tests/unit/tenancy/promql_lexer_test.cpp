@@ -11,19 +11,45 @@ std::string kinds(std::string_view q) {
   std::string out;
   for (const Token& t : r.tokens) {
     switch (t.kind) {
-      case TokenKind::kIdentifier: out += "I"; break;
-      case TokenKind::kString: out += "S"; break;
-      case TokenKind::kNumber: out += "N"; break;
-      case TokenKind::kLeftBrace: out += "{"; break;
-      case TokenKind::kRightBrace: out += "}"; break;
-      case TokenKind::kLeftParen: out += "("; break;
-      case TokenKind::kRightParen: out += ")"; break;
-      case TokenKind::kLeftBracket: out += "["; break;
-      case TokenKind::kRightBracket: out += "]"; break;
-      case TokenKind::kComma: out += ","; break;
-      case TokenKind::kColon: out += ":"; break;
-      case TokenKind::kAt: out += "@"; break;
-      case TokenKind::kOperator: out += "o"; break;
+      case TokenKind::kIdentifier:
+        out += "I";
+        break;
+      case TokenKind::kString:
+        out += "S";
+        break;
+      case TokenKind::kNumber:
+        out += "N";
+        break;
+      case TokenKind::kLeftBrace:
+        out += "{";
+        break;
+      case TokenKind::kRightBrace:
+        out += "}";
+        break;
+      case TokenKind::kLeftParen:
+        out += "(";
+        break;
+      case TokenKind::kRightParen:
+        out += ")";
+        break;
+      case TokenKind::kLeftBracket:
+        out += "[";
+        break;
+      case TokenKind::kRightBracket:
+        out += "]";
+        break;
+      case TokenKind::kComma:
+        out += ",";
+        break;
+      case TokenKind::kColon:
+        out += ":";
+        break;
+      case TokenKind::kAt:
+        out += "@";
+        break;
+      case TokenKind::kOperator:
+        out += "o";
+        break;
     }
   }
   return out;
@@ -51,13 +77,15 @@ TEST(PromqlLexer, StringValuesAreUnescaped) {
   const LexResult r = lex_promql(R"("a\"b\\c\nd\u00e9\x41" 'it\'s')");
   ASSERT_TRUE(r.error.empty()) << r.error;
   ASSERT_EQ(r.tokens.size(), 2u);
-  EXPECT_EQ(r.tokens[0].text, "a\"b\\c\nd\xc3\xa9" "A");
+  EXPECT_EQ(r.tokens[0].text,
+            "a\"b\\c\nd\xc3\xa9"
+            "A");
   EXPECT_EQ(r.tokens[1].text, "it's");
 }
 
 TEST(PromqlLexer, RefusesWhatItCannotRead) {
-  const char* bad[] = {"\"open", "'open", "`open", R"("bad \q escape")", R"("\u12")", "x;y", "x $ y",
-                       "\"line\nbreak\"", R"("\ud800")", "x \\ y"};
+  const char* bad[] = {"\"open", "'open", "`open",           R"("bad \q escape")", R"("\u12")",
+                       "x;y",    "x $ y", "\"line\nbreak\"", R"("\ud800")",        "x \\ y"};
   for (const char* q : bad) EXPECT_EQ(kinds(q).rfind("error: ", 0), 0u) << q;
 }
 

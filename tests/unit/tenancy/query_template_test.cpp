@@ -24,8 +24,9 @@ TEST(QueryTemplate, SubstitutesEveryPlaceholder) {
       R"(sum(x{namespace="${namespace}"} * on(namespace,pod) group_left() kube_pod_labels{namespace="${namespace}", app="${name}", instance="${release}"}))",
       kTarget);
   ASSERT_TRUE(q.ok()) << q.refusal;
-  EXPECT_EQ(q.query,
-            R"(sum(x{namespace="tenant-a"} * on(namespace,pod) group_left() kube_pod_labels{namespace="tenant-a", app="db", instance="postgres-db"}))");
+  EXPECT_EQ(
+      q.query,
+      R"(sum(x{namespace="tenant-a"} * on(namespace,pod) group_left() kube_pod_labels{namespace="tenant-a", app="db", instance="postgres-db"}))");
 }
 
 TEST(QueryTemplate, RefusalsAreSpecific) {

@@ -66,20 +66,31 @@ void append_json_string(std::string& out, std::string_view text) {
     char escaped[6] = {'\\', static_cast<char>(c), 0, 0, 0, 0};
     std::size_t length = 2;
     switch (c) {
-    case '"':
-    case '\\': break;
-    case '\b': escaped[1] = 'b'; break;
-    case '\t': escaped[1] = 't'; break;
-    case '\n': escaped[1] = 'n'; break;
-    case '\f': escaped[1] = 'f'; break;
-    case '\r': escaped[1] = 'r'; break;
-    default:
-      escaped[1] = 'u';
-      escaped[2] = '0';
-      escaped[3] = '0';
-      escaped[4] = hex[c >> 4];
-      escaped[5] = hex[c & 15];
-      length = 6;
+      case '"':
+      case '\\':
+        break;
+      case '\b':
+        escaped[1] = 'b';
+        break;
+      case '\t':
+        escaped[1] = 't';
+        break;
+      case '\n':
+        escaped[1] = 'n';
+        break;
+      case '\f':
+        escaped[1] = 'f';
+        break;
+      case '\r':
+        escaped[1] = 'r';
+        break;
+      default:
+        escaped[1] = 'u';
+        escaped[2] = '0';
+        escaped[3] = '0';
+        escaped[4] = hex[c >> 4];
+        escaped[5] = hex[c & 15];
+        length = 6;
     }
     out.append(escaped, length);
   }
@@ -131,7 +142,7 @@ bool is_json_content_type(std::string_view content_type) {
   return media == "application/json";
 }
 
-} // namespace
+}  // namespace
 
 Decision ownership_decision(std::vector<std::string> allowed_users) {
   return [users = std::move(allowed_users)](const Value* old_object, const Value* new_object, std::string_view user) {
@@ -141,10 +152,14 @@ Decision ownership_decision(std::vector<std::string> allowed_users) {
 
 std::string_view to_string(ReviewResult result) {
   switch (result) {
-  case ReviewResult::allowed: return "allowed";
-  case ReviewResult::denied: return "denied";
-  case ReviewResult::errored: return "errored";
-  case ReviewResult::bad_request: return "bad_request";
+    case ReviewResult::allowed:
+      return "allowed";
+    case ReviewResult::denied:
+      return "denied";
+    case ReviewResult::errored:
+      return "errored";
+    case ReviewResult::bad_request:
+      return "bad_request";
   }
   return "unknown";
 }
@@ -190,7 +205,8 @@ ReviewReply handle_admission_review(std::string_view body, std::string_view cont
   ReviewReply reply;
   reply.uid = std::string(uid);
   try {
-    OwnershipVerdict verdict = decide(object_member(*request, "oldObject"), object_member(*request, "object"), username);
+    OwnershipVerdict verdict =
+        decide(object_member(*request, "oldObject"), object_member(*request, "object"), username);
     reply.result = verdict.allowed ? ReviewResult::allowed : ReviewResult::denied;
     reply.body = review_json(uid, verdict.allowed, verdict.code, verdict.reason, verdict.message);
   } catch (const std::exception& e) {
@@ -203,4 +219,4 @@ ReviewReply handle_admission_review(std::string_view body, std::string_view cont
   return reply;
 }
 
-} // namespace dha::admission
+}  // namespace dha::admission

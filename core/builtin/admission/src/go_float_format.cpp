@@ -24,7 +24,7 @@ std::string format_go_float(double value) {
   // the digit string Go's shortest mode computes; only the layout differs.
   char buf[64];
   auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value, std::chars_format::scientific);
-  if (ec != std::errc{}) return "NaN"; // cannot happen with a 64-byte buffer
+  if (ec != std::errc{}) return "NaN";  // cannot happen with a 64-byte buffer
   std::string_view sci(buf, static_cast<std::size_t>(end - buf));
 
   std::string out;
@@ -70,4 +70,4 @@ std::string format_go_float(double value) {
   return out;
 }
 
-} // namespace dha::admission
+}  // namespace dha::admission

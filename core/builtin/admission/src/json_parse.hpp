@@ -29,4 +29,4 @@ inline bool parse_json_in_place(rapidjson::Document& doc, char* text) {
   return !doc.HasParseError();
 }
 
-} // namespace dha::admission::detail
+}  // namespace dha::admission::detail

@@ -18,8 +18,8 @@ void mount_one_dha_per_target_webhook(server::Router& router, const OneDhaPerTar
   };
   // No total cap: one would let forgers spend the API server's share.
   constexpr double unbounded = 1e12;
-  auto limiter = std::make_shared<server::AttemptLimiter>(server::AttemptLimiter::Limits{
-      options.per_peer_per_second, options.per_peer_burst, unbounded, unbounded, 4096});
+  auto limiter = std::make_shared<server::AttemptLimiter>(
+      server::AttemptLimiter::Limits{options.per_peer_per_second, options.per_peer_burst, unbounded, unbounded, 4096});
   auto budget = [limiter, burst = options.per_peer_burst](const server::Request& request) {
     if (request.from_trusted_network) return true;
     const auto cost = static_cast<double>(1 + request.body.size() / 65536);
@@ -28,4 +28,4 @@ void mount_one_dha_per_target_webhook(server::Router& router, const OneDhaPerTar
   mount_admission_review(router, options.path, std::move(decide), metrics, std::move(budget));
 }
 
-} // namespace dha::admission
+}  // namespace dha::admission

@@ -5,8 +5,8 @@
 #include <dha/sdk/json.hpp>
 
 #include <algorithm>
-#include <iterator>
 #include <cstdio>
+#include <iterator>
 #include <utility>
 #include <vector>
 
@@ -74,16 +74,26 @@ void append_go_quoted(std::string& out, std::string_view text) {
     out.append(text, run, i - run);
     run = i + 1;
     switch (c) {
-    case '"': out += "\\\""; break;
-    case '\\': out += "\\\\"; break;
-    case '\n': out += "\\n"; break;
-    case '\r': out += "\\r"; break;
-    case '\t': out += "\\t"; break;
-    default: {
-      char hex[8];
-      std::snprintf(hex, sizeof hex, "\\x%02x", c);
-      out += hex;
-    }
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default: {
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "\\x%02x", c);
+        out += hex;
+      }
     }
   }
   out.append(text, run, text.size() - run);
@@ -132,7 +142,7 @@ OwnershipVerdict deny(std::string_view marker, std::size_t expected_rest) {
   return verdict;
 }
 
-} // namespace
+}  // namespace
 
 OwnershipVerdict evaluate_ownership(const Value* old_object, const Value* new_object, std::string_view username,
                                     const std::vector<std::string>& allowed_users) {
@@ -211,4 +221,4 @@ OwnershipVerdict evaluate_ownership(std::string_view old_json, std::string_view 
   return evaluate_ownership(&old_doc, &new_doc, username, allowed_users);
 }
 
-} // namespace dha::admission
+}  // namespace dha::admission

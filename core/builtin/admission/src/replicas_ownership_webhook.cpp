@@ -39,9 +39,9 @@ WebhookMetrics register_metrics(telemetry::Registry& registry, const std::string
                     .gauge("controller_runtime_webhook_requests_in_flight",
                            "Current number of admission requests being served.", {"webhook"})
                     .with({webhook});
-  auto& admissions = registry.counter("db_autoscaler_webhook_admissions_total",
-                                      "Admission reviews by outcome: allowed, denied, errored, bad_request.",
-                                      {"webhook", "result"});
+  auto& admissions =
+      registry.counter("db_autoscaler_webhook_admissions_total",
+                       "Admission reviews by outcome: allowed, denied, errored, bad_request.", {"webhook", "result"});
   for (auto result : {ReviewResult::allowed, ReviewResult::denied, ReviewResult::errored, ReviewResult::bad_request})
     m.by_result[static_cast<int>(result)] = admissions.with({webhook, std::string(to_string(result))});
   m.code_200 = m.requests->with({webhook, "200"});
@@ -49,12 +49,11 @@ WebhookMetrics register_metrics(telemetry::Registry& registry, const std::string
   return m;
 }
 
-} // namespace
+}  // namespace
 
 void mount_replicas_ownership_webhook(server::Router& router, const ReplicasOwnershipWebhookOptions& options,
                                       telemetry::Registry* metrics) {
-  mount_admission_review(router, options.path,
-                         ownership_decision({options.apps_api_username}), metrics);
+  mount_admission_review(router, options.path, ownership_decision({options.apps_api_username}), metrics);
 }
 
 void mount_admission_review(server::Router& router, const std::string& path, Decision decide,
@@ -89,4 +88,4 @@ void mount_admission_review(server::Router& router, const std::string& path, Dec
   });
 }
 
-} // namespace dha::admission
+}  // namespace dha::admission

@@ -16,8 +16,7 @@ constexpr dha_plugin_descriptor kDescriptors[] = {
      "Denies replicas changes of DHA-managed HelmReleases by identities other than the operator and the apps API",
      kWebhookCaps, nullptr},
     {sizeof(dha_plugin_descriptor), "builtin.status-writer", "DHA status writer", "1.0.0", "db-autoscaler",
-     "Writes DHA status, conditions and the decision trace through /status, only when changed", kStatusCaps,
-     nullptr},
+     "Writes DHA status, conditions and the decision trace through /status, only when changed", kStatusCaps, nullptr},
 };
 
 uint32_t count() { return 2; }
@@ -46,8 +45,8 @@ dha_status create(const dha_host*, dha_str plugin_id, dha_str, const dha_plugin*
   return DHA_NOT_FOUND;
 }
 
-constexpr dha_plugin_entry kEntry{sizeof(dha_plugin_entry), DHA_ABI_VERSION_MAJOR, DHA_ABI_VERSION_MINOR, &count,
-                                  &descriptor, &create};
+constexpr dha_plugin_entry kEntry{
+    sizeof(dha_plugin_entry), DHA_ABI_VERSION_MAJOR, DHA_ABI_VERSION_MINOR, &count, &descriptor, &create};
 
 }  // namespace
 

@@ -27,8 +27,8 @@ void store_in_status(model::DhaStatus& status, const decide::Decision& d, std::i
       cm.average_value = model::format_plain_quantity(static_cast<std::int64_t>(std::floor(m.average + 0.5)));
     status.current_metrics.push_back(std::move(cm));
   }
-  status.last_decision = model::LastDecision{now,      d.kind,    d.raw_desired_replicas, d.desired_replicas,
-                                             d.reason, d.message, d.trace};
+  status.last_decision =
+      model::LastDecision{now, d.kind, d.raw_desired_replicas, d.desired_replicas, d.reason, d.message, d.trace};
   for (const decide::ConditionView* c : {&d.able_to_scale_condition, &d.scaling_limited_condition})
     model::set_condition(status.conditions, model::Condition{c->type, c->status, c->reason, c->message, 0, generation},
                          now);

@@ -13,7 +13,8 @@ namespace {
 using model::DecisionKind;
 
 std::string format_number(double v) {
-  if (std::abs(v - std::round(v)) < 1e-9 && std::abs(v) < 1e15) return fmt::format("{}", static_cast<long long>(std::round(v)));
+  if (std::abs(v - std::round(v)) < 1e-9 && std::abs(v) < 1e15)
+    return fmt::format("{}", static_cast<long long>(std::round(v)));
   return fmt::format("{:.2f}", v);
 }
 

@@ -35,23 +35,23 @@ bool is_hold(const std::string& reason) {
 
 }  // namespace
 
-void name_holds(model::DhaStatus& status, const decide::Decision& d, const model::DhaStatus& previous,
-                std::int64_t now, std::int64_t generation) {
+void name_holds(model::DhaStatus& status, const decide::Decision& d, const model::DhaStatus& previous, std::int64_t now,
+                std::int64_t generation) {
   const std::vector<model::TraceEntry>& trace = status.last_decision ? status.last_decision->trace : d.trace;
   const model::Condition* able = model::find_condition(status.conditions, kAbleToScale);
   if (const model::TraceEntry* window = changed_by(trace, reasons::kStabilized);
       window != nullptr && able != nullptr && able->status == "True" && able->reason == reasons::kReady) {
     // The window held a rise (raw above what it let through) or a fall (raw below).
     const char* reason = window->in > window->out ? kScaleUpStabilized : kScaleDownStabilized;
-    model::set_condition(status.conditions, model::Condition{kAbleToScale, "True", reason, hold_words(*window), 0, generation},
-                         now);
+    model::set_condition(status.conditions,
+                         model::Condition{kAbleToScale, "True", reason, hold_words(*window), 0, generation}, now);
   }
   const model::Condition* limited = model::find_condition(status.conditions, kScalingLimited);
   if (limited == nullptr || limited->status != "False") return;
   if (const model::TraceEntry* step = changed_by(trace, reasons::kStepLimited)) {
-    model::set_condition(status.conditions,
-                         model::Condition{kScalingLimited, "True", reasons::kStepLimited, hold_words(*step), 0, generation},
-                         now);
+    model::set_condition(
+        status.conditions,
+        model::Condition{kScalingLimited, "True", reasons::kStepLimited, hold_words(*step), 0, generation}, now);
     return;
   }
   const model::Condition* before = model::find_condition(previous.conditions, kScalingLimited);

@@ -10,8 +10,7 @@
 namespace dha::status {
 namespace {
 
-std::optional<double> average_of(const model::MetricSpec& m, const decide::Decision& d,
-                                 const model::Observation* obs) {
+std::optional<double> average_of(const model::MetricSpec& m, const decide::Decision& d, const model::Observation* obs) {
   for (const auto& e : d.metrics)
     if (e.type == m.type) return e.average;
   if (obs == nullptr) return std::nullopt;

@@ -125,7 +125,8 @@ void StatusWriter::ownership_conflict(const Report& r, const decide::Decision& d
   if (!d.ownership_conflict || conflict_already_reported(r.previous)) return;
   event(*r.dha, kube::EventType::Warning, "OwnershipConflict",
         fmt::format("replicas changed to {} by a competing writer (marker=\"{}\"); not entering a write war: {}",
-                    d.current_replicas, marker, conflict_way_out(r.previous.state.last_applied_replicas, d.current_replicas)));
+                    d.current_replicas, marker,
+                    conflict_way_out(r.previous.state.last_applied_replicas, d.current_replicas)));
 }
 
 void StatusWriter::scaled(const Report& r, const decide::Decision& d, const std::string& target_kind,
@@ -171,7 +172,7 @@ void StatusWriter::decided(Report& r, const model::DhaSpec& spec, const decide::
         gate->message.size() > able->message.size() && gate->message.rfind(able->message, 0) == 0)
       able->message = gate->message;
     // A freeze for want of data says which object or query it could not read.
-    const auto& named = d.reason == gates::reasons::kHealthUnknown     ? causes.health
+    const auto& named = d.reason == gates::reasons::kHealthUnknown       ? causes.health
                         : d.reason == gates::reasons::kMetricUnavailable ? causes.metrics
                                                                          : std::vector<std::string>{};
     if (able->status == "False" && !named.empty()) able->message += ": " + joined(named);

@@ -25,12 +25,21 @@ struct ActuatorRequest {
 
   void write(json::Writer& w) const {
     w.StartObject();
-    json::write_key(w, "action"); json::write_string(w, action == Action::kScale ? "scale" : "release");
-    json::write_key(w, "dha"); dha.write(w);
-    json::write_key(w, "target"); if (target) target->Accept(w); else w.Null();
-    json::write_key(w, "replicasPath"); json::write_string(w, replicas_path);
-    json::write_key(w, "currentReplicas"); detail::write_optional_int(w, current_replicas);
-    json::write_key(w, "desiredReplicas"); w.Int64(desired_replicas);
+    json::write_key(w, "action");
+    json::write_string(w, action == Action::kScale ? "scale" : "release");
+    json::write_key(w, "dha");
+    dha.write(w);
+    json::write_key(w, "target");
+    if (target)
+      target->Accept(w);
+    else
+      w.Null();
+    json::write_key(w, "replicasPath");
+    json::write_string(w, replicas_path);
+    json::write_key(w, "currentReplicas");
+    detail::write_optional_int(w, current_replicas);
+    json::write_key(w, "desiredReplicas");
+    w.Int64(desired_replicas);
     w.EndObject();
   }
   std::string to_json() const { return detail::to_json_text(*this); }
@@ -61,13 +70,15 @@ struct ActuatorRequest {
 
 // One API request against the target object.
 struct PlannedRequest {
-  std::string subresource;          // "", "scale" or "status"
+  std::string subresource;           // "", "scale" or "status"
   std::string patch_type = "merge";  // "merge" or "json"
-  json::Document body;              // the patch body
+  json::Document body;               // the patch body
 
   PlannedRequest() = default;
   PlannedRequest(std::string sub, std::string type, std::string_view body_json)
-      : subresource(std::move(sub)), patch_type(std::move(type)), body(json::parse(body_json, "planned request body")) {}
+      : subresource(std::move(sub)),
+        patch_type(std::move(type)),
+        body(json::parse(body_json, "planned request body")) {}
 };
 
 struct ActuatorPlan {
@@ -79,9 +90,12 @@ struct ActuatorPlan {
     w.StartArray();
     for (const auto& r : requests) {
       w.StartObject();
-      json::write_key(w, "subresource"); json::write_string(w, r.subresource);
-      json::write_key(w, "patchType"); json::write_string(w, r.patch_type);
-      json::write_key(w, "body"); r.body.Accept(w);
+      json::write_key(w, "subresource");
+      json::write_string(w, r.subresource);
+      json::write_key(w, "patchType");
+      json::write_string(w, r.patch_type);
+      json::write_key(w, "body");
+      r.body.Accept(w);
       w.EndObject();
     }
     w.EndArray();
@@ -100,12 +114,13 @@ struct ActuatorPlan {
       r.subresource = json::string_or(e, "subresource", "", "actuator plan request");
       r.patch_type = json::string_or(e, "patchType", "merge", "actuator plan request");
       if (r.subresource != "" && r.subresource != "scale" && r.subresource != "status") {
-        throw Error(DHA_INVALID_ARGUMENT, "actuator plan request: subresource must be \"\", \"scale\" or \"status\", got \"" +
-                                              r.subresource + "\"");
+        throw Error(
+            DHA_INVALID_ARGUMENT,
+            "actuator plan request: subresource must be \"\", \"scale\" or \"status\", got \"" + r.subresource + "\"");
       }
       if (r.patch_type != "merge" && r.patch_type != "json") {
-        throw Error(DHA_INVALID_ARGUMENT, "actuator plan request: patchType must be \"merge\" or \"json\", got \"" +
-                                              r.patch_type + "\"");
+        throw Error(DHA_INVALID_ARGUMENT,
+                    "actuator plan request: patchType must be \"merge\" or \"json\", got \"" + r.patch_type + "\"");
       }
       // A merge patch is an object (RFC 7386), a JSON patch a list of operations (RFC 6902).
       const json::Value* body = json::find(e, "body");

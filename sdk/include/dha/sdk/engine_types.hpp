@@ -42,11 +42,16 @@ struct TargetKind {
 
   void write(json::Writer& w) const {
     w.StartObject();
-    json::write_key(w, "apiGroup"); json::write_string(w, api_group);
-    json::write_key(w, "version"); json::write_string(w, version);
-    json::write_key(w, "kind"); json::write_string(w, kind);
-    json::write_key(w, "plural"); json::write_string(w, plural);
-    json::write_key(w, "actuator"); json::write_string(w, actuator);
+    json::write_key(w, "apiGroup");
+    json::write_string(w, api_group);
+    json::write_key(w, "version");
+    json::write_string(w, version);
+    json::write_key(w, "kind");
+    json::write_string(w, kind);
+    json::write_key(w, "plural");
+    json::write_string(w, plural);
+    json::write_key(w, "actuator");
+    json::write_string(w, actuator);
     w.EndObject();
   }
   static TargetKind from_json(const json::Value& v) {
@@ -87,8 +92,8 @@ struct HealthSource {
 
   // The cozystack WorkloadMonitor named `name` in the target's namespace.
   static HealthSource workload_monitor(std::string name) {
-    return HealthSource{Source::kObject, "cozystack.io", "v1alpha1", "WorkloadMonitor",
-                        "workloadmonitors", std::move(name)};
+    return HealthSource{Source::kObject,   "cozystack.io",     "v1alpha1",
+                        "WorkloadMonitor", "workloadmonitors", std::move(name)};
   }
   static HealthSource target() { return HealthSource{Source::kTarget, "", "", "", "", ""}; }
 
@@ -99,11 +104,16 @@ struct HealthSource {
       json::write_string(w, "target");
     } else {
       json::write_string(w, "object");
-      json::write_key(w, "apiGroup"); json::write_string(w, api_group);
-      json::write_key(w, "version"); json::write_string(w, version);
-      json::write_key(w, "kind"); json::write_string(w, kind);
-      json::write_key(w, "plural"); json::write_string(w, plural);
-      json::write_key(w, "name"); json::write_string(w, name);
+      json::write_key(w, "apiGroup");
+      json::write_string(w, api_group);
+      json::write_key(w, "version");
+      json::write_string(w, version);
+      json::write_key(w, "kind");
+      json::write_string(w, kind);
+      json::write_key(w, "plural");
+      json::write_string(w, plural);
+      json::write_key(w, "name");
+      json::write_string(w, name);
     }
     w.EndObject();
   }
@@ -116,9 +126,12 @@ struct HealthSource {
       throw Error(DHA_INVALID_ARGUMENT,
                   "topology.health: source must be \"object\" or \"target\", got \"" + source + "\"");
     }
-    HealthSource h{Source::kObject, json::require_string(v, "apiGroup", what),
-                   json::require_string(v, "version", what), json::require_string(v, "kind", what),
-                   json::require_string(v, "plural", what), json::require_string(v, "name", what)};
+    HealthSource h{Source::kObject,
+                   json::require_string(v, "apiGroup", what),
+                   json::require_string(v, "version", what),
+                   json::require_string(v, "kind", what),
+                   json::require_string(v, "plural", what),
+                   json::require_string(v, "name", what)};
     if (h.name.empty()) throw Error(DHA_INVALID_ARGUMENT, "topology.health: name must not be empty");
     return h;
   }
@@ -152,24 +165,35 @@ struct Topology {
 
   void write(json::Writer& w) const {
     w.StartObject();
-    json::write_key(w, "primaryCount"); w.Int64(primary_count);
-    json::write_key(w, "quorumFloor"); w.Int64(quorum_floor);
-    json::write_key(w, "scalable"); w.Bool(scalable);
-    json::write_key(w, "reason"); json::write_string(w, reason);
-    json::write_key(w, "currentReplicas"); detail::write_optional_int(w, current_replicas);
-    json::write_key(w, "replicasPath"); json::write_string(w, replicas_path);
-    json::write_key(w, "releaseName"); json::write_string(w, release_name);
-    json::write_key(w, "health"); health.write(w);
+    json::write_key(w, "primaryCount");
+    w.Int64(primary_count);
+    json::write_key(w, "quorumFloor");
+    w.Int64(quorum_floor);
+    json::write_key(w, "scalable");
+    w.Bool(scalable);
+    json::write_key(w, "reason");
+    json::write_string(w, reason);
+    json::write_key(w, "currentReplicas");
+    detail::write_optional_int(w, current_replicas);
+    json::write_key(w, "replicasPath");
+    json::write_string(w, replicas_path);
+    json::write_key(w, "releaseName");
+    json::write_string(w, release_name);
+    json::write_key(w, "health");
+    health.write(w);
     json::write_key(w, "resources");
     if (resources) {
       w.StartObject();
-      json::write_key(w, "cpu"); json::write_string(w, resources->cpu);
-      json::write_key(w, "memory"); json::write_string(w, resources->memory);
+      json::write_key(w, "cpu");
+      json::write_string(w, resources->cpu);
+      json::write_key(w, "memory");
+      json::write_string(w, resources->memory);
       w.EndObject();
     } else {
       w.Null();
     }
-    json::write_key(w, "resourcesPreset"); json::write_string(w, resources_preset);
+    json::write_key(w, "resourcesPreset");
+    json::write_string(w, resources_preset);
     w.EndObject();
   }
   std::string to_json() const { return detail::to_json_text(*this); }
@@ -216,11 +240,16 @@ struct QueryRequest {
 
   void write(json::Writer& w) const {
     w.StartObject();
-    json::write_key(w, "namespace"); json::write_string(w, namespace_name);
-    json::write_key(w, "name"); json::write_string(w, name);
-    json::write_key(w, "releaseName"); json::write_string(w, release_name);
-    json::write_key(w, "apiGroup"); json::write_string(w, api_group);
-    json::write_key(w, "kind"); json::write_string(w, kind);
+    json::write_key(w, "namespace");
+    json::write_string(w, namespace_name);
+    json::write_key(w, "name");
+    json::write_string(w, name);
+    json::write_key(w, "releaseName");
+    json::write_string(w, release_name);
+    json::write_key(w, "apiGroup");
+    json::write_string(w, api_group);
+    json::write_key(w, "kind");
+    json::write_string(w, kind);
     json::write_key(w, "metricTypes");
     w.StartArray();
     for (const auto& m : metric_types) json::write_string(w, m);
@@ -231,9 +260,9 @@ struct QueryRequest {
   static QueryRequest from_json(const json::Value& v) {
     constexpr std::string_view what = "queries input";
     if (!v.IsObject()) throw Error(DHA_INVALID_ARGUMENT, "queries input: expected a JSON object");
-    QueryRequest r{json::require_string(v, "namespace", what), json::require_string(v, "name", what),
+    QueryRequest r{json::require_string(v, "namespace", what),  json::require_string(v, "name", what),
                    json::string_or(v, "releaseName", "", what), json::string_or(v, "apiGroup", "", what),
-                   json::string_or(v, "kind", "", what), {}};
+                   json::string_or(v, "kind", "", what),        {}};
     if (const json::Value* types = json::optional_array(v, "metricTypes", what)) {
       for (const auto& t : types->GetArray()) {
         if (!t.IsString()) throw json::field_error(what, "metricTypes", "an array of strings");
@@ -278,10 +307,14 @@ struct GroupedQueries {
 
   void write(json::Writer& w) const {
     w.StartObject();
-    json::write_key(w, "by"); detail::write_string_map(w, by);
-    json::write_key(w, "driver"); detail::write_string_map(w, driver);
-    json::write_key(w, "lag"); json::write_string(w, lag_query);
-    json::write_key(w, "writeActivity"); json::write_string(w, write_activity);
+    json::write_key(w, "by");
+    detail::write_string_map(w, by);
+    json::write_key(w, "driver");
+    detail::write_string_map(w, driver);
+    json::write_key(w, "lag");
+    json::write_string(w, lag_query);
+    json::write_key(w, "writeActivity");
+    json::write_string(w, write_activity);
     w.EndObject();
   }
   static GroupedQueries from_json(const json::Value& v) {
@@ -313,10 +346,13 @@ struct Queries {
     detail::write_string_map(w, driver);
     json::write_key(w, "lag");
     w.StartObject();
-    json::write_key(w, "query"); json::write_string(w, lag_query);
-    json::write_key(w, "unit"); json::write_string(w, lag_unit);
+    json::write_key(w, "query");
+    json::write_string(w, lag_query);
+    json::write_key(w, "unit");
+    json::write_string(w, lag_unit);
     w.EndObject();
-    json::write_key(w, "writeActivity"); json::write_string(w, write_activity);
+    json::write_key(w, "writeActivity");
+    json::write_string(w, write_activity);
     if (grouped) {
       json::write_key(w, "grouped");
       grouped->write(w);
@@ -334,8 +370,8 @@ struct Queries {
       q.lag_query = json::string_or(*lag, "query", "", "queries.lag");
       q.lag_unit = json::string_or(*lag, "unit", "seconds", "queries.lag");
       if (q.lag_unit != "seconds" && q.lag_unit != "bytes") {
-        throw Error(DHA_INVALID_ARGUMENT, "queries.lag: unit must be \"seconds\" or \"bytes\", got \"" +
-                                              q.lag_unit + "\"");
+        throw Error(DHA_INVALID_ARGUMENT,
+                    "queries.lag: unit must be \"seconds\" or \"bytes\", got \"" + q.lag_unit + "\"");
       }
     }
     q.write_activity = json::string_or(v, "writeActivity", "", what);
@@ -354,9 +390,15 @@ struct HealthRequest {
   void write(json::Writer& w) const {
     w.StartObject();
     json::write_key(w, "target");
-    if (target) target->Accept(w); else w.Null();
+    if (target)
+      target->Accept(w);
+    else
+      w.Null();
     json::write_key(w, "object");
-    if (object) object->Accept(w); else w.Null();
+    if (object)
+      object->Accept(w);
+    else
+      w.Null();
     w.EndObject();
   }
   std::string to_json() const { return detail::to_json_text(*this); }
@@ -373,8 +415,10 @@ struct Health {
 
   void write(json::Writer& w) const {
     w.StartObject();
-    json::write_key(w, "operational"); w.Bool(operational);
-    json::write_key(w, "availableReplicas"); w.Int64(available_replicas);
+    json::write_key(w, "operational");
+    w.Bool(operational);
+    json::write_key(w, "availableReplicas");
+    w.Int64(available_replicas);
     w.EndObject();
   }
   std::string to_json() const { return detail::to_json_text(*this); }

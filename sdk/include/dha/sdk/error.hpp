@@ -23,24 +23,42 @@ class Error : public std::runtime_error {
 // Readable name of a status code, for messages and logs.
 inline const char* status_name(dha_status status) noexcept {
   switch (status) {
-    case DHA_OK: return "OK";
-    case DHA_CANCELLED: return "CANCELLED";
-    case DHA_UNKNOWN: return "UNKNOWN";
-    case DHA_INVALID_ARGUMENT: return "INVALID_ARGUMENT";
-    case DHA_DEADLINE_EXCEEDED: return "DEADLINE_EXCEEDED";
-    case DHA_NOT_FOUND: return "NOT_FOUND";
-    case DHA_ALREADY_EXISTS: return "ALREADY_EXISTS";
-    case DHA_PERMISSION_DENIED: return "PERMISSION_DENIED";
-    case DHA_RESOURCE_EXHAUSTED: return "RESOURCE_EXHAUSTED";
-    case DHA_FAILED_PRECONDITION: return "FAILED_PRECONDITION";
-    case DHA_ABORTED: return "ABORTED";
-    case DHA_OUT_OF_RANGE: return "OUT_OF_RANGE";
-    case DHA_UNIMPLEMENTED: return "UNIMPLEMENTED";
-    case DHA_INTERNAL: return "INTERNAL";
-    case DHA_UNAVAILABLE: return "UNAVAILABLE";
-    case DHA_DATA_LOSS: return "DATA_LOSS";
-    case DHA_UNAUTHENTICATED: return "UNAUTHENTICATED";
-    default: return "UNKNOWN_STATUS";
+    case DHA_OK:
+      return "OK";
+    case DHA_CANCELLED:
+      return "CANCELLED";
+    case DHA_UNKNOWN:
+      return "UNKNOWN";
+    case DHA_INVALID_ARGUMENT:
+      return "INVALID_ARGUMENT";
+    case DHA_DEADLINE_EXCEEDED:
+      return "DEADLINE_EXCEEDED";
+    case DHA_NOT_FOUND:
+      return "NOT_FOUND";
+    case DHA_ALREADY_EXISTS:
+      return "ALREADY_EXISTS";
+    case DHA_PERMISSION_DENIED:
+      return "PERMISSION_DENIED";
+    case DHA_RESOURCE_EXHAUSTED:
+      return "RESOURCE_EXHAUSTED";
+    case DHA_FAILED_PRECONDITION:
+      return "FAILED_PRECONDITION";
+    case DHA_ABORTED:
+      return "ABORTED";
+    case DHA_OUT_OF_RANGE:
+      return "OUT_OF_RANGE";
+    case DHA_UNIMPLEMENTED:
+      return "UNIMPLEMENTED";
+    case DHA_INTERNAL:
+      return "INTERNAL";
+    case DHA_UNAVAILABLE:
+      return "UNAVAILABLE";
+    case DHA_DATA_LOSS:
+      return "DATA_LOSS";
+    case DHA_UNAUTHENTICATED:
+      return "UNAUTHENTICATED";
+    default:
+      return "UNKNOWN_STATUS";
   }
 }
 

@@ -105,7 +105,7 @@ struct PluginTraits {
 
   static constexpr std::array<const char*, 5> capabilities = capability_list<P>();
   static constexpr dha_plugin_descriptor descriptor{
-      sizeof(dha_plugin_descriptor), P::info.id,          P::info.name, P::info.version, P::info.vendor,
+      sizeof(dha_plugin_descriptor), P::info.id,          P::info.name,         P::info.version, P::info.vendor,
       P::info.description,           capabilities.data(), P::info.config_schema};
 };
 
@@ -271,8 +271,8 @@ const dha_plugin* create_instance(const dha_host* host, const json::Value& confi
   auto instance = std::make_unique<Instance<P>>();
   instance->host = Host(host);
   instance->plugin = std::make_unique<P>(instance->host, config);
-  instance->c = dha_plugin{sizeof(dha_plugin), &PluginTraits<P>::descriptor, instance.get(), &destroy<P>,
-                           &get_extension<P>};
+  instance->c =
+      dha_plugin{sizeof(dha_plugin), &PluginTraits<P>::descriptor, instance.get(), &destroy<P>, &get_extension<P>};
   return &instance.release()->c;
 }
 
@@ -301,8 +301,8 @@ struct Entry {
     return index < sizeof...(Ps) ? descriptors[index] : nullptr;
   }
 
-  static dha_status create(const dha_host* host, dha_str plugin_id, dha_str config_json,
-                           const dha_plugin** out, dha_sink error) noexcept {
+  static dha_status create(const dha_host* host, dha_str plugin_id, dha_str config_json, const dha_plugin** out,
+                           dha_sink error) noexcept {
     return barrier(error, [&] {
       if (out == nullptr) throw Error(DHA_INVALID_ARGUMENT, "create: `out` is NULL");
       *out = nullptr;
@@ -325,18 +325,19 @@ struct Entry {
     });
   }
 
-  static constexpr dha_plugin_entry table{sizeof(dha_plugin_entry), DHA_ABI_VERSION_MAJOR, DHA_ABI_VERSION_MINOR,
-                                          &plugin_count, &plugin_descriptor, &create};
+  static constexpr dha_plugin_entry table{sizeof(dha_plugin_entry), DHA_ABI_VERSION_MAJOR,
+                                          DHA_ABI_VERSION_MINOR,    &plugin_count,
+                                          &plugin_descriptor,       &create};
 };
 
 }  // namespace dha::sdk::detail
 
 // The exported entry point of a plugin shared object. Use once per library.
-#define DHA_EXPORT_PLUGINS(...)                                                          \
-  extern "C" DHA_PLUGIN_EXPORT const dha_plugin_entry* dha_plugin_entry_v1(void) {       \
-    return &::dha::sdk::detail::Entry<__VA_ARGS__>::table;                               \
+#define DHA_EXPORT_PLUGINS(...)                                                    \
+  extern "C" DHA_PLUGIN_EXPORT const dha_plugin_entry* dha_plugin_entry_v1(void) { \
+    return &::dha::sdk::detail::Entry<__VA_ARGS__>::table;                         \
   }
 
 // A non-exported entry function with another name, for plugins linked into the host.
-#define DHA_DEFINE_PLUGIN_ENTRY(fn_name, ...)                                            \
+#define DHA_DEFINE_PLUGIN_ENTRY(fn_name, ...) \
   const dha_plugin_entry* fn_name(void) { return &::dha::sdk::detail::Entry<__VA_ARGS__>::table; }

@@ -17,8 +17,10 @@ struct DhaRef {
 
   void write(json::Writer& w) const {
     w.StartObject();
-    json::write_key(w, "namespace"); json::write_string(w, namespace_name);
-    json::write_key(w, "name"); json::write_string(w, name);
+    json::write_key(w, "namespace");
+    json::write_string(w, namespace_name);
+    json::write_key(w, "name");
+    json::write_string(w, name);
     w.EndObject();
   }
   static DhaRef from_json(const json::Value& v, std::string_view what) {
@@ -46,16 +48,33 @@ struct GateRequest {
 
   void write(json::Writer& w) const {
     w.StartObject();
-    json::write_key(w, "now"); w.Int64(now);
-    json::write_key(w, "dha"); dha.write(w);
-    json::write_key(w, "spec"); if (spec) spec->Accept(w); else w.Null();
-    json::write_key(w, "observation"); if (observation) observation->Accept(w); else w.Null();
-    json::write_key(w, "state"); if (state) state->Accept(w); else w.Null();
+    json::write_key(w, "now");
+    w.Int64(now);
+    json::write_key(w, "dha");
+    dha.write(w);
+    json::write_key(w, "spec");
+    if (spec)
+      spec->Accept(w);
+    else
+      w.Null();
+    json::write_key(w, "observation");
+    if (observation)
+      observation->Accept(w);
+    else
+      w.Null();
+    json::write_key(w, "state");
+    if (state)
+      state->Accept(w);
+    else
+      w.Null();
     json::write_key(w, "proposal");
     w.StartObject();
-    json::write_key(w, "kind"); json::write_string(w, proposal.kind);
-    json::write_key(w, "currentReplicas"); w.Int64(proposal.current_replicas);
-    json::write_key(w, "replicas"); w.Int64(proposal.replicas);
+    json::write_key(w, "kind");
+    json::write_string(w, proposal.kind);
+    json::write_key(w, "currentReplicas");
+    w.Int64(proposal.current_replicas);
+    json::write_key(w, "replicas");
+    w.Int64(proposal.replicas);
     w.EndObject();
     w.EndObject();
   }
@@ -96,16 +115,23 @@ struct Verdict {
     w.StartObject();
     json::write_key(w, "verdict");
     switch (kind) {
-      case Kind::kPass: json::write_string(w, "pass"); break;
+      case Kind::kPass:
+        json::write_string(w, "pass");
+        break;
       case Kind::kClamp:
         json::write_string(w, "clamp");
-        json::write_key(w, "replicas"); w.Int64(replicas);
+        json::write_key(w, "replicas");
+        w.Int64(replicas);
         break;
-      case Kind::kFreeze: json::write_string(w, "freeze"); break;
+      case Kind::kFreeze:
+        json::write_string(w, "freeze");
+        break;
     }
     if (kind != Kind::kPass) {
-      json::write_key(w, "reason"); json::write_string(w, reason);
-      json::write_key(w, "message"); json::write_string(w, message);
+      json::write_key(w, "reason");
+      json::write_string(w, reason);
+      json::write_key(w, "message");
+      json::write_string(w, message);
     }
     w.EndObject();
   }
@@ -122,8 +148,7 @@ struct Verdict {
     if (verdict == "freeze") {
       return freeze(json::require_string(v, "reason", what), json::string_or(v, "message", "", what));
     }
-    throw Error(DHA_INVALID_ARGUMENT,
-                "verdict: must be \"pass\", \"clamp\" or \"freeze\", got \"" + verdict + "\"");
+    throw Error(DHA_INVALID_ARGUMENT, "verdict: must be \"pass\", \"clamp\" or \"freeze\", got \"" + verdict + "\"");
   }
   bool operator==(const Verdict&) const = default;
 };

@@ -25,9 +25,7 @@ class Host {
 
   // Empty strings when the host did not say (or is absent).
   std::string_view name() const noexcept { return usable() && host_->name ? host_->name : ""; }
-  std::string_view version() const noexcept {
-    return usable() && host_->version ? host_->version : "";
-  }
+  std::string_view version() const noexcept { return usable() && host_->version ? host_->version : ""; }
 
   // Never throws: logging must be safe inside the exception barrier.
   void log(Level level, std::string_view message) const noexcept {

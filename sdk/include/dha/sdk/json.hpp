@@ -61,16 +61,15 @@ inline int nesting_depth(std::string_view text) noexcept {
 // Malformed text, trailing garbage and excessive nesting are DHA_INVALID_ARGUMENT.
 inline Document parse(std::string_view text, std::string_view what) {
   if (nesting_depth(text) > kMaxDepth) {
-    throw Error(DHA_INVALID_ARGUMENT, std::string(what) + ": JSON nested deeper than " +
-                                          std::to_string(kMaxDepth) + " levels");
+    throw Error(DHA_INVALID_ARGUMENT,
+                std::string(what) + ": JSON nested deeper than " + std::to_string(kMaxDepth) + " levels");
   }
   Document doc;
   doc.Parse<rapidjson::kParseIterativeFlag>(text.data(), text.size());
   if (doc.HasParseError()) {
-    throw Error(DHA_INVALID_ARGUMENT,
-                std::string(what) + ": malformed JSON at offset " +
-                    std::to_string(doc.GetErrorOffset()) + ": " +
-                    rapidjson::GetParseError_En(doc.GetParseError()));
+    throw Error(DHA_INVALID_ARGUMENT, std::string(what) + ": malformed JSON at offset " +
+                                          std::to_string(doc.GetErrorOffset()) + ": " +
+                                          rapidjson::GetParseError_En(doc.GetParseError()));
   }
   return doc;
 }
@@ -96,9 +95,7 @@ inline std::string_view view(const Value& string_value) noexcept {
 inline void write_string(Writer& w, std::string_view s) {
   w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
 }
-inline void write_key(Writer& w, std::string_view s) {
-  w.Key(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-}
+inline void write_key(Writer& w, std::string_view s) { w.Key(s.data(), static_cast<rapidjson::SizeType>(s.size())); }
 
 // Member `key` of `object`, or nullptr when `object` is not an object or lacks the key.
 inline const Value* find(const Value& object, std::string_view key) noexcept {
@@ -157,12 +154,11 @@ inline int64_t truncate_to_int64(const Value& number) noexcept {
 // --- Field readers for documents crossing the ABI. `what` prefixes errors, e.g. "topology". ---
 
 inline Error field_error(std::string_view what, std::string_view key, std::string_view expected) {
-  return Error(DHA_INVALID_ARGUMENT, std::string(what) + ": field '" + std::string(key) +
-                                         "' must be " + std::string(expected));
+  return Error(DHA_INVALID_ARGUMENT,
+               std::string(what) + ": field '" + std::string(key) + "' must be " + std::string(expected));
 }
 
-inline std::optional<std::string> optional_string(const Value& object, std::string_view key,
-                                                  std::string_view what) {
+inline std::optional<std::string> optional_string(const Value& object, std::string_view key, std::string_view what) {
   const Value* v = find(object, key);
   if (v == nullptr || v->IsNull()) return std::nullopt;
   if (!v->IsString()) throw field_error(what, key, "a string");
@@ -181,8 +177,7 @@ inline std::string require_string(const Value& object, std::string_view key, std
 }
 
 // An integer field: a JSON integer, or a number with no fractional part.
-inline std::optional<int64_t> optional_integer(const Value& object, std::string_view key,
-                                               std::string_view what) {
+inline std::optional<int64_t> optional_integer(const Value& object, std::string_view key, std::string_view what) {
   const Value* v = find(object, key);
   if (v == nullptr || v->IsNull()) return std::nullopt;
   if (v->IsInt64()) return v->GetInt64();
@@ -193,8 +188,7 @@ inline std::optional<int64_t> optional_integer(const Value& object, std::string_
   throw field_error(what, key, "an integer");
 }
 
-inline int64_t integer_or(const Value& object, std::string_view key, int64_t fallback,
-                          std::string_view what) {
+inline int64_t integer_or(const Value& object, std::string_view key, int64_t fallback, std::string_view what) {
   return optional_integer(object, key, what).value_or(fallback);
 }
 
@@ -204,21 +198,18 @@ inline int64_t require_integer(const Value& object, std::string_view key, std::s
   return *i;
 }
 
-inline std::optional<double> optional_number(const Value& object, std::string_view key,
-                                             std::string_view what) {
+inline std::optional<double> optional_number(const Value& object, std::string_view key, std::string_view what) {
   const Value* v = find(object, key);
   if (v == nullptr || v->IsNull()) return std::nullopt;
   if (!v->IsNumber()) throw field_error(what, key, "a number");
   return v->GetDouble();
 }
 
-inline double number_or(const Value& object, std::string_view key, double fallback,
-                        std::string_view what) {
+inline double number_or(const Value& object, std::string_view key, double fallback, std::string_view what) {
   return optional_number(object, key, what).value_or(fallback);
 }
 
-inline std::optional<bool> optional_bool(const Value& object, std::string_view key,
-                                         std::string_view what) {
+inline std::optional<bool> optional_bool(const Value& object, std::string_view key, std::string_view what) {
   const Value* v = find(object, key);
   if (v == nullptr || v->IsNull()) return std::nullopt;
   if (!v->IsBool()) throw field_error(what, key, "a boolean");

@@ -17,10 +17,15 @@ namespace detail {
 // The fields every metric query starts with, instant and range alike.
 inline void write_query_scope(json::Writer& w, const std::string& query, const std::string& namespace_name,
                               const std::optional<std::string>& monitoring_namespace) {
-  json::write_key(w, "query"); json::write_string(w, query);
-  json::write_key(w, "namespace"); json::write_string(w, namespace_name);
+  json::write_key(w, "query");
+  json::write_string(w, query);
+  json::write_key(w, "namespace");
+  json::write_string(w, namespace_name);
   json::write_key(w, "monitoringNamespace");
-  if (monitoring_namespace) json::write_string(w, *monitoring_namespace); else w.Null();
+  if (monitoring_namespace)
+    json::write_string(w, *monitoring_namespace);
+  else
+    w.Null();
 }
 
 // A series' labels, {"pod": "db-2", ...}, of a sample or a range series.
@@ -56,7 +61,8 @@ struct InstantQuery {
   void write(json::Writer& w) const {
     w.StartObject();
     detail::write_query_scope(w, query, namespace_name, monitoring_namespace);
-    json::write_key(w, "timeoutSeconds"); w.Double(timeout_seconds);
+    json::write_key(w, "timeoutSeconds");
+    w.Double(timeout_seconds);
     w.EndObject();
   }
   std::string to_json() const { return detail::to_json_text(*this); }

@@ -23,9 +23,9 @@ namespace dha::sdk {
 
 // Static facts about a plugin; becomes its dha_plugin_descriptor. All strings must be literals.
 struct PluginInfo {
-  const char* id;           // [a-z0-9][a-z0-9.-]*, unique across everything a host loads
-  const char* name;         // human name
-  const char* version;      // the plugin's own semantic version
+  const char* id;       // [a-z0-9][a-z0-9.-]*, unique across everything a host loads
+  const char* name;     // human name
+  const char* version;  // the plugin's own semantic version
   const char* vendor;
   const char* description;
   const char* config_schema = nullptr;  // {"keys": [...]} as in abi.h, or nullptr for none
@@ -40,9 +40,7 @@ class EngineAdapter {
   virtual Topology topology(const ObjectView& target) const = 0;
   virtual Queries queries(const QueryRequest& request) const = 0;
   // Default: the object is a cozystack WorkloadMonitor (see workload_monitor.hpp).
-  virtual Health health(const HealthRequest& request) const {
-    return read_workload_monitor_health(*request.object);
-  }
+  virtual Health health(const HealthRequest& request) const { return read_workload_monitor_health(*request.object); }
 };
 
 // dha.metrics/1. Return every sample; throw Error with the typed status of ext/metrics.h.

@@ -32,10 +32,14 @@ struct RangeQuery {
   void write(json::Writer& w) const {
     w.StartObject();
     detail::write_query_scope(w, query, namespace_name, monitoring_namespace);
-    json::write_key(w, "start"); w.Int64(start);
-    json::write_key(w, "end"); w.Int64(end);
-    json::write_key(w, "step"); w.Int64(step);
-    json::write_key(w, "timeoutSeconds"); w.Double(timeout_seconds);
+    json::write_key(w, "start");
+    w.Int64(start);
+    json::write_key(w, "end");
+    w.Int64(end);
+    json::write_key(w, "step");
+    w.Int64(step);
+    json::write_key(w, "timeoutSeconds");
+    w.Double(timeout_seconds);
     w.EndObject();
   }
   std::string to_json() const { return detail::to_json_text(*this); }
@@ -44,9 +48,12 @@ struct RangeQuery {
   static RangeQuery from_json(const json::Value& v) {
     constexpr std::string_view what = "range_query input";
     if (!v.IsObject()) throw Error(DHA_INVALID_ARGUMENT, "range_query input: expected a JSON object");
-    RangeQuery q{json::require_string(v, "query", what),   json::string_or(v, "namespace", "", what),
-                 json::optional_string(v, "monitoringNamespace", what), json::require_integer(v, "start", what),
-                 json::require_integer(v, "end", what),    json::require_integer(v, "step", what),
+    RangeQuery q{json::require_string(v, "query", what),
+                 json::string_or(v, "namespace", "", what),
+                 json::optional_string(v, "monitoringNamespace", what),
+                 json::require_integer(v, "start", what),
+                 json::require_integer(v, "end", what),
+                 json::require_integer(v, "step", what),
                  json::number_or(v, "timeoutSeconds", 30, what)};
     q.check();
     return q;

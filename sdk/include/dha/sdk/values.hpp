@@ -44,8 +44,7 @@ inline std::string_view read_string(const json::Value& spec, std::string_view pa
 // The replica count at `replicas_path` (a dot path from the object root, "spec.replicas"):
 // a number, truncated and saturated to int32; nullopt when absent or not a number (a missing
 // count is "not scalable", never 0).
-inline std::optional<int32_t> read_replicas(const json::Value& object,
-                                            std::string_view replicas_path) noexcept {
+inline std::optional<int32_t> read_replicas(const json::Value& object, std::string_view replicas_path) noexcept {
   const json::Value* v = json::find_path(object, replicas_path);
   if (v == nullptr || !v->IsNumber()) return std::nullopt;
   return saturate_int32(json::truncate_to_int64(*v));

@@ -26,8 +26,7 @@ inline Health read_workload_monitor_health(const json::Value& object) {
   const json::Value* operational = json::find(*status, "operational");
   const json::Value* available = json::find(*status, "availableReplicas");
   if (operational == nullptr && available == nullptr) {
-    throw Error(DHA_FAILED_PRECONDITION,
-                "health object status has neither operational nor availableReplicas yet");
+    throw Error(DHA_FAILED_PRECONDITION, "health object status has neither operational nor availableReplicas yet");
   }
   Health h{true, 0};
   if (operational != nullptr && !operational->IsNull()) {

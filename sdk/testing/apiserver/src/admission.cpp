@@ -144,7 +144,11 @@ std::string review_json(const Json& webhook, const AdmissionAttributes& attrs, c
   set_member(req, "dryRun", Json(attrs.dry_run), a);
   Json options(rapidjson::kObjectType);
   set_string(options, "apiVersion", "meta.k8s.io/v1", a);
-  set_string(options, "kind", attrs.operation == "CREATE" ? "CreateOptions" : attrs.operation == "UPDATE" ? "UpdateOptions" : "DeleteOptions", a);
+  set_string(options, "kind",
+             attrs.operation == "CREATE"   ? "CreateOptions"
+             : attrs.operation == "UPDATE" ? "UpdateOptions"
+                                           : "DeleteOptions",
+             a);
   set_member(req, "options", std::move(options), a);
   set_member(review, "request", std::move(req), a);
   (void)webhook;
@@ -156,7 +160,8 @@ std::string review_json(const Json& webhook, const AdmissionAttributes& attrs, c
 std::vector<MatchedWebhook> match_webhooks(const ServerState& state, const AdmissionAttributes& attrs) {
   std::vector<MatchedWebhook> out;
   auto ns_type = state.types.find("/namespaces");
-  ObjectPtr ns_obj = attrs.ns.empty() || ns_type == state.types.end() ? nullptr : state.store.get("/namespaces", "", attrs.ns);
+  ObjectPtr ns_obj =
+      attrs.ns.empty() || ns_type == state.types.end() ? nullptr : state.store.get("/namespaces", "", attrs.ns);
   for (const auto& config : state.store.list("admissionregistration.k8s.io/validatingwebhookconfigurations", "")) {
     const Json* hooks = member(*config, "webhooks");
     if (!hooks || !hooks->IsArray()) continue;
@@ -203,7 +208,8 @@ void call_webhooks(const std::vector<MatchedWebhook>& hooks, const AdmissionAttr
       if (mapped != options.webhook_services.end())
         connect_to = host + ":" + std::to_string(port) + ":127.0.0.1:" + std::to_string(mapped->second);
       else
-        connect_to = host + ":" + std::to_string(port) + ":127.0.0.1:1";  // no endpoints: fails fast, like a Service without pods
+        connect_to = host + ":" + std::to_string(port) +
+                     ":127.0.0.1:1";  // no endpoints: fails fast, like a Service without pods
     }
     std::string uid = new_uid();
     CallResult result = post(url, connect_to, ca, timeout, review_json(hook, attrs, uid));
@@ -215,7 +221,8 @@ void call_webhooks(const std::vector<MatchedWebhook>& hooks, const AdmissionAttr
         result.error = "received invalid webhook response: " + result.body.substr(0, 200);
       } else if (string_at(response, {"response", "uid"}) != uid) {
         result.ok = false;
-        result.error = "expected response.uid=\"" + uid + "\", got \"" + string_at(response, {"response", "uid"}) + "\"";
+        result.error =
+            "expected response.uid=\"" + uid + "\", got \"" + string_at(response, {"response", "uid"}) + "\"";
       }
     }
     if (!result.ok) {
@@ -230,7 +237,8 @@ void call_webhooks(const std::vector<MatchedWebhook>& hooks, const AdmissionAttr
     // As kube-apiserver turns a denial into an error: the webhook's code (400 when it gives
     // none below 400) and reason as they are; its message, else its reason, after who denied.
     int code = 400;
-    if (const Json* c = at_path(response, {"response", "status", "code"}); c && c->IsInt() && c->GetInt() >= 400) code = c->GetInt();
+    if (const Json* c = at_path(response, {"response", "status", "code"}); c && c->IsInt() && c->GetInt() >= 400)
+      code = c->GetInt();
     std::string reason = string_at(response, {"response", "status", "reason"});
     std::string message = string_at(response, {"response", "status", "message"});
     if (message.empty()) message = reason;

@@ -73,8 +73,10 @@ void register_crd_text(ServerState& state, const std::string& text, const std::s
   try {
     std::vector<JsonDoc> docs;
     auto first = text.find_first_not_of(" \t\r\n");
-    if (first != std::string::npos && text[first] == '{') docs.push_back(parse_json(text));
-    else docs = parse_yaml_documents(text);
+    if (first != std::string::npos && text[first] == '{')
+      docs.push_back(parse_json(text));
+    else
+      docs = parse_yaml_documents(text);
     for (const auto& doc : docs) {
       if (string_at(doc, {"kind"}) != "CustomResourceDefinition") continue;
       apply_crd_object(state, doc);
@@ -133,8 +135,8 @@ void ApiServer::start() {
   impl_->http->start(host, static_cast<uint16_t>(port), state.options.tls ? &tls : nullptr);
   {
     std::lock_guard lock(state.mu);
-    state.base_url = std::string(state.options.tls ? "https" : "http") + "://" + host + ":" +
-                     std::to_string(impl_->http->port());
+    state.base_url =
+        std::string(state.options.tls ? "https" : "http") + "://" + host + ":" + std::to_string(impl_->http->port());
   }
   impl_->started = true;
   impl_->initialized = true;

@@ -60,7 +60,8 @@ HttpResponse handle_review(ServerState& state, const ResourceRequest& rr, const 
     bool allowed = master || state.options.sar_allowed_users.count(user) > 0;
     set_member(status, "allowed", Json(allowed), a);
     // RBAC gives no reason for a denial (kubectl auth can-i then prints a bare "no").
-    if (allowed) set_string(status, "reason", master ? "member of system:masters" : "user is allow-listed by the test kit", a);
+    if (allowed)
+      set_string(status, "reason", master ? "member of system:masters" : "user is allow-listed by the test kit", a);
   }
   set_member(body, "status", std::move(status), a);
   set_string(ensure_object(body, "metadata", a), "creationTimestamp", now_rfc3339(), a);

@@ -41,8 +41,8 @@ int64_t check_int(const ResourceRequest& rr, const Json& object, const std::vect
   const Json* v = at_path(object, path);
   if (!v || v->IsNull()) return absent;
   if (!v->IsInt64())
-    throw decode_error(rr, "json: cannot unmarshal " + to_json(*v) + " into Go struct field " + go_field +
-                               " of type int32");
+    throw decode_error(
+        rr, "json: cannot unmarshal " + to_json(*v) + " into Go struct field " + go_field + " of type int32");
   return v->GetInt64();
 }
 
@@ -73,13 +73,17 @@ void check_qualified_name(std::vector<StatusCause>& causes, const std::string& f
   std::string name = slash == std::string::npos ? value : value.substr(slash + 1);
   if (slash != std::string::npos) {
     std::string prefix = value.substr(0, slash);
-    if (prefix.empty()) invalid(causes, field, value, "prefix part must be non-empty");
+    if (prefix.empty())
+      invalid(causes, field, value, "prefix part must be non-empty");
     else if (prefix.size() > 253 || !std::regex_match(prefix, kPrefix))
-      invalid(causes, field, value, "prefix part a lowercase RFC 1123 subdomain must consist of lower case "
-                                    "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character");
+      invalid(causes, field, value,
+              "prefix part a lowercase RFC 1123 subdomain must consist of lower case "
+              "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character");
   }
-  if (name.empty()) invalid(causes, field, value, "name part must be non-empty");
-  else if (name.size() > 63) invalid(causes, field, value, "name part must be no more than 63 characters");
+  if (name.empty())
+    invalid(causes, field, value, "name part must be non-empty");
+  else if (name.size() > 63)
+    invalid(causes, field, value, "name part must be no more than 63 characters");
   if (!std::regex_match(name, kName)) invalid(causes, field, value, "name part " + pattern);
 }
 
@@ -89,7 +93,7 @@ struct EventView {
   bool has_event_time = false, has_first = false, has_last = false, has_source = false;
   int64_t count = 0;
   const Json* series = nullptr;
-  bool strict = false;                // events.k8s.io: the stricter rules for new-style Events
+  bool strict = false;               // events.k8s.io: the stricter rules for new-style Events
   std::string reporting_field_name;  // reportingComponent (core/v1) or reportingController
 };
 
@@ -160,16 +164,16 @@ void validate_lease(const ResourceRequest& rr, const Json& lease, std::vector<St
   check_time(rr, lease, {"spec", "renewTime"}, true);
   int64_t duration = check_int(rr, lease, {"spec", "leaseDurationSeconds"}, "LeaseSpec.spec.leaseDurationSeconds", 1);
   int64_t transitions = check_int(rr, lease, {"spec", "leaseTransitions"}, "LeaseSpec.spec.leaseTransitions", 0);
-  if (duration <= 0) causes.push_back({"FieldValueInvalid", "Invalid value: " + std::to_string(duration) +
-                                                                ": must be greater than 0",
-                                       "spec.leaseDurationSeconds"});
+  if (duration <= 0)
+    causes.push_back({"FieldValueInvalid", "Invalid value: " + std::to_string(duration) + ": must be greater than 0",
+                      "spec.leaseDurationSeconds"});
   if (transitions < 0)
     causes.push_back({"FieldValueInvalid",
                       "Invalid value: " + std::to_string(transitions) + ": must be greater than or equal to 0",
                       "spec.leaseTransitions"});
   if (!text_at(lease, {"spec", "preferredHolder"}).empty() && text_at(lease, {"spec", "strategy"}).empty())
-    causes.push_back({"FieldValueForbidden", "Forbidden: may only be specified if `strategy` is defined",
-                      "spec.preferredHolder"});
+    causes.push_back(
+        {"FieldValueForbidden", "Forbidden: may only be specified if `strategy` is defined", "spec.preferredHolder"});
 }
 
 }  // namespace

@@ -39,10 +39,22 @@ double quantity_value(const std::string& text) {
   std::size_t end = 0;
   double mantissa = std::stod(text, &end);
   const std::string suffix = text.substr(end);
-  static const std::pair<const char*, double> kSuffixes[] = {
-      {"Ki", 1024.0}, {"Mi", 1048576.0}, {"Gi", 1073741824.0}, {"Ti", 1099511627776.0}, {"Pi", 1125899906842624.0},
-      {"Ei", 1152921504606846976.0}, {"n", 1e-9}, {"u", 1e-6}, {"m", 1e-3}, {"", 1}, {"k", 1e3}, {"M", 1e6},
-      {"G", 1e9}, {"T", 1e12}, {"P", 1e15}, {"E", 1e18}};
+  static const std::pair<const char*, double> kSuffixes[] = {{"Ki", 1024.0},
+                                                             {"Mi", 1048576.0},
+                                                             {"Gi", 1073741824.0},
+                                                             {"Ti", 1099511627776.0},
+                                                             {"Pi", 1125899906842624.0},
+                                                             {"Ei", 1152921504606846976.0},
+                                                             {"n", 1e-9},
+                                                             {"u", 1e-6},
+                                                             {"m", 1e-3},
+                                                             {"", 1},
+                                                             {"k", 1e3},
+                                                             {"M", 1e6},
+                                                             {"G", 1e9},
+                                                             {"T", 1e12},
+                                                             {"P", 1e15},
+                                                             {"E", 1e18}};
   for (const auto& [name, factor] : kSuffixes)
     if (suffix == name) return mantissa * factor;
   return mantissa * std::pow(10.0, std::stod(suffix.substr(1)));  // e<int>
@@ -51,8 +63,20 @@ double quantity_value(const std::string& text) {
 }  // namespace
 
 struct CelExpression::Node {
-  enum class Kind { literal, self_path, has, negate, logical_and, logical_or, conditional, compare, to_string,
-                    is_quantity, quantity, quantity_compare };
+  enum class Kind {
+    literal,
+    self_path,
+    has,
+    negate,
+    logical_and,
+    logical_or,
+    conditional,
+    compare,
+    to_string,
+    is_quantity,
+    quantity,
+    quantity_compare
+  };
   Kind kind = Kind::literal;
   Value literal = Null{};
   std::vector<std::string> path;  // self_path and has: the fields after self
@@ -93,82 +117,83 @@ Value compare(const std::string& op, const Value& a, const Value& b) {
 
 Value Node::eval(const Json& self) const {
   switch (kind) {
-  case Kind::literal: return literal;
-  case Kind::self_path:
-  case Kind::has: {
-    const Json* cur = &self;
-    for (std::size_t i = 0; i < path.size(); ++i) {
-      if (!cur->IsObject()) return Error{"no such key: " + path[i]};
-      const Json* next = member(*cur, path[i]);
-      if (next == nullptr) {
-        if (kind == Kind::has && i + 1 == path.size()) return false;
-        return Error{"no such key: " + path[i]};
+    case Kind::literal:
+      return literal;
+    case Kind::self_path:
+    case Kind::has: {
+      const Json* cur = &self;
+      for (std::size_t i = 0; i < path.size(); ++i) {
+        if (!cur->IsObject()) return Error{"no such key: " + path[i]};
+        const Json* next = member(*cur, path[i]);
+        if (next == nullptr) {
+          if (kind == Kind::has && i + 1 == path.size()) return false;
+          return Error{"no such key: " + path[i]};
+        }
+        cur = next;
       }
-      cur = next;
+      if (kind == Kind::has) return true;
+      return from_json(*cur);
     }
-    if (kind == Kind::has) return true;
-    return from_json(*cur);
-  }
-  case Kind::negate: {
-    Value v = args[0]->eval(self);
-    if (is_error(v)) return v;
-    if (auto* b = std::get_if<bool>(&v)) return !*b;
-    return Error{"no matching overload for '!_'"};
-  }
-  case Kind::logical_and:
-  case Kind::logical_or: {
-    // CEL's commutative logic: a decisive side wins over an error on the other.
-    const bool decisive = kind == Kind::logical_or;
-    Value a = args[0]->eval(self);
-    if (auto* b = std::get_if<bool>(&a); b && *b == decisive) return decisive;
-    Value c = args[1]->eval(self);
-    if (auto* b = std::get_if<bool>(&c); b && *b == decisive) return decisive;
-    if (is_error(a)) return a;
-    if (is_error(c)) return c;
-    if (!std::holds_alternative<bool>(a) || !std::holds_alternative<bool>(c))
-      return Error{std::string("no matching overload for '") + (decisive ? "||" : "&&") + "'"};
-    return !decisive;
-  }
-  case Kind::conditional: {
-    Value c = args[0]->eval(self);
-    if (is_error(c)) return c;
-    auto* b = std::get_if<bool>(&c);
-    if (b == nullptr) return Error{"no matching overload for '_?_:_'"};
-    return args[*b ? 1 : 2]->eval(self);
-  }
-  case Kind::compare: {
-    Value a = args[0]->eval(self);
-    if (is_error(a)) return a;
-    Value b = args[1]->eval(self);
-    if (is_error(b)) return b;
-    return compare(op, a, b);
-  }
-  case Kind::to_string: {
-    Value v = args[0]->eval(self);
-    if (is_error(v) || std::holds_alternative<std::string>(v)) return v;
-    if (auto* i = std::get_if<std::int64_t>(&v)) return std::to_string(*i);
-    if (auto* b = std::get_if<bool>(&v)) return std::string(*b ? "true" : "false");
-    return Error{"no matching overload for 'string'"};
-  }
-  case Kind::is_quantity:
-  case Kind::quantity: {
-    Value v = args[0]->eval(self);
-    if (is_error(v)) return v;
-    auto* text = std::get_if<std::string>(&v);
-    if (text == nullptr) return Error{"no matching overload for 'quantity'"};
-    const bool valid = std::regex_match(*text, quantity_grammar());
-    if (kind == Kind::is_quantity) return valid;
-    if (!valid) return Error{"quantities must match the regular expression"};
-    return quantity_value(*text);
-  }
-  case Kind::quantity_compare: {
-    Value a = args[0]->eval(self);
-    if (is_error(a)) return a;
-    Value b = args[1]->eval(self);
-    if (is_error(b)) return b;
-    const double x = std::get<double>(a), y = std::get<double>(b);
-    return op == "isGreaterThan" ? x > y : x < y;
-  }
+    case Kind::negate: {
+      Value v = args[0]->eval(self);
+      if (is_error(v)) return v;
+      if (auto* b = std::get_if<bool>(&v)) return !*b;
+      return Error{"no matching overload for '!_'"};
+    }
+    case Kind::logical_and:
+    case Kind::logical_or: {
+      // CEL's commutative logic: a decisive side wins over an error on the other.
+      const bool decisive = kind == Kind::logical_or;
+      Value a = args[0]->eval(self);
+      if (auto* b = std::get_if<bool>(&a); b && *b == decisive) return decisive;
+      Value c = args[1]->eval(self);
+      if (auto* b = std::get_if<bool>(&c); b && *b == decisive) return decisive;
+      if (is_error(a)) return a;
+      if (is_error(c)) return c;
+      if (!std::holds_alternative<bool>(a) || !std::holds_alternative<bool>(c))
+        return Error{std::string("no matching overload for '") + (decisive ? "||" : "&&") + "'"};
+      return !decisive;
+    }
+    case Kind::conditional: {
+      Value c = args[0]->eval(self);
+      if (is_error(c)) return c;
+      auto* b = std::get_if<bool>(&c);
+      if (b == nullptr) return Error{"no matching overload for '_?_:_'"};
+      return args[*b ? 1 : 2]->eval(self);
+    }
+    case Kind::compare: {
+      Value a = args[0]->eval(self);
+      if (is_error(a)) return a;
+      Value b = args[1]->eval(self);
+      if (is_error(b)) return b;
+      return compare(op, a, b);
+    }
+    case Kind::to_string: {
+      Value v = args[0]->eval(self);
+      if (is_error(v) || std::holds_alternative<std::string>(v)) return v;
+      if (auto* i = std::get_if<std::int64_t>(&v)) return std::to_string(*i);
+      if (auto* b = std::get_if<bool>(&v)) return std::string(*b ? "true" : "false");
+      return Error{"no matching overload for 'string'"};
+    }
+    case Kind::is_quantity:
+    case Kind::quantity: {
+      Value v = args[0]->eval(self);
+      if (is_error(v)) return v;
+      auto* text = std::get_if<std::string>(&v);
+      if (text == nullptr) return Error{"no matching overload for 'quantity'"};
+      const bool valid = std::regex_match(*text, quantity_grammar());
+      if (kind == Kind::is_quantity) return valid;
+      if (!valid) return Error{"quantities must match the regular expression"};
+      return quantity_value(*text);
+    }
+    case Kind::quantity_compare: {
+      Value a = args[0]->eval(self);
+      if (is_error(a)) return a;
+      Value b = args[1]->eval(self);
+      if (is_error(b)) return b;
+      const double x = std::get<double>(a), y = std::get<double>(b);
+      return op == "isGreaterThan" ? x > y : x < y;
+    }
   }
   return Error{"unreachable"};
 }

@@ -40,9 +40,12 @@ std::string resource_list(const ServerState& state, const std::string& group, co
   rapidjson::StringBuffer buffer;
   Writer w(buffer);
   w.StartObject();
-  w.Key("kind"); w.String("APIResourceList");
-  w.Key("apiVersion"); w.String("v1");
-  w.Key("groupVersion"); w.String(gv(group, version));
+  w.Key("kind");
+  w.String("APIResourceList");
+  w.Key("apiVersion");
+  w.String("v1");
+  w.Key("groupVersion");
+  w.String(gv(group, version));
   w.Key("resources");
   w.StartArray();
   for (const auto& [key, type] : state.types) {
@@ -50,26 +53,48 @@ std::string resource_list(const ServerState& state, const std::string& group, co
     const ResourceVersionInfo* v = type->version(version);
     if (!v) continue;
     w.StartObject();
-    w.Key("name"); w.String(type->plural);
-    w.Key("singularName"); w.String(type->singular);
-    w.Key("namespaced"); w.Bool(type->namespaced);
-    w.Key("kind"); w.String(type->kind);
+    w.Key("name");
+    w.String(type->plural);
+    w.Key("singularName");
+    w.String(type->singular);
+    w.Key("namespaced");
+    w.Bool(type->namespaced);
+    w.Key("kind");
+    w.String(type->kind);
     w.Key("verbs");
-    if (type->create_only) strings(w, {"create"});
+    if (type->create_only)
+      strings(w, {"create"});
     else if (type->group.empty() && type->plural == "namespaces")  // kube has no collection delete for them
       strings(w, {"create", "delete", "get", "list", "patch", "update", "watch"});
-    else strings(w, {"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"});
-    if (!type->short_names.empty()) { w.Key("shortNames"); strings(w, type->short_names); }
-    if (!type->categories.empty()) { w.Key("categories"); strings(w, type->categories); }
+    else
+      strings(w, {"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"});
+    if (!type->short_names.empty()) {
+      w.Key("shortNames");
+      strings(w, type->short_names);
+    }
+    if (!type->categories.empty()) {
+      w.Key("categories");
+      strings(w, type->categories);
+    }
     w.EndObject();
     auto sub = [&](const std::string& name, const std::string& g, const std::string& ver, const std::string& kind) {
       w.StartObject();
-      w.Key("name"); w.String(type->plural + "/" + name);
-      w.Key("singularName"); w.String("");
-      w.Key("namespaced"); w.Bool(type->namespaced);
-      if (!g.empty()) { w.Key("group"); w.String(g); w.Key("version"); w.String(ver); }
-      w.Key("kind"); w.String(kind);
-      w.Key("verbs"); strings(w, {"get", "patch", "update"});
+      w.Key("name");
+      w.String(type->plural + "/" + name);
+      w.Key("singularName");
+      w.String("");
+      w.Key("namespaced");
+      w.Bool(type->namespaced);
+      if (!g.empty()) {
+        w.Key("group");
+        w.String(g);
+        w.Key("version");
+        w.String(ver);
+      }
+      w.Key("kind");
+      w.String(kind);
+      w.Key("verbs");
+      strings(w, {"get", "patch", "update"});
       w.EndObject();
     };
     if (v->has_status) sub("status", "", "", type->kind);
@@ -82,20 +107,25 @@ std::string resource_list(const ServerState& state, const std::string& group, co
 
 void group_object(Writer& w, const std::string& group, const std::vector<std::string>& versions) {
   w.StartObject();
-  w.Key("name"); w.String(group);
+  w.Key("name");
+  w.String(group);
   w.Key("versions");
   w.StartArray();
   for (const auto& v : versions) {
     w.StartObject();
-    w.Key("groupVersion"); w.String(gv(group, v));
-    w.Key("version"); w.String(v);
+    w.Key("groupVersion");
+    w.String(gv(group, v));
+    w.Key("version");
+    w.String(v);
     w.EndObject();
   }
   w.EndArray();
   w.Key("preferredVersion");
   w.StartObject();
-  w.Key("groupVersion"); w.String(gv(group, versions.front()));
-  w.Key("version"); w.String(versions.front());
+  w.Key("groupVersion");
+  w.String(gv(group, versions.front()));
+  w.Key("version");
+  w.String(versions.front());
   w.EndObject();
   w.EndObject();
 }
@@ -106,11 +136,14 @@ std::string openapi_group_version(const ServerState& state, const std::string& g
   rapidjson::StringBuffer buffer;
   Writer w(buffer);
   w.StartObject();
-  w.Key("openapi"); w.String("3.0.0");
+  w.Key("openapi");
+  w.String("3.0.0");
   w.Key("info");
   w.StartObject();
-  w.Key("title"); w.String("Kubernetes");
-  w.Key("version"); w.String("v1.32.0");
+  w.Key("title");
+  w.String("Kubernetes");
+  w.Key("version");
+  w.String("v1.32.0");
   w.EndObject();
   w.Key("paths");
   w.StartObject();
@@ -123,21 +156,32 @@ std::string openapi_group_version(const ServerState& state, const std::string& g
     if (!type->create_only) {
       w.Key("patch");
       w.StartObject();
-      w.Key("operationId"); w.String("patch" + type->kind);
-      w.Key("x-kubernetes-action"); w.String("patch");
+      w.Key("operationId");
+      w.String("patch" + type->kind);
+      w.Key("x-kubernetes-action");
+      w.String("patch");
       w.Key("x-kubernetes-group-version-kind");
       w.StartObject();
-      w.Key("group"); w.String(group);
-      w.Key("version"); w.String(version);
-      w.Key("kind"); w.String(type->kind);
+      w.Key("group");
+      w.String(group);
+      w.Key("version");
+      w.String(version);
+      w.Key("kind");
+      w.String(type->kind);
       w.EndObject();
       w.Key("parameters");
       w.StartArray();
       for (const char* p : {"dryRun", "fieldManager", "fieldValidation", "force"}) {
         w.StartObject();
-        w.Key("name"); w.String(p);
-        w.Key("in"); w.String("query");
-        w.Key("schema"); w.StartObject(); w.Key("type"); w.String(std::string(p) == "force" ? "boolean" : "string"); w.EndObject();
+        w.Key("name");
+        w.String(p);
+        w.Key("in");
+        w.String("query");
+        w.Key("schema");
+        w.StartObject();
+        w.Key("type");
+        w.String(std::string(p) == "force" ? "boolean" : "string");
+        w.EndObject();
         w.EndObject();
       }
       w.EndArray();
@@ -145,16 +189,28 @@ std::string openapi_group_version(const ServerState& state, const std::string& g
       w.StartObject();
       w.Key("content");
       w.StartObject();
-      for (const char* mt : {"application/json-patch+json", "application/merge-patch+json", "application/apply-patch+yaml"}) {
+      for (const char* mt :
+           {"application/json-patch+json", "application/merge-patch+json", "application/apply-patch+yaml"}) {
         w.Key(mt);
-        w.StartObject(); w.Key("schema"); w.StartObject(); w.Key("type"); w.String("object"); w.EndObject(); w.EndObject();
+        w.StartObject();
+        w.Key("schema");
+        w.StartObject();
+        w.Key("type");
+        w.String("object");
+        w.EndObject();
+        w.EndObject();
       }
       w.EndObject();
-      w.Key("required"); w.Bool(true);
+      w.Key("required");
+      w.Bool(true);
       w.EndObject();
       w.Key("responses");
       w.StartObject();
-      w.Key("200"); w.StartObject(); w.Key("description"); w.String("OK"); w.EndObject();
+      w.Key("200");
+      w.StartObject();
+      w.Key("description");
+      w.String("OK");
+      w.EndObject();
       w.EndObject();
       w.EndObject();
     }
@@ -213,7 +269,8 @@ bool handle_discovery(ServerState& state, const HttpRequest& request, HttpRespon
   const std::string& p = request.path;
   std::lock_guard lock(state.mu);
   if (p == "/version" || p == "/version/") {
-    response = ok(R"({"major":"1","minor":"32","gitVersion":"v1.32.0-dha-testkit","gitCommit":"0000000000000000000000000000000000000000","gitTreeState":"clean","buildDate":"2026-01-01T00:00:00Z","goVersion":"go1.23","compiler":"gc","platform":"linux/amd64"})");
+    response = ok(
+        R"({"major":"1","minor":"32","gitVersion":"v1.32.0-dha-testkit","gitCommit":"0000000000000000000000000000000000000000","gitTreeState":"clean","buildDate":"2026-01-01T00:00:00Z","goVersion":"go1.23","compiler":"gc","platform":"linux/amd64"})");
     return true;
   }
   if (p == "/healthz" || p == "/livez" || p == "/readyz") {
@@ -223,8 +280,9 @@ bool handle_discovery(ServerState& state, const HttpRequest& request, HttpRespon
   }
   auto groups = group_versions(state);
   if (p == "/api" || p == "/api/") {
-    response = ok(R"({"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[{"clientCIDR":"0.0.0.0/0","serverAddress":")" +
-                  state.base_url.substr(state.base_url.find("//") + 2) + "\"}]}");
+    response = ok(
+        R"({"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[{"clientCIDR":"0.0.0.0/0","serverAddress":")" +
+        state.base_url.substr(state.base_url.find("//") + 2) + "\"}]}");
     return true;
   }
   if (p == "/api/v1" || p == "/api/v1/") {
@@ -235,8 +293,10 @@ bool handle_discovery(ServerState& state, const HttpRequest& request, HttpRespon
     rapidjson::StringBuffer buffer;
     Writer w(buffer);
     w.StartObject();
-    w.Key("kind"); w.String("APIGroupList");
-    w.Key("apiVersion"); w.String("v1");
+    w.Key("kind");
+    w.String("APIGroupList");
+    w.Key("apiVersion");
+    w.String("v1");
     w.Key("groups");
     w.StartArray();
     for (const auto& [group, versions] : groups)
@@ -303,7 +363,8 @@ bool handle_discovery(ServerState& state, const HttpRequest& request, HttpRespon
       return false;
     }
     auto it = groups.find(group);
-    if (it == groups.end() || std::find(it->second.begin(), it->second.end(), version) == it->second.end()) return false;
+    if (it == groups.end() || std::find(it->second.begin(), it->second.end(), version) == it->second.end())
+      return false;
     response = ok(openapi_group_version(state, group, version));
     return true;
   }

@@ -14,9 +14,9 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <map>
 #include <memory>
 #include <mutex>
-#include <map>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -259,8 +259,7 @@ void HttpServer::start(const std::string& host, uint16_t port, const Tls* tls) {
   if (tls) {
     state_->ssl = std::make_unique<net::ssl::context>(net::ssl::context::tls_server);
     state_->ssl->set_options(net::ssl::context::default_workarounds | net::ssl::context::no_sslv2 |
-                             net::ssl::context::no_sslv3 | net::ssl::context::no_tlsv1 |
-                             net::ssl::context::no_tlsv1_1);
+                             net::ssl::context::no_sslv3 | net::ssl::context::no_tlsv1 | net::ssl::context::no_tlsv1_1);
     state_->ssl->use_certificate_chain(net::buffer(tls->cert_pem));
     state_->ssl->use_private_key(net::buffer(tls->key_pem), net::ssl::context::pem);
   }

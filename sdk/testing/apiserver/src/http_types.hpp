@@ -12,8 +12,8 @@ namespace dha::testing::apiserver {
 
 struct HttpRequest {
   std::string method;
-  std::string path;   // decoded path without query
-  std::string query;  // raw query string
+  std::string path;                                // decoded path without query
+  std::string query;                               // raw query string
   std::multimap<std::string, std::string> params;  // decoded query parameters
   std::map<std::string, std::string> headers;      // lower-case names
   std::string body;

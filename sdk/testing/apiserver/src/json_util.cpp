@@ -8,8 +8,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -27,9 +27,12 @@ bool nesting_too_deep(std::string_view text) {
   bool in_string = false, escaped = false;
   for (char c : text) {
     if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
     } else if (c == '"') {
       in_string = true;
     } else if (c == '{' || c == '[') {
@@ -80,8 +83,14 @@ void scalar_to_json(const YAML::Node& node, Json& out, Alloc& alloc) {
     out.SetNull();
     return;
   }
-  if (text == "true" || text == "True" || text == "TRUE") { out.SetBool(true); return; }
-  if (text == "false" || text == "False" || text == "FALSE") { out.SetBool(false); return; }
+  if (text == "true" || text == "True" || text == "TRUE") {
+    out.SetBool(true);
+    return;
+  }
+  if (text == "false" || text == "False" || text == "FALSE") {
+    out.SetBool(false);
+    return;
+  }
   char* end = nullptr;
   errno = 0;
   long long integer = std::strtoll(text.c_str(), &end, 10);
@@ -246,14 +255,22 @@ std::string base64_encode(std::string_view data) {
   for (; i + 2 < data.size(); i += 3) {
     unsigned n = (static_cast<unsigned char>(data[i]) << 16) | (static_cast<unsigned char>(data[i + 1]) << 8) |
                  static_cast<unsigned char>(data[i + 2]);
-    out += kB64[(n >> 18) & 63]; out += kB64[(n >> 12) & 63]; out += kB64[(n >> 6) & 63]; out += kB64[n & 63];
+    out += kB64[(n >> 18) & 63];
+    out += kB64[(n >> 12) & 63];
+    out += kB64[(n >> 6) & 63];
+    out += kB64[n & 63];
   }
   if (i + 1 == data.size()) {
     unsigned n = static_cast<unsigned char>(data[i]) << 16;
-    out += kB64[(n >> 18) & 63]; out += kB64[(n >> 12) & 63]; out += "==";
+    out += kB64[(n >> 18) & 63];
+    out += kB64[(n >> 12) & 63];
+    out += "==";
   } else if (i + 2 == data.size()) {
     unsigned n = (static_cast<unsigned char>(data[i]) << 16) | (static_cast<unsigned char>(data[i + 1]) << 8);
-    out += kB64[(n >> 18) & 63]; out += kB64[(n >> 12) & 63]; out += kB64[(n >> 6) & 63]; out += '=';
+    out += kB64[(n >> 18) & 63];
+    out += kB64[(n >> 12) & 63];
+    out += kB64[(n >> 6) & 63];
+    out += '=';
   }
   return out;
 }

@@ -38,7 +38,8 @@ int main(int argc, char** argv) {
     options.sar_allowed_users.insert(sar_allow.begin(), sar_allow.end());
     for (const auto& mapping : webhook_services) {
       auto eq = mapping.find('=');
-      if (eq == std::string::npos) throw std::runtime_error("--webhook-service wants NAMESPACE/NAME=PORT, got " + mapping);
+      if (eq == std::string::npos)
+        throw std::runtime_error("--webhook-service wants NAMESPACE/NAME=PORT, got " + mapping);
       options.webhook_services[mapping.substr(0, eq)] = static_cast<uint16_t>(std::stoi(mapping.substr(eq + 1)));
     }
     // Block the stop signals before any thread starts so only sigwait() sees them.

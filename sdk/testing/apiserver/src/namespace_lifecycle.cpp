@@ -21,8 +21,9 @@ void refuse_create_in_terminating_namespace(const ServerState& state, const Reso
                                             const std::string& name) {
   if (!rr.type->namespaced || !terminating_namespace(state, rr.ns)) return;
   ApiError error(403, "Forbidden",
-                 rr.type->resource_with_group() + " \"" + name + "\" is forbidden: unable to create new content in namespace " +
-                     rr.ns + " because it is being terminated");
+                 rr.type->resource_with_group() + " \"" + name +
+                     "\" is forbidden: unable to create new content in namespace " + rr.ns +
+                     " because it is being terminated");
   error.detail_name = name;
   error.detail_group = rr.type->group;
   error.detail_kind = rr.type->plural;

@@ -35,8 +35,8 @@ void ObjectStore::put(const std::string& key, const std::string& ns, const std::
   record({rv, event_type, key, ns, std::move(object), std::move(previous)});
 }
 
-void ObjectStore::erase(const std::string& key, const std::string& ns, const std::string& name,
-                        ObjectPtr final_object, uint64_t rv) {
+void ObjectStore::erase(const std::string& key, const std::string& ns, const std::string& name, ObjectPtr final_object,
+                        uint64_t rv) {
   check_order(rv);
   ObjectPtr previous;
   auto type = objects_.find(key);

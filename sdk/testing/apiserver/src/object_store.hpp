@@ -56,7 +56,7 @@ class ObjectStore {
   void record(WatchEvent event);
 
   std::map<std::string, std::map<std::string, ObjectPtr>> objects_;  // key -> "ns/name" -> object
-  std::map<std::string, std::condition_variable> changes_;  // by ResourceType::key(); nodes stay put
+  std::map<std::string, std::condition_variable> changes_;           // by ResourceType::key(); nodes stay put
   std::deque<WatchEvent> history_;
   std::size_t history_limit_;
   uint64_t rv_ = 1000;

@@ -44,13 +44,18 @@ std::string document(const ServerState& state) {
   rapidjson::StringBuffer buffer;
   rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
   w.StartObject();
-  w.Key("swagger"); w.String("2.0");
+  w.Key("swagger");
+  w.String("2.0");
   w.Key("info");
   w.StartObject();
-  w.Key("title"); w.String("Kubernetes");
-  w.Key("version"); w.String("v1.32.0");
+  w.Key("title");
+  w.String("Kubernetes");
+  w.Key("version");
+  w.String("v1.32.0");
   w.EndObject();
-  w.Key("paths"); w.StartObject(); w.EndObject();
+  w.Key("paths");
+  w.StartObject();
+  w.EndObject();
   // Each CRD version's schema under kube's definition name, tagged with its GVK.
   w.Key("definitions");
   w.StartObject();

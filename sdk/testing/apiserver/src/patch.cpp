@@ -55,9 +55,7 @@ std::vector<std::string> parse_pointer(const std::string& pointer) {
   return tokens;
 }
 
-ApiError patch_failed(const std::string& what) {
-  return ApiError(422, "Invalid", what);
-}
+ApiError patch_failed(const std::string& what) { return ApiError(422, "Invalid", what); }
 
 bool parse_index(const std::string& token, std::size_t size, bool allow_end, std::size_t& index) {
   if (allow_end && token == "-") {
@@ -81,7 +79,9 @@ Json* parent_of(Json& root, const std::vector<std::string>& tokens, const std::s
     } else {
       cur = nullptr;
     }
-    if (!cur) throw patch_failed("the server rejected our request due to an error in our request: doc is missing path: \"" + path + "\": missing value");
+    if (!cur)
+      throw patch_failed("the server rejected our request due to an error in our request: doc is missing path: \"" +
+                         path + "\": missing value");
   }
   return cur;
 }
@@ -109,13 +109,17 @@ void add_at(Json& root, const std::string& path, Json value, Alloc& alloc) {
   } else if (parent->IsArray()) {
     std::size_t idx = 0;
     if (!parse_index(tokens.back(), parent->Size(), true, idx))
-      throw patch_failed("the server rejected our request due to an error in our request: add operation does not apply: doc is missing path: \"" + path + "\": missing value");
+      throw patch_failed(
+          "the server rejected our request due to an error in our request: add operation does not apply: doc is "
+          "missing path: \"" +
+          path + "\": missing value");
     parent->PushBack(Json(), alloc);
     for (std::size_t i = parent->Size() - 1; i > idx; --i)
       (*parent)[static_cast<rapidjson::SizeType>(i)] = (*parent)[static_cast<rapidjson::SizeType>(i - 1)];
     (*parent)[static_cast<rapidjson::SizeType>(idx)] = value;
   } else {
-    throw patch_failed("the server rejected our request due to an error in our request: doc is missing path: \"" + path + "\": missing value");
+    throw patch_failed("the server rejected our request due to an error in our request: doc is missing path: \"" +
+                       path + "\": missing value");
   }
 }
 
@@ -124,7 +128,10 @@ void remove_at(Json& root, const std::string& path, Json* removed, Alloc& alloc)
   if (tokens.empty()) throw patch_failed("cannot remove the document root");
   Json* parent = parent_of(root, tokens, path);
   auto missing = [&] {
-    return patch_failed("the server rejected our request due to an error in our request: remove operation does not apply: doc is missing path: \"" + path + "\": missing value");
+    return patch_failed(
+        "the server rejected our request due to an error in our request: remove operation does not apply: doc is "
+        "missing path: \"" +
+        path + "\": missing value");
   };
   if (parent->IsObject()) {
     Json* v = member(*parent, tokens.back());
@@ -149,12 +156,18 @@ void apply_json_patch(Json& target, const Json& patch, Alloc& alloc) {
     std::string op = string_at(op_json, {"op"});
     std::string path = string_at(op_json, {"path"});
     const Json* value = member(op_json, "value");
-    if (op.empty() || !member(op_json, "path")) throw bad_request("the server rejected our request due to an error in our request: invalid JSON patch operation");
+    if (op.empty() || !member(op_json, "path"))
+      throw bad_request("the server rejected our request due to an error in our request: invalid JSON patch operation");
     if (op == "add" || op == "replace") {
-      if (!value) throw bad_request("the server rejected our request due to an error in our request: missing value for " + op);
+      if (!value)
+        throw bad_request("the server rejected our request due to an error in our request: missing value for " + op);
       if (op == "replace") {
         Json* existing = resolve_pointer(target, path);
-        if (!existing) throw patch_failed("the server rejected our request due to an error in our request: replace operation does not apply: doc is missing key: " + path + ": missing value");
+        if (!existing)
+          throw patch_failed(
+              "the server rejected our request due to an error in our request: replace operation does not apply: doc "
+              "is missing key: " +
+              path + ": missing value");
         existing->CopyFrom(*value, alloc);
       } else {
         add_at(target, path, Json(*value, alloc), alloc);
@@ -168,14 +181,19 @@ void apply_json_patch(Json& target, const Json& patch, Alloc& alloc) {
         remove_at(target, from, &moved, alloc);
       } else {
         Json* src = resolve_pointer(target, from);
-        if (!src) throw patch_failed("the server rejected our request due to an error in our request: copy operation does not apply: doc is missing from path: " + from + ": missing value");
+        if (!src)
+          throw patch_failed(
+              "the server rejected our request due to an error in our request: copy operation does not apply: doc is "
+              "missing from path: " +
+              from + ": missing value");
         moved.CopyFrom(*src, alloc);
       }
       add_at(target, path, std::move(moved), alloc);
     } else if (op == "test") {
       Json* existing = resolve_pointer(target, path);
       if (!existing || !value || !(*existing == *value))
-        throw patch_failed("the server rejected our request due to an error in our request: testing value " + path + " failed: test failed");
+        throw patch_failed("the server rejected our request due to an error in our request: testing value " + path +
+                           " failed: test failed");
     } else {
       throw bad_request("the server rejected our request due to an error in our request: Unexpected kind: " + op);
     }

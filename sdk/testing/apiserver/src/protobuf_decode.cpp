@@ -12,7 +12,8 @@ namespace {
 ApiError unsupported(const std::string& why) {
   return ApiError(415, "UnsupportedMediaType",
                   "the body of the request was in an unknown format - accepted media types include: application/json, "
-                  "application/yaml (protobuf: " + why + ")");
+                  "application/yaml (protobuf: " +
+                      why + ")");
 }
 
 // One protobuf field: number, wire type, and either a varint or a length-delimited view.
@@ -103,14 +104,29 @@ Json object_meta(std::string_view bytes, Alloc& a) {
   Field f;
   while (r.next(f)) {
     switch (f.number) {
-      case 1: set_member(meta, "name", str(f.bytes, a), a); break;
-      case 2: set_member(meta, "generateName", str(f.bytes, a), a); break;
-      case 3: set_member(meta, "namespace", str(f.bytes, a), a); break;
-      case 6: set_member(meta, "resourceVersion", str(f.bytes, a), a); break;
-      case 11: add_map_entry(labels, f.bytes, a, false, false); break;
-      case 12: add_map_entry(annotations, f.bytes, a, false, false); break;
-      case 14: append_string(finalizers, f.bytes, a); break;
-      default: break;  // system fields the server sets itself
+      case 1:
+        set_member(meta, "name", str(f.bytes, a), a);
+        break;
+      case 2:
+        set_member(meta, "generateName", str(f.bytes, a), a);
+        break;
+      case 3:
+        set_member(meta, "namespace", str(f.bytes, a), a);
+        break;
+      case 6:
+        set_member(meta, "resourceVersion", str(f.bytes, a), a);
+        break;
+      case 11:
+        add_map_entry(labels, f.bytes, a, false, false);
+        break;
+      case 12:
+        add_map_entry(annotations, f.bytes, a, false, false);
+        break;
+      case 14:
+        append_string(finalizers, f.bytes, a);
+        break;
+      default:
+        break;  // system fields the server sets itself
     }
   }
   if (labels.IsObject()) set_member(meta, "labels", std::move(labels), a);
@@ -161,8 +177,8 @@ void decode_object(const std::string& kind, std::string_view raw, JsonDoc& out) 
 // SelfSubjectAccessReview (what `kubectl auth can-i` sends): spec.resourceAttributes or
 // spec.nonResourceAttributes.
 void decode_self_review(std::string_view raw, JsonDoc& out) {
-  static const char* const kResourceFields[] = {"", "namespace", "verb", "group", "version",
-                                                "resource", "subresource", "name"};
+  static const char* const kResourceFields[] = {"",        "namespace", "verb",        "group",
+                                                "version", "resource",  "subresource", "name"};
   auto& a = out.GetAllocator();
   Reader r(raw);
   Field f;
@@ -218,8 +234,10 @@ JsonDoc decode_kubernetes_protobuf(std::string_view body) {
   JsonDoc out(rapidjson::kObjectType);
   set_string(out, "apiVersion", api_version, out.GetAllocator());
   set_string(out, "kind", kind, out.GetAllocator());
-  if (self_review) decode_self_review(raw, out);
-  else decode_object(kind, raw, out);
+  if (self_review)
+    decode_self_review(raw, out);
+  else
+    decode_object(kind, raw, out);
   return out;
 }
 

@@ -14,7 +14,6 @@
 
 namespace dha::testing::apiserver {
 
-
 namespace {
 
 using Lock = std::unique_lock<std::mutex>;
@@ -26,7 +25,9 @@ std::string media_type(const std::string& content_type) {
   return t;
 }
 
-bool is_yaml(const std::string& mt) { return mt == "application/yaml" || mt == "application/x-yaml" || mt == "text/yaml"; }
+bool is_yaml(const std::string& mt) {
+  return mt == "application/yaml" || mt == "application/x-yaml" || mt == "text/yaml";
+}
 
 // A built-in kind's body may leave kind and apiVersion out: kube's typed decoder takes them
 // from the URL. Custom objects must carry both.
@@ -38,11 +39,13 @@ void default_type_fields(JsonDoc& body, const ResourceRequest& rr) {
 }
 
 void check_object_body(const Json& body, const ResourceRequest& rr, const std::string& expected_kind) {
-  if (!body.IsObject()) throw bad_request("the object provided is unrecognized (must be of type " + expected_kind + ")");
+  if (!body.IsObject())
+    throw bad_request("the object provided is unrecognized (must be of type " + expected_kind + ")");
   std::string kind = string_at(body, {"kind"});
   std::string api_version = string_at(body, {"apiVersion"});
   if (kind.empty()) throw bad_request("Object 'Kind' is missing in '" + to_json(body).substr(0, 200) + "'");
-  if (api_version.empty()) throw bad_request("Object 'apiVersion' is missing in '" + to_json(body).substr(0, 200) + "'");
+  if (api_version.empty())
+    throw bad_request("Object 'apiVersion' is missing in '" + to_json(body).substr(0, 200) + "'");
   std::string group = api_version.find('/') == std::string::npos ? "" : api_version.substr(0, api_version.find('/'));
   if (group != rr.type->group || kind != expected_kind)
     throw bad_request("the API version in the data (" + api_version + ") does not match the expected API version (" +
@@ -84,7 +87,8 @@ struct Plan {
 };
 
 // Fills defaults, prunes and validates custom objects against their version's schema.
-void apply_schema(const ResourceRequest& rr, JsonDoc& obj, const HttpRequest& request, std::vector<std::string>& warnings) {
+void apply_schema(const ResourceRequest& rr, JsonDoc& obj, const HttpRequest& request,
+                  std::vector<std::string>& warnings) {
   const SchemaNode* schema = rr.version->schema.get();
   if (!schema) return;
   apply_defaults(*schema, obj, obj.GetAllocator());
@@ -93,7 +97,8 @@ void apply_schema(const ResourceRequest& rr, JsonDoc& obj, const HttpRequest& re
   std::string validation = request.param("fieldValidation", "Warn");
   if (!unknown.empty() && validation == "Strict") {
     std::string msg = "strict decoding error: ";
-    for (std::size_t i = 0; i < unknown.size(); ++i) msg += (i ? ", " : "") + std::string("unknown field \"") + unknown[i] + "\"";
+    for (std::size_t i = 0; i < unknown.size(); ++i)
+      msg += (i ? ", " : "") + std::string("unknown field \"") + unknown[i] + "\"";
     throw bad_request(msg);
   }
   if (validation == "Warn")
@@ -132,8 +137,9 @@ void builtin_prepare(ServerState& state, const ResourceRequest& rr, JsonDoc& obj
     auto parsed = type_from_crd(obj);  // throws 422 for bad CRDs
     auto existing = state.types.find(parsed->key());
     if (existing != state.types.end() && !existing->second->is_crd)
-      throw invalid_object(*rr.type, string_at(obj, {"metadata", "name"}),
-                           {{"FieldValueInvalid", "Invalid value: \"" + parsed->group + "\": is a built-in group", "spec.group"}});
+      throw invalid_object(
+          *rr.type, string_at(obj, {"metadata", "name"}),
+          {{"FieldValueInvalid", "Invalid value: \"" + parsed->group + "\": is a built-in group", "spec.group"}});
     Json status(rapidjson::kObjectType);
     Json conditions(rapidjson::kArrayType);
     for (const char* type : {"NamesAccepted", "Established"}) {
@@ -142,11 +148,14 @@ void builtin_prepare(ServerState& state, const ResourceRequest& rr, JsonDoc& obj
       set_string(c, "status", "True", alloc);
       set_string(c, "lastTransitionTime", now(), alloc);
       set_string(c, "reason", type == std::string("Established") ? "InitialNamesAccepted" : "NoConflicts", alloc);
-      set_string(c, "message", type == std::string("Established") ? "the initial names have been accepted" : "no conflicts found", alloc);
+      set_string(c, "message",
+                 type == std::string("Established") ? "the initial names have been accepted" : "no conflicts found",
+                 alloc);
       conditions.PushBack(c, alloc);
     }
     set_member(status, "conditions", std::move(conditions), alloc);
-    if (const Json* names = at_path(obj, {"spec", "names"})) set_member(status, "acceptedNames", Json(*names, alloc), alloc);
+    if (const Json* names = at_path(obj, {"spec", "names"}))
+      set_member(status, "acceptedNames", Json(*names, alloc), alloc);
     Json stored(rapidjson::kArrayType);
     stored.PushBack(Json(parsed->versions.front().name.c_str(), alloc), alloc);
     set_member(status, "storedVersions", std::move(stored), alloc);
@@ -168,8 +177,8 @@ void after_commit(ServerState& state, const ResourceRequest& rr, const Plan& pla
       uint64_t rv = state.store.next_rv();
       auto final_obj = clone(*obj);
       set_resource_version(*final_obj, rv);
-      state.store.erase(parsed->key(), string_at(*obj, {"metadata", "namespace"}), string_at(*obj, {"metadata", "name"}),
-                        final_obj, rv);
+      state.store.erase(parsed->key(), string_at(*obj, {"metadata", "namespace"}),
+                        string_at(*obj, {"metadata", "name"}), final_obj, rv);
     }
   }
   ++state.types_generation;
@@ -214,8 +223,10 @@ Plan plan_create(ServerState& state, const ResourceRequest& rr, JsonDoc body, co
   remove_member(meta, "deletionGracePeriodSeconds");
   remove_member(meta, "managedFields");
   remove_member(meta, "selfLink");
-  if (rr.type->is_crd || rr.type->plural == "customresourcedefinitions") set_member(meta, "generation", Json(int64_t{1}), alloc);
-  else remove_member(meta, "generation");
+  if (rr.type->is_crd || rr.type->plural == "customresourcedefinitions")
+    set_member(meta, "generation", Json(int64_t{1}), alloc);
+  else
+    remove_member(meta, "generation");
   // Status cannot be set on create when the kind has a status subresource.
   if (rr.version->has_status) remove_member(*obj, "status");
 
@@ -248,12 +259,14 @@ Plan plan_update(ServerState& state, const ResourceRequest& rr, const ObjectPtr&
   std::string rv_text = string_at(incoming, {"metadata", "resourceVersion"});
   if (rv_text.empty() && !unconditional_allowed && rr.type->is_crd) {
     // kube names custom objects by resource here, not by kind.
-    ApiError error(422, "Invalid", rr.type->resource_with_group() + " \"" + name +
-                                       "\" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update");
+    ApiError error(422, "Invalid",
+                   rr.type->resource_with_group() + " \"" + name +
+                       "\" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update");
     error.detail_name = name;
     error.detail_group = rr.type->group;
     error.detail_kind = rr.type->plural;
-    error.causes = {{"FieldValueInvalid", "Invalid value: 0: must be specified for an update", "metadata.resourceVersion"}};
+    error.causes = {
+        {"FieldValueInvalid", "Invalid value: 0: must be specified for an update", "metadata.resourceVersion"}};
     throw error;
   }
   if (!rv_text.empty() && rv_text != std::to_string(old_rv))
@@ -265,19 +278,25 @@ Plan plan_update(ServerState& state, const ResourceRequest& rr, const ObjectPtr&
   if (rr.subresource == "status") {
     // Only status changes; everything else stays as stored.
     next->CopyFrom(*old, alloc);
-    if (const Json* status = member(incoming, "status")) set_member(*next, "status", Json(*status, alloc), alloc);
-    else remove_member(*next, "status");
+    if (const Json* status = member(incoming, "status"))
+      set_member(*next, "status", Json(*status, alloc), alloc);
+    else
+      remove_member(*next, "status");
   } else {
     next->CopyFrom(incoming, alloc);
     Json& meta = ensure_object(*next, "metadata", alloc);
     for (const char* system_field : {"uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
                                      "generation", "name", "namespace", "managedFields"}) {
-      if (const Json* v = at_path(*old, {"metadata", system_field})) set_member(meta, system_field, Json(*v, alloc), alloc);
-      else remove_member(meta, system_field);
+      if (const Json* v = at_path(*old, {"metadata", system_field}))
+        set_member(meta, system_field, Json(*v, alloc), alloc);
+      else
+        remove_member(meta, system_field);
     }
     if (rr.version->has_status) {
-      if (const Json* status = member(*old, "status")) set_member(*next, "status", Json(*status, alloc), alloc);
-      else remove_member(*next, "status");
+      if (const Json* status = member(*old, "status"))
+        set_member(*next, "status", Json(*status, alloc), alloc);
+      else
+        remove_member(*next, "status");
     }
   }
   set_string(*next, "apiVersion", rr.api_version(), alloc);
@@ -303,7 +322,8 @@ Plan plan_update(ServerState& state, const ResourceRequest& rr, const ObjectPtr&
       throw invalid_object(*rr.type, name,
                            {{"FieldValueForbidden",
                              "Forbidden: no new finalizers can be added if the object is being deleted, found new "
-                             "finalizers []string{" + list + "}",
+                             "finalizers []string{" +
+                                 list + "}",
                              "metadata.finalizers"}});
     }
   }
@@ -356,15 +376,18 @@ bool admit_and_commit(ServerState& state, Lock& lock, const ResourceRequest& rr,
     call_webhooks(hooks, attrs, state.options, plan.warnings);
     lock.lock();
     auto current = state.store.get(rr.type->key(), ns, name);
-    bool changed = plan.old_object ? (!current || resource_version_of(*current) != resource_version_of(*plan.old_object))
-                                   : current != nullptr;
+    bool changed = plan.old_object
+                       ? (!current || resource_version_of(*current) != resource_version_of(*plan.old_object))
+                       : current != nullptr;
     if (changed) return false;
   }
   if (is_dry_run) return true;
   uint64_t rv = state.store.next_rv();
   set_resource_version(*plan.next, rv);
-  if (plan.action == Action::Store) state.store.put(rr.type->key(), ns, name, plan.next, rv, plan.event);
-  else state.store.erase(rr.type->key(), ns, name, plan.next, rv);
+  if (plan.action == Action::Store)
+    state.store.put(rr.type->key(), ns, name, plan.next, rv, plan.event);
+  else
+    state.store.erase(rr.type->key(), ns, name, plan.next, rv);
   after_commit(state, rr, plan);
   // The last object of a terminating namespace going lets the namespace go.
   if (plan.action == Action::Erase && rr.type->namespaced) run_namespace_controller(state, ns);
@@ -395,7 +418,8 @@ std::shared_ptr<JsonDoc> scale_of(const ResourceRequest& rr, const Json& obj) {
   const Json* replicas = at_path(obj, path_of(scale.spec_replicas_path));
   set_member(spec, "replicas", Json(replicas && replicas->IsInt64() ? replicas->GetInt64() : int64_t{0}), a);
   Json& status = ensure_object(*out, "status", a);
-  const Json* status_replicas = scale.status_replicas_path.empty() ? nullptr : at_path(obj, path_of(scale.status_replicas_path));
+  const Json* status_replicas =
+      scale.status_replicas_path.empty() ? nullptr : at_path(obj, path_of(scale.status_replicas_path));
   set_member(status, "replicas",
              Json(status_replicas && status_replicas->IsInt64() ? status_replicas->GetInt64() : int64_t{0}), a);
   if (!scale.label_selector_path.empty()) {
@@ -407,11 +431,13 @@ std::shared_ptr<JsonDoc> scale_of(const ResourceRequest& rr, const Json& obj) {
 
 // Turns a new Scale into the full object with spec replicas written at specReplicasPath.
 JsonDoc object_from_scale(const ResourceRequest& rr, const Json& current, const Json& scale) {
-  if (string_at(scale, {"kind"}) != "Scale") throw bad_request("the object provided is unrecognized (must be of type Scale)");
+  if (string_at(scale, {"kind"}) != "Scale")
+    throw bad_request("the object provided is unrecognized (must be of type Scale)");
   const Json* replicas = at_path(scale, {"spec", "replicas"});
   if (replicas && (!replicas->IsInt64() || replicas->GetInt64() < 0))
-    throw ApiError(422, "Invalid", "Scale.autoscaling \"" + rr.name + "\" is invalid: spec.replicas: Invalid value: " +
-                                       to_json(*replicas) + ": must be greater than or equal to 0");
+    throw ApiError(422, "Invalid",
+                   "Scale.autoscaling \"" + rr.name + "\" is invalid: spec.replicas: Invalid value: " +
+                       to_json(*replicas) + ": must be greater than or equal to 0");
   JsonDoc out;
   out.CopyFrom(current, out.GetAllocator());
   auto& a = out.GetAllocator();
@@ -420,8 +446,10 @@ JsonDoc object_from_scale(const ResourceRequest& rr, const Json& current, const 
   for (std::size_t i = 0; i + 1 < path.size(); ++i) cur = &ensure_object(*cur, path[i], a);
   set_member(*cur, path.back(), Json(replicas && replicas->IsInt64() ? replicas->GetInt64() : int64_t{0}), a);
   std::string rv = string_at(scale, {"metadata", "resourceVersion"});
-  if (!rv.empty()) set_string(ensure_object(out, "metadata", a), "resourceVersion", rv, a);
-  else remove_member(ensure_object(out, "metadata", a), "resourceVersion");
+  if (!rv.empty())
+    set_string(ensure_object(out, "metadata", a), "resourceVersion", rv, a);
+  else
+    remove_member(ensure_object(out, "metadata", a), "resourceVersion");
   return out;
 }
 
@@ -445,7 +473,8 @@ HttpResponse handle_list(ServerState& state, const ResourceRequest& rr, const Ht
   std::string limit_text = request.param("limit");
   std::size_t limit = 0;
   if (!limit_text.empty()) {
-    if (limit_text.find_first_not_of("0123456789") != std::string::npos) throw bad_request("limit: invalid value " + limit_text);
+    if (limit_text.find_first_not_of("0123456789") != std::string::npos)
+      throw bad_request("limit: invalid value " + limit_text);
     limit = std::stoul(limit_text);
   }
   std::string start_after;
@@ -481,8 +510,7 @@ HttpResponse handle_list(ServerState& state, const ResourceRequest& rr, const Ht
     items.push_back(obj);
   }
   std::string rv = std::to_string(state.store.current_rv());
-  if (wants_table(request))
-    return json_response(200, render_table(*rr.type, *rr.version, items, rv, next_token, true));
+  if (wants_table(request)) return json_response(200, render_table(*rr.type, *rr.version, items, rv, next_token, true));
   JsonDoc list(rapidjson::kObjectType);
   auto& a = list.GetAllocator();
   set_string(list, "kind", rr.type->list_kind, a);
@@ -510,7 +538,8 @@ HttpResponse handle_list(ServerState& state, const ResourceRequest& rr, const Ht
 
 HttpResponse handle_create(ServerState& state, Lock& lock, const ResourceRequest& rr, const HttpRequest& request,
                            const Identity& identity) {
-  if (!rr.subresource.empty()) throw method_not_allowed("the server does not allow this method on the requested resource");
+  if (!rr.subresource.empty())
+    throw method_not_allowed("the server does not allow this method on the requested resource");
   bool is_dry_run = dry_run(request);
   Plan plan = plan_create(state, rr, read_object_body(request), request);
   std::string name = string_at(*plan.next, {"metadata", "name"});
@@ -534,7 +563,8 @@ HttpResponse handle_write(ServerState& state, Lock& lock, const ResourceRequest&
     if (!admit_and_commit(state, lock, rr, plan, identity, is_dry_run, rr.ns, rr.name)) continue;
     return respond_object(rr, request, plan.next, 200, plan.warnings);
   }
-  throw conflict(rr.type->resource_with_group(), rr.name, "the object has been modified; please apply your changes to the latest version and try again");
+  throw conflict(rr.type->resource_with_group(), rr.name,
+                 "the object has been modified; please apply your changes to the latest version and try again");
 }
 
 HttpResponse handle_put(ServerState& state, Lock& lock, const ResourceRequest& rr, const HttpRequest& request,
@@ -560,8 +590,9 @@ HttpResponse handle_patch(ServerState& state, Lock& lock, const ResourceRequest&
   if (mt != "application/merge-patch+json" && mt != "application/json-patch+json" && !strategic && !apply)
     throw unsupported_media_type(mt);
   if (apply && request.param("fieldManager").empty()) {
-    ApiError error(422, "Invalid",
-                   "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch");
+    ApiError error(
+        422, "Invalid",
+        "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch");
     error.detail_group = "meta.k8s.io";
     error.detail_kind = "PatchOptions";
     error.causes = {{"FieldValueRequired", "Required value: is required for apply patch", "fieldManager"}};
@@ -578,10 +609,14 @@ HttpResponse handle_patch(ServerState& state, Lock& lock, const ResourceRequest&
   return handle_write(state, lock, rr, request, identity, true, [&](const Json& current) {
     JsonDoc target;
     auto& a = target.GetAllocator();
-    if (rr.subresource == "scale") target.CopyFrom(*scale_of(rr, current), a);
-    else target.CopyFrom(current, a);
-    if (mt == "application/json-patch+json") apply_json_patch(target, patch, a);
-    else apply_merge_patch(target, patch, a, strategic || apply);
+    if (rr.subresource == "scale")
+      target.CopyFrom(*scale_of(rr, current), a);
+    else
+      target.CopyFrom(current, a);
+    if (mt == "application/json-patch+json")
+      apply_json_patch(target, patch, a);
+    else
+      apply_merge_patch(target, patch, a, strategic || apply);
     if (rr.subresource == "scale") return object_from_scale(rr, current, target);
     return target;
   });
@@ -613,9 +648,8 @@ HttpResponse handle_delete(ServerState& state, Lock& lock, const ResourceRequest
     auto& a = plan.next->GetAllocator();
     // A namespace is held by its spec.finalizers ("kubernetes") until its content is gone.
     const Json* spec_finalizers = at_path(*current, {"spec", "finalizers"});
-    bool has_finalizers = !finalizers_of(*current).empty() ||
-                          (is_namespace_type(*rr.type) && spec_finalizers && spec_finalizers->IsArray() &&
-                           !spec_finalizers->Empty());
+    bool has_finalizers = !finalizers_of(*current).empty() || (is_namespace_type(*rr.type) && spec_finalizers &&
+                                                               spec_finalizers->IsArray() && !spec_finalizers->Empty());
     if (has_finalizers) {
       if (!string_at(*current, {"metadata", "deletionTimestamp"}).empty())
         return respond_object(rr, request, current, 200);
@@ -634,13 +668,13 @@ HttpResponse handle_delete(ServerState& state, Lock& lock, const ResourceRequest
     // Gone at once: kube answers with a Status naming what went (kind is the resource, as
     // there); an object waiting on finalizers is answered with its new state.
     if (plan.action == Action::Erase && !want_object && !rr.type->delete_returns_object)
-      return json_response(200,
-                           success_status_json(rr.name, rr.type->group, rr.type->plural,
-                                               string_at(*current, {"metadata", "uid"})),
-                           plan.warnings);
+      return json_response(
+          200, success_status_json(rr.name, rr.type->group, rr.type->plural, string_at(*current, {"metadata", "uid"})),
+          plan.warnings);
     return respond_object(rr, request, plan.next, 200, plan.warnings);
   }
-  throw conflict(rr.type->resource_with_group(), rr.name, "the object has been modified; please apply your changes to the latest version and try again");
+  throw conflict(rr.type->resource_with_group(), rr.name,
+                 "the object has been modified; please apply your changes to the latest version and try again");
 }
 
 HttpResponse handle_delete_collection(ServerState& state, Lock& lock, const ResourceRequest& rr,
@@ -701,7 +735,8 @@ HttpResponse handle_resource(ServerState& state, const ResourceRequest& rr, cons
   const std::string& m = request.method;
   if (rr.type->create_only) {
     lock.unlock();
-    if (m != "POST" || !rr.name.empty()) throw method_not_allowed("the server does not allow this method on the requested resource");
+    if (m != "POST" || !rr.name.empty())
+      throw method_not_allowed("the server does not allow this method on the requested resource");
     return handle_review(state, rr, request, identity);
   }
   if (!rr.subresource.empty()) {

@@ -47,15 +47,23 @@ std::vector<std::shared_ptr<const ResourceType>> builtin_types() {
   quota->delete_returns_object = true;
   out.push_back(quota);
   auto core_event = make("", "v1", "Event", "events", true, {"ev"},
-                     {{"Last Seen", "date", ".lastTimestamp", "", "", 0},
-                      {"Type", "string", ".type", "", "", 0},
-                      {"Reason", "string", ".reason", "", "", 0},
-                      {"Object", "string", ".involvedObject.name", "", "", 0},
-                      {"Message", "string", ".message", "", "", 0}});
+                         {{"Last Seen", "date", ".lastTimestamp", "", "", 0},
+                          {"Type", "string", ".type", "", "", 0},
+                          {"Reason", "string", ".reason", "", "", 0},
+                          {"Object", "string", ".involvedObject.name", "", "", 0},
+                          {"Message", "string", ".message", "", "", 0}});
   core_event->name_column_priority = 1;
-  core_event->field_labels = {"involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
-                              "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
-                              "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"};
+  core_event->field_labels = {"involvedObject.kind",
+                              "involvedObject.namespace",
+                              "involvedObject.name",
+                              "involvedObject.uid",
+                              "involvedObject.apiVersion",
+                              "involvedObject.resourceVersion",
+                              "involvedObject.fieldPath",
+                              "reason",
+                              "reportingComponent",
+                              "source",
+                              "type"};
   core_event->own_field_labels = true;
   out.push_back(core_event);
   // DATA/SECRETS count entries, as kube's printers do ("count" is the kit's column type).
@@ -72,9 +80,16 @@ std::vector<std::shared_ptr<const ResourceType>> builtin_types() {
   out.push_back(service_account);
   auto event = make("events.k8s.io", "v1", "Event", "events", true, {"ev"},
                     {{"Reason", "string", ".reason", "", "", 0}, {"Note", "string", ".note", "", "", 0}, kAge});
-  event->field_labels = {"reason", "regarding.kind", "regarding.namespace", "regarding.name", "regarding.uid",
-                         "regarding.apiVersion", "regarding.resourceVersion", "regarding.fieldPath",
-                         "reportingController", "type"};
+  event->field_labels = {"reason",
+                         "regarding.kind",
+                         "regarding.namespace",
+                         "regarding.name",
+                         "regarding.uid",
+                         "regarding.apiVersion",
+                         "regarding.resourceVersion",
+                         "regarding.fieldPath",
+                         "reportingController",
+                         "type"};
   event->own_field_labels = true;
   out.push_back(event);
   out.push_back(make("coordination.k8s.io", "v1", "Lease", "leases", true, {},
@@ -101,8 +116,9 @@ std::vector<std::shared_ptr<const ResourceType>> builtin_types() {
 namespace {
 
 ApiError invalid_crd(const std::string& name, std::vector<StatusCause> causes) {
-  ApiError error(422, "Invalid",
-                 "CustomResourceDefinition.apiextensions.k8s.io \"" + name + "\" is invalid: " + aggregate_causes(causes));
+  ApiError error(
+      422, "Invalid",
+      "CustomResourceDefinition.apiextensions.k8s.io \"" + name + "\" is invalid: " + aggregate_causes(causes));
   error.detail_name = name;
   error.detail_group = "apiextensions.k8s.io";
   error.detail_kind = "CustomResourceDefinition";
@@ -153,8 +169,7 @@ std::shared_ptr<const ResourceType> type_from_crd(const Json& crd) {
                       "spec.scope"});
   if (!t->plural.empty() && !t->group.empty() && name != t->plural + "." + t->group)
     causes.push_back({"FieldValueInvalid",
-                      "Invalid value: \"" + name + "\": must be spec.names.plural+\".\"+spec.group",
-                      "metadata.name"});
+                      "Invalid value: \"" + name + "\": must be spec.names.plural+\".\"+spec.group", "metadata.name"});
   if (t->singular.empty()) {
     t->singular.resize(t->kind.size());
     for (std::size_t i = 0; i < t->kind.size(); ++i) t->singular[i] = static_cast<char>(std::tolower(t->kind[i]));
@@ -181,7 +196,8 @@ std::shared_ptr<const ResourceType> type_from_crd(const Json& crd) {
           causes.push_back({"FieldValueInvalid", e.what(), e.field()});
         }
       } else {
-        causes.push_back({"FieldValueRequired", "Required value: schemas are required", field + ".schema.openAPIV3Schema"});
+        causes.push_back(
+            {"FieldValueRequired", "Required value: schemas are required", field + ".schema.openAPIV3Schema"});
       }
       info.has_status = at_path(v, {"subresources", "status"}) != nullptr;
       if (const Json* scale = at_path(v, {"subresources", "scale"})) {
@@ -208,8 +224,10 @@ std::shared_ptr<const ResourceType> type_from_crd(const Json& crd) {
         info.columns.push_back(kAge);
       }
       // The storage version goes first: it is the preferred version in discovery.
-      if (storage && storage->IsBool() && storage->GetBool()) t->versions.insert(t->versions.begin(), std::move(info));
-      else t->versions.push_back(std::move(info));
+      if (storage && storage->IsBool() && storage->GetBool())
+        t->versions.insert(t->versions.begin(), std::move(info));
+      else
+        t->versions.push_back(std::move(info));
     }
     if (storage_count != 1)
       causes.push_back({"FieldValueInvalid",

@@ -22,22 +22,22 @@ struct ScaleSubresource {
 };
 
 struct ResourceVersionInfo {
-  std::string name;  // v1alpha1
-  std::shared_ptr<const SchemaNode> schema;  // null for built-ins
+  std::string name;                           // v1alpha1
+  std::shared_ptr<const SchemaNode> schema;   // null for built-ins
   std::shared_ptr<const JsonDoc> raw_schema;  // the CRD's openAPIV3Schema, for /openapi/v3
-  std::vector<PrinterColumn> columns;        // after NAME
+  std::vector<PrinterColumn> columns;         // after NAME
   bool has_status = false;
   std::optional<ScaleSubresource> scale;
 };
 
 struct ResourceType {
-  std::string group;  // "" = core
+  std::string group;                          // "" = core
   std::vector<ResourceVersionInfo> versions;  // served; the first is the preferred one
   std::string kind, list_kind, plural, singular;
   std::vector<std::string> short_names, categories;
   bool namespaced = true;
   bool is_crd = false;
-  bool create_only = false;  // TokenReview/SubjectAccessReview: POST answers, nothing stored
+  bool create_only = false;      // TokenReview/SubjectAccessReview: POST answers, nothing stored
   int name_column_priority = 0;  // 1 hides NAME unless -o wide (Events, as in kube)
   // Field selectors the kind accepts besides metadata.name/metadata.namespace; any other
   // label is a 400. `own_field_labels` means the kind names its labels itself and so words the

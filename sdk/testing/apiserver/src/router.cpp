@@ -86,7 +86,8 @@ void hold(ServerState& state, std::chrono::milliseconds delay) {
   const auto until = std::chrono::steady_clock::now() + delay;
   std::unique_lock lock(state.mu);
   while (!state.stopping && std::chrono::steady_clock::now() < until)
-    state.store.stopping.wait_until(lock, std::min(until, std::chrono::steady_clock::now() + std::chrono::milliseconds(50)));
+    state.store.stopping.wait_until(lock,
+                                    std::min(until, std::chrono::steady_clock::now() + std::chrono::milliseconds(50)));
 }
 
 bool check_fault(ServerState& state, const HttpRequest& request, HttpResponse& response) {
@@ -109,10 +110,12 @@ bool check_fault(ServerState& state, const HttpRequest& request, HttpResponse& r
     if (it->method != "*" && it->method != request.method) continue;
     if (!std::regex_search(request.path, it->path)) continue;
     --it->remaining;
-    static const std::map<int, std::string> kReasons = {
-        {400, "BadRequest"}, {401, "Unauthorized"}, {403, "Forbidden"}, {404, "NotFound"},
-        {409, "Conflict"},   {410, "Expired"},      {422, "Invalid"},   {429, "TooManyRequests"},
-        {500, "InternalError"}, {503, "ServiceUnavailable"}, {504, "Timeout"}};
+    static const std::map<int, std::string> kReasons = {{400, "BadRequest"},    {401, "Unauthorized"},
+                                                        {403, "Forbidden"},     {404, "NotFound"},
+                                                        {409, "Conflict"},      {410, "Expired"},
+                                                        {422, "Invalid"},       {429, "TooManyRequests"},
+                                                        {500, "InternalError"}, {503, "ServiceUnavailable"},
+                                                        {504, "Timeout"}};
     auto reason = kReasons.find(it->status);
     ApiError error(it->status, reason == kReasons.end() ? "Unknown" : reason->second,
                    "injected fault for " + request.method + " " + request.path);
@@ -152,8 +155,8 @@ void refuse_if_denied(const ServerState& state, const ResourceRequest& rr, const
     const std::string where = rr.ns.empty() ? "at the cluster scope" : "in the namespace \"" + rr.ns + "\"";
     ApiError error(403, "Forbidden",
                    rr.type->resource_with_group() + (rr.name.empty() ? "" : " \"" + rr.name + "\"") +
-                       " is forbidden: User \"" + identity.username + "\" cannot " + verb + " resource \"" +
-                       resource + "\" in API group \"" + rr.type->group + "\" " + where);
+                       " is forbidden: User \"" + identity.username + "\" cannot " + verb + " resource \"" + resource +
+                       "\" in API group \"" + rr.type->group + "\" " + where);
     error.detail_name = rr.name;
     error.detail_group = rr.type->group;
     error.detail_kind = rr.type->plural;
@@ -164,8 +167,8 @@ void refuse_if_denied(const ServerState& state, const ResourceRequest& rr, const
 HttpResponse serve(ServerState& state, HttpRequest& request, Identity& identity) {
   std::string auth = request.header("authorization");
   std::string token = auth.rfind("Bearer ", 0) == 0 ? auth.substr(7) : "";
-  bool public_path = request.path == "/version" || request.path == "/healthz" || request.path == "/livez" ||
-                     request.path == "/readyz";
+  bool public_path =
+      request.path == "/version" || request.path == "/healthz" || request.path == "/livez" || request.path == "/readyz";
   if (state.options.tokens.empty()) {
     identity = Identity{"system:admin", {"system:masters", "system:authenticated"}, ""};
   } else if (const Identity* found = identity_for_token(state, token)) {
@@ -181,7 +184,8 @@ HttpResponse serve(ServerState& state, HttpRequest& request, Identity& identity)
   if (check_fault(state, request, response)) return response;
   if (handle_openapi_v2(state, request, response)) return response;
   if (!accepts_json(request))
-    throw ApiError(406, "NotAcceptable", "only the following media types are accepted: application/json, application/yaml");
+    throw ApiError(406, "NotAcceptable",
+                   "only the following media types are accepted: application/json, application/yaml");
   if (handle_discovery(state, request, response)) return response;
   ResourceRequest rr = resolve(state, request);
   refuse_if_denied(state, rr, request, identity);

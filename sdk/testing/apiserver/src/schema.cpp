@@ -107,8 +107,10 @@ bool parse_operand(const std::string& text, CelOperand& out) {
     return true;
   }
   if (!t.empty() && t.find_first_not_of("-0123456789.") == std::string::npos) {
-    if (t.find('.') == std::string::npos) out.literal->SetInt64(std::stoll(t));
-    else out.literal->SetDouble(std::stod(t));
+    if (t.find('.') == std::string::npos)
+      out.literal->SetInt64(std::stoll(t));
+    else
+      out.literal->SetDouble(std::stod(t));
     return true;
   }
   return false;
@@ -120,8 +122,7 @@ CelRule compile_rule(const Json& rule_json, const std::string& field) {
   if (!r || !r->IsString()) throw SchemaError(field + ".rule", "Required value");
   rule.rule = str(*r);
   if (member(rule_json, "messageExpression"))
-    throw SchemaError(field + ".messageExpression",
-                      "messageExpression is not supported by the dha-apiserver test kit");
+    throw SchemaError(field + ".messageExpression", "messageExpression is not supported by the dha-apiserver test kit");
   rule.message = string_at(rule_json, {"message"});
   rule.field_path = string_at(rule_json, {"fieldPath"});
   rule.reason = string_at(rule_json, {"reason"}, "FieldValueInvalid");
@@ -137,11 +138,10 @@ CelRule compile_rule(const Json& rule_json, const std::string& field) {
     break;
   }
   if ((rule.expression = CelExpression::compile(rule.rule))) return rule;
-  throw SchemaError(field + ".rule",
-                    "Invalid value: " + quote(rule.rule) +
-                        ": rule not supported by the dha-apiserver test kit (only \"self.<path> <op> "
-                        "self.<path>|<literal>\" with <op> one of >= <= > < == !=, or the subset in "
-                        "cel_expression.hpp)");
+  throw SchemaError(field + ".rule", "Invalid value: " + quote(rule.rule) +
+                                         ": rule not supported by the dha-apiserver test kit (only \"self.<path> <op> "
+                                         "self.<path>|<literal>\" with <op> one of >= <= > < == !=, or the subset in "
+                                         "cel_expression.hpp)");
 }
 
 const Json* resolve(const CelOperand& operand, const Json& self, std::string& missing) {
@@ -238,7 +238,7 @@ std::unique_ptr<SchemaNode> compile_schema(const Json& s, const std::string& fie
   for (const char* combinator : {"anyOf", "allOf", "oneOf"}) {
     const Json* list = member(s, combinator);
     if (!list || !list->IsArray()) continue;
-    auto& target = std::string(combinator) == "anyOf" ? node->any_of
+    auto& target = std::string(combinator) == "anyOf"   ? node->any_of
                    : std::string(combinator) == "allOf" ? node->all_of
                                                         : node->one_of;
     int i = 0;
@@ -312,8 +312,8 @@ void validate_value(const SchemaNode& schema, const Json& value, const std::stri
   if (schema.int_or_string) {
     if (actual != "integer" && actual != "string") {
       add_cause(causes, "FieldValueTypeInvalid", path,
-                "Invalid value: \"" + actual + "\": " + shown + " in body must be of type integer,string: \"" +
-                    actual + "\"");
+                "Invalid value: \"" + actual + "\": " + shown + " in body must be of type integer,string: \"" + actual +
+                    "\"");
       return;
     }
   } else if (!schema.type.empty()) {
@@ -351,8 +351,8 @@ void validate_value(const SchemaNode& schema, const Json& value, const std::stri
   if (value.IsString()) {
     auto len = static_cast<int64_t>(value.GetStringLength());
     if (schema.min_length && len < *schema.min_length)
-      invalid(causes, path, value, shown + " in body should be at least " + std::to_string(*schema.min_length) +
-                                       " chars long");
+      invalid(causes, path, value,
+              shown + " in body should be at least " + std::to_string(*schema.min_length) + " chars long");
     if (schema.max_length && len > *schema.max_length)
       add_cause(causes, "FieldValueTooLong", path,
                 "Too long: may not be more than " + std::to_string(*schema.max_length) + " bytes");
@@ -366,9 +366,9 @@ void validate_value(const SchemaNode& schema, const Json& value, const std::stri
                 "Invalid value: " + std::to_string(n) + ": " + shown + " in body should have at least " +
                     std::to_string(*schema.min_items) + " items");
     if (schema.max_items && n > *schema.max_items)
-      add_cause(causes, "FieldValueTooMany", path,
-                "Too many: " + std::to_string(n) + ": must have at most " + std::to_string(*schema.max_items) +
-                    " items");
+      add_cause(
+          causes, "FieldValueTooMany", path,
+          "Too many: " + std::to_string(n) + ": must have at most " + std::to_string(*schema.max_items) + " items");
     if (schema.items) {
       int i = 0;
       for (const auto& item : value.GetArray())
@@ -378,21 +378,23 @@ void validate_value(const SchemaNode& schema, const Json& value, const std::stri
   if (value.IsObject()) {
     auto n = static_cast<int64_t>(value.MemberCount());
     if (schema.min_properties && n < *schema.min_properties)
-      invalid(causes, path, value, shown + " in body should have at least " +
-                                       std::to_string(*schema.min_properties) + " properties");
+      invalid(causes, path, value,
+              shown + " in body should have at least " + std::to_string(*schema.min_properties) + " properties");
     if (schema.max_properties && n > *schema.max_properties)
       add_cause(causes, "FieldValueTooMany", path,
-                "Too many: " + std::to_string(n) + ": must have at most " +
-                    std::to_string(*schema.max_properties) + " items");
+                "Too many: " + std::to_string(n) + ": must have at most " + std::to_string(*schema.max_properties) +
+                    " items");
     for (const auto& req : schema.required) {
-      if (!member(value, req)) add_cause(causes, "FieldValueRequired", path.empty() ? req : path + "." + req, "Required value");
+      if (!member(value, req))
+        add_cause(causes, "FieldValueRequired", path.empty() ? req : path + "." + req, "Required value");
     }
     for (auto it = value.MemberBegin(); it != value.MemberEnd(); ++it) {
       std::string name = str(it->name);
       if (is_root && name == "metadata") continue;  // metadata is validated by the object layer
       std::string child_path = path.empty() ? name : path + "." + name;
       auto prop = schema.properties.find(name);
-      if (prop != schema.properties.end()) validate_value(*prop->second, it->value, child_path, causes, false);
+      if (prop != schema.properties.end())
+        validate_value(*prop->second, it->value, child_path, causes, false);
       else if (schema.additional_properties)
         validate_value(*schema.additional_properties, it->value, child_path, causes, false);
     }

@@ -20,8 +20,7 @@ namespace dha::testing::apiserver {
 // rejected at registration with this message rather than silently half-validated.
 class SchemaError : public std::runtime_error {
  public:
-  SchemaError(std::string field, const std::string& message)
-      : std::runtime_error(message), field_(std::move(field)) {}
+  SchemaError(std::string field, const std::string& message) : std::runtime_error(message), field_(std::move(field)) {}
   const std::string& field() const { return field_; }
 
  private:
@@ -37,7 +36,7 @@ struct CelOperand {
 struct CelRule {
   std::string rule, message, field_path, reason;
   CelOperand left, right;
-  std::string op;  // >= <= > < == !=
+  std::string op;                                   // >= <= > < == !=
   std::shared_ptr<const CelExpression> expression;  // set instead for the larger subset
 };
 

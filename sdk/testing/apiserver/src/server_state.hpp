@@ -55,9 +55,7 @@ struct ResourceRequest {
   std::string ns;           // "" for cluster-scoped or all-namespaces
   std::string name;         // "" for collections
   std::string subresource;  // "", "status", "scale"
-  std::string api_version() const {
-    return type->group.empty() ? version->name : type->group + "/" + version->name;
-  }
+  std::string api_version() const { return type->group.empty() ? version->name : type->group + "/" + version->name; }
 };
 
 // Entry point for every HTTP request (router.cpp).
@@ -93,8 +91,7 @@ std::string render_table(const ResourceType& type, const ResourceVersionInfo& ve
                          const std::string& continue_token, bool include_columns);
 
 // Watch (watch.cpp): call with state.mu held.
-std::shared_ptr<ResponseStream> open_watch(ServerState& state, const ResourceRequest& rr,
-                                           const HttpRequest& request);
+std::shared_ptr<ResponseStream> open_watch(ServerState& state, const ResourceRequest& rr, const HttpRequest& request);
 
 // Object rendering for a requested version: the stored object with apiVersion rewritten.
 std::string render_object(const Json& object, const std::string& api_version);

@@ -64,7 +64,8 @@ void eval_path(const Json& node, const std::string& path, std::size_t pos, std::
     std::size_t end = path.find_first_of(".[", pos + 1);
     std::string key = path.substr(pos + 1, end == std::string::npos ? std::string::npos : end - pos - 1);
     if (key.empty()) return eval_path(node, path, pos + 1, out);
-    if (const Json* child = member(node, key)) eval_path(*child, path, end == std::string::npos ? path.size() : end, out);
+    if (const Json* child = member(node, key))
+      eval_path(*child, path, end == std::string::npos ? path.size() : end, out);
     return;
   }
   if (path[pos] == '[') {
@@ -154,12 +155,20 @@ std::string render_table(const ResourceType& type, const ResourceVersionInfo& ve
   rapidjson::StringBuffer buffer;
   rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
   w.StartObject();
-  w.Key("kind"); w.String("Table");
-  w.Key("apiVersion"); w.String("meta.k8s.io/v1");
+  w.Key("kind");
+  w.String("Table");
+  w.Key("apiVersion");
+  w.String("meta.k8s.io/v1");
   w.Key("metadata");
   w.StartObject();
-  if (!list_rv.empty()) { w.Key("resourceVersion"); w.String(list_rv); }
-  if (!continue_token.empty()) { w.Key("continue"); w.String(continue_token); }
+  if (!list_rv.empty()) {
+    w.Key("resourceVersion");
+    w.String(list_rv);
+  }
+  if (!continue_token.empty()) {
+    w.Key("continue");
+    w.String(continue_token);
+  }
   w.EndObject();
   if (include_columns) {
     w.Key("columnDefinitions");
@@ -167,13 +176,18 @@ std::string render_table(const ResourceType& type, const ResourceVersionInfo& ve
     auto column = [&](const std::string& name, const std::string& t, const std::string& format,
                       const std::string& description, int priority) {
       w.StartObject();
-      w.Key("name"); w.String(name);
+      w.Key("name");
+      w.String(name);
       // Built-in printers declare Age a string; CRD printer columns keep their declared type.
       bool as_string = t == "date" && !type.is_crd;
-      w.Key("type"); w.String(as_string || t == "count" ? "string" : t);  // kube declares counts strings too
-      w.Key("format"); w.String(as_string ? "" : format);
-      w.Key("description"); w.String(description);
-      w.Key("priority"); w.Int(priority);
+      w.Key("type");
+      w.String(as_string || t == "count" ? "string" : t);  // kube declares counts strings too
+      w.Key("format");
+      w.String(as_string ? "" : format);
+      w.Key("description");
+      w.String(description);
+      w.Key("priority");
+      w.Int(priority);
       w.EndObject();
     };
     column("Name", "string", "name", "Name must be unique within a namespace.", type.name_column_priority);
@@ -191,11 +205,17 @@ std::string render_table(const ResourceType& type, const ResourceVersionInfo& ve
     w.EndArray();
     w.Key("object");
     w.StartObject();
-    w.Key("kind"); w.String("PartialObjectMetadata");
-    w.Key("apiVersion"); w.String("meta.k8s.io/v1");
+    w.Key("kind");
+    w.String("PartialObjectMetadata");
+    w.Key("apiVersion");
+    w.String("meta.k8s.io/v1");
     w.Key("metadata");
-    if (const Json* meta = member(*obj, "metadata")) meta->Accept(w);
-    else { w.StartObject(); w.EndObject(); }
+    if (const Json* meta = member(*obj, "metadata"))
+      meta->Accept(w);
+    else {
+      w.StartObject();
+      w.EndObject();
+    }
     w.EndObject();
     w.EndObject();
   }

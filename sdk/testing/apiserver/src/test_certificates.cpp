@@ -50,8 +50,8 @@ CertPtr new_cert(EVP_PKEY* key, const std::string& common_name, X509* issuer, EV
   X509_gmtime_adj(X509_getm_notAfter(cert.get()), 24 * 3600);
   X509_set_pubkey(cert.get(), key);
   X509_NAME* name = X509_get_subject_name(cert.get());
-  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>(common_name.c_str()),
-                             -1, -1, 0);
+  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>(common_name.c_str()), -1,
+                             -1, 0);
   X509_set_issuer_name(cert.get(), issuer ? X509_get_subject_name(issuer) : name);
   X509* signer = issuer ? issuer : cert.get();
   if (!issuer) {
@@ -73,7 +73,8 @@ std::string cert_pem(X509* cert) {
 
 std::string key_pem(EVP_PKEY* key) {
   std::unique_ptr<BIO, decltype(&BIO_free)> bio(BIO_new(BIO_s_mem()), BIO_free);
-  check(PEM_write_bio_PrivateKey(bio.get(), key, nullptr, nullptr, 0, nullptr, nullptr) == 1, "PEM_write_bio_PrivateKey");
+  check(PEM_write_bio_PrivateKey(bio.get(), key, nullptr, nullptr, 0, nullptr, nullptr) == 1,
+        "PEM_write_bio_PrivateKey");
   char* data = nullptr;
   long len = BIO_get_mem_data(bio.get(), &data);
   return std::string(data, static_cast<std::size_t>(len));

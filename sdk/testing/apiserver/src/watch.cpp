@@ -83,7 +83,8 @@ class WatchStream : public ResponseStream {
       if (!pending_.empty()) break;
       // Without bookmarks only an event, the deadline or stop() wakes us (all notify or time out).
       auto wake = bookmarks_ ? std::min(deadline_, last_bookmark_ + bookmark_interval_) : deadline_;
-      if (state_.store.changes_of(rr_.type->key()).wait_until(lock, std::min(wake, Clock::now() + std::chrono::seconds(1))) ==
+      if (state_.store.changes_of(rr_.type->key())
+                  .wait_until(lock, std::min(wake, Clock::now() + std::chrono::seconds(1))) ==
               std::cv_status::timeout &&
           Clock::now() < wake) {
         chunk.clear();  // idle: let the server check the connection

@@ -4,8 +4,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "dha/testing/test_cluster.hpp"
 #include "dha/testing/real_kube_skip.hpp"
+#include "dha/testing/test_cluster.hpp"
 
 namespace dha::testing {
 
@@ -25,8 +25,7 @@ std::string real_kube_unavailable_reason() {
     return "DHA_KUBE_CONTROL_PLANE is not set: it names the dha-kube-control-plane binary "
            "(./scripts/test builds it; by hand: scripts/build-go-tool sdk/testing/controlplane . "
            "dha-kube-control-plane; DHA_REAL_KUBE_MAY_SKIP=1 turns this failure into a skip)";
-  if (::access(path, X_OK) != 0)
-    return std::string("DHA_KUBE_CONTROL_PLANE=") + path + " is not an executable file";
+  if (::access(path, X_OK) != 0) return std::string("DHA_KUBE_CONTROL_PLANE=") + path + " is not an executable file";
   return {};
 }
 

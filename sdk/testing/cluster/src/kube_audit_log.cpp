@@ -35,9 +35,8 @@ std::chrono::system_clock::time_point parse_time(const std::string& text) {
 }
 
 std::string method_of(const std::string& verb) {
-  static const std::map<std::string, std::string> methods{{"create", "POST"},           {"update", "PUT"},
-                                                          {"patch", "PATCH"},           {"delete", "DELETE"},
-                                                          {"deletecollection", "DELETE"}};
+  static const std::map<std::string, std::string> methods{
+      {"create", "POST"}, {"update", "PUT"}, {"patch", "PATCH"}, {"delete", "DELETE"}, {"deletecollection", "DELETE"}};
   auto it = methods.find(verb);
   return it == methods.end() ? "GET" : it->second;
 }

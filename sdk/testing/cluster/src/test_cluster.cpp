@@ -14,8 +14,8 @@ KubeResponse TestCluster::request(const std::string& identity, const std::string
 std::unique_ptr<TestCluster> start_test_cluster(TestClusterOptions options) {
   if (options.identities.count("admin") == 0) options.identities["admin"] = {"admin", {"system:masters"}, ""};
   const KubeBackend backend = options.backend.value_or(kube_backend_from_environment());
-  auto cluster = backend == KubeBackend::real ? detail::start_real_cluster(options)
-                                              : detail::start_embedded_cluster(options);
+  auto cluster =
+      backend == KubeBackend::real ? detail::start_real_cluster(options) : detail::start_embedded_cluster(options);
   if (!options.crd_paths.empty()) cluster->install_crds(options.crd_paths);
   return cluster;
 }

@@ -23,12 +23,18 @@ void write_scalar(const YAML::Node& node, Writer& w) {
   }
   static const std::regex integer("[-+]?[0-9]+");
   static const std::regex floating(R"([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?)");
-  if (v == "null" || v == "Null" || v == "NULL" || v == "~" || v.empty()) w.Null();
-  else if (v == "true" || v == "True" || v == "TRUE") w.Bool(true);
-  else if (v == "false" || v == "False" || v == "FALSE") w.Bool(false);
-  else if (std::regex_match(v, integer)) w.Int64(std::stoll(v));
-  else if (std::regex_match(v, floating)) w.Double(std::stod(v));
-  else w.String(v.c_str(), static_cast<rapidjson::SizeType>(v.size()), true);
+  if (v == "null" || v == "Null" || v == "NULL" || v == "~" || v.empty())
+    w.Null();
+  else if (v == "true" || v == "True" || v == "TRUE")
+    w.Bool(true);
+  else if (v == "false" || v == "False" || v == "FALSE")
+    w.Bool(false);
+  else if (std::regex_match(v, integer))
+    w.Int64(std::stoll(v));
+  else if (std::regex_match(v, floating))
+    w.Double(std::stod(v));
+  else
+    w.String(v.c_str(), static_cast<rapidjson::SizeType>(v.size()), true);
 }
 
 void write_node(const YAML::Node& node, Writer& w) {

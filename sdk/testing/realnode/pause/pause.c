@@ -6,7 +6,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void stop(int sig) { (void)sig; _exit(0); }
+static void stop(int sig) {
+  (void)sig;
+  _exit(0);
+}
 
 static void reap(int sig) {
   (void)sig;

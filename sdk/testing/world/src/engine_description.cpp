@@ -114,7 +114,8 @@ SeriesDescription read_series(const Reader& r, const YAML::Node& node, const std
                                                                      {"readCpuSeconds", SeriesValue::kReadCpuSeconds},
                                                                      {"lagSeconds", SeriesValue::kLagSeconds},
                                                                      {"writtenBytes", SeriesValue::kWrittenBytes}};
-  const auto known = std::find_if(std::begin(kValues), std::end(kValues), [&](const auto& v) { return v.first == value; });
+  const auto known =
+      std::find_if(std::begin(kValues), std::end(kValues), [&](const auto& v) { return v.first == value; });
   if (known != std::end(kValues)) {
     s.value = known->second;
   } else {
@@ -174,7 +175,8 @@ EngineDescription EngineDescription::parse(std::string_view yaml, const std::str
   }
   if (!root || root.IsNull()) throw std::invalid_argument(source + ": empty engine description");
   try {
-    r.only_keys(root, "", {"kind", "group", "version", "plural", "replicas", "pods", "roles", "status", "health", "series"});
+    r.only_keys(root, "",
+                {"kind", "group", "version", "plural", "replicas", "pods", "roles", "status", "health", "series"});
     EngineDescription e;
     e.kind = r.string(root["kind"], "kind", true);
     e.group = r.string(root["group"], "group", true);
@@ -218,9 +220,12 @@ EngineDescription EngineDescription::parse(std::string_view yaml, const std::str
           f.path = "status." + path;
           const std::string value = field.second.as<std::string>();
           double number = 0;
-          if (value == "available") f.source = StatusField::Source::kAvailable;
-          else if (value == "instances") f.source = StatusField::Source::kInstances;
-          else if (value == "ready") f.source = StatusField::Source::kReady;
+          if (value == "available")
+            f.source = StatusField::Source::kAvailable;
+          else if (value == "instances")
+            f.source = StatusField::Source::kInstances;
+          else if (value == "ready")
+            f.source = StatusField::Source::kReady;
           else {
             f.constant = value;
             f.constant_is_number = field.second.Tag() != "!" && YAML::convert<double>::decode(field.second, number) &&

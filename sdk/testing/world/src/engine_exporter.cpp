@@ -52,8 +52,8 @@ std::string escape_label_value(const std::string& value) {
 EngineExporter::EngineExporter(EngineDescription engine, std::string namespace_name, std::string app_name)
     : engine_(std::move(engine)), namespace_(std::move(namespace_name)), app_(std::move(app_name)) {}
 
-void EngineExporter::add_sample(std::string& out, const SeriesDescription& series, const std::string& pod,
-                                bool primary, double value, int64_t timestamp_ms) const {
+void EngineExporter::add_sample(std::string& out, const SeriesDescription& series, const std::string& pod, bool primary,
+                                double value, int64_t timestamp_ms) const {
   const std::string& role = primary ? engine_.primary_role : engine_.replica_role;
   out += series.metric;
   out += '{';

@@ -116,9 +116,7 @@ LoadCurve LoadCurve::parse_csv(std::string_view text, const std::string& source)
   return curve;
 }
 
-LoadCurve LoadCurve::read_file(const std::string& path) {
-  return parse_csv(read_text_file(path, "load curve"), path);
-}
+LoadCurve LoadCurve::read_file(const std::string& path) { return parse_csv(read_text_file(path, "load curve"), path); }
 
 std::optional<double> LoadCurve::value_at(Column column, double seconds) const {
   const auto c = static_cast<size_t>(column);

@@ -35,7 +35,8 @@ int main(int argc, char** argv) {
   double provision_seconds = 10, scrape_seconds = 1, poll_seconds = 0.25, duration_seconds = 0;
   app.add_option("--kubeconfig", kubeconfig, "kubeconfig of the API server (default: $KUBECONFIG)");
   app.add_option("--vm-url", options.vm_url, "VictoriaMetrics base URL, e.g. http://127.0.0.1:8428 (required)");
-  app.add_option("--load", load_file, "load curve CSV (required): time,ReadConnections[,ReadCPUUtilization,lagSeconds,writeRate]")
+  app.add_option("--load", load_file,
+                 "load curve CSV (required): time,ReadConnections[,ReadCPUUtilization,lagSeconds,writeRate]")
       ->check(CLI::ExistingFile);
   app.add_option("--engine", engine_file,
                  "engine description (YAML or JSON: kind, group, version, plural, replicas, pods, status, health, "

@@ -76,8 +76,10 @@ void set_at_path(rapidjson::Document& doc, const std::string& path, rapidjson::V
     const std::string step = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
     auto member = at->FindMember(step.c_str());
     if (dot == std::string::npos) {
-      if (member != at->MemberEnd()) member->value = std::move(value);
-      else at->AddMember(rapidjson::Value(step.c_str(), a), std::move(value), a);
+      if (member != at->MemberEnd())
+        member->value = std::move(value);
+      else
+        at->AddMember(rapidjson::Value(step.c_str(), a), std::move(value), a);
       return;
     }
     if (member == at->MemberEnd() || !member->value.IsObject()) {
@@ -110,7 +112,8 @@ struct WorldSimulator::App {
   // The WorkloadMonitor as last written: {replicas, available, operational}.
   std::optional<std::tuple<int, int, bool>> monitor_written;
   Clock::time_point monitor_checked{};
-  std::optional<std::tuple<bool, int, int>> status_written;  // the object's {Ready, available, instances} as last written
+  std::optional<std::tuple<bool, int, int>>
+      status_written;  // the object's {Ready, available, instances} as last written
 };
 
 WorldSimulator::WorldSimulator(KubeEndpoint endpoint, LoadCurve curve, WorldOptions options, std::ostream& log)
@@ -321,9 +324,11 @@ void WorldSimulator::sync_object_status(App& app, Clock::time_point now) {
     condition.AddMember("type", "Ready", a);
     condition.AddMember("status", rapidjson::Value(ready ? "True" : "False", a), a);
     condition.AddMember("reason", rapidjson::Value(ready ? "AllInstancesReady" : "InstancesNotReady", a), a);
-    condition.AddMember("message",
-                        rapidjson::Value((std::to_string(available) + " of " + std::to_string(replicas) + " instances ready").c_str(), a),
-                        a);
+    condition.AddMember(
+        "message",
+        rapidjson::Value((std::to_string(available) + " of " + std::to_string(replicas) + " instances ready").c_str(),
+                         a),
+        a);
     conditions.PushBack(condition, a);
     set_at_path(patch, "status.conditions", std::move(conditions));
   }
@@ -331,13 +336,22 @@ void WorldSimulator::sync_object_status(App& app, Clock::time_point now) {
   for (const auto& field : engine.status_fields) {
     rapidjson::Value value;
     switch (field.source) {
-      case StatusField::Source::kAvailable: value.SetInt(available); break;
-      case StatusField::Source::kInstances: value.SetInt(replicas); break;
-      case StatusField::Source::kReady: value.SetBool(ready); break;
+      case StatusField::Source::kAvailable:
+        value.SetInt(available);
+        break;
+      case StatusField::Source::kInstances:
+        value.SetInt(replicas);
+        break;
+      case StatusField::Source::kReady:
+        value.SetBool(ready);
+        break;
       case StatusField::Source::kConstant:
-        if (field.constant_is_number) value.SetDouble(std::strtod(field.constant.c_str(), nullptr));
-        else value.SetString(field.constant.c_str(), a);
-        if (field.constant_is_number && value.GetDouble() == static_cast<double>(static_cast<int64_t>(value.GetDouble())))
+        if (field.constant_is_number)
+          value.SetDouble(std::strtod(field.constant.c_str(), nullptr));
+        else
+          value.SetString(field.constant.c_str(), a);
+        if (field.constant_is_number &&
+            value.GetDouble() == static_cast<double>(static_cast<int64_t>(value.GetDouble())))
           value.SetInt64(static_cast<int64_t>(value.GetDouble()));
         break;
     }

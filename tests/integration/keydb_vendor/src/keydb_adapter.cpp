@@ -24,13 +24,12 @@ constexpr const char* kReadPath = "spec.topology.nodes";
 
 class KeyDbAdapter final : public dha::sdk::EngineAdapter {
  public:
-  static constexpr dha::sdk::PluginInfo info{
-      .id = kId,
-      .name = "KeyDB engine adapter",
-      .version = "0.3.0",
-      .vendor = "KeyDB Vendor Ltd.",
-      .description = "Scales KeyDB read nodes on connected clients",
-      .config_schema = R"({"keys": [
+  static constexpr dha::sdk::PluginInfo info{.id = kId,
+                                             .name = "KeyDB engine adapter",
+                                             .version = "0.3.0",
+                                             .vendor = "KeyDB Vendor Ltd.",
+                                             .description = "Scales KeyDB read nodes on connected clients",
+                                             .config_schema = R"({"keys": [
         {"name": "minNodes", "type": "integer", "default": 1,
          "description": "Fewest nodes a KeyDB cluster keeps, whatever the load"}]})"};
 
@@ -39,7 +38,11 @@ class KeyDbAdapter final : public dha::sdk::EngineAdapter {
   }
 
   std::vector<dha::sdk::TargetKind> targets() const override {
-    return {{.api_group = "db.example.com", .version = "v1", .kind = "KeyDB", .plural = "keydbs", .actuator = "keydb-nodes"}};
+    return {{.api_group = "db.example.com",
+             .version = "v1",
+             .kind = "KeyDB",
+             .plural = "keydbs",
+             .actuator = "keydb-nodes"}};
   }
 
   dha::sdk::Topology topology(const dha::sdk::ObjectView& target) const override {
@@ -59,14 +62,15 @@ class KeyDbAdapter final : public dha::sdk::EngineAdapter {
     for (const auto& type : request.metric_types)
       if (type == "ReadConnections")
         q.driver[type] = R"(sum(keydb_connected_clients{namespace="${namespace}", cluster="${name}", role="replica"}))";
-    // The host reads the write activity only beside a lag in seconds (it is the lag brake's
-    // second signal), so without this query the write-burst gate would see writeRate null and
-    // never hold.
+        // The host reads the write activity only beside a lag in seconds (it is the lag brake's
+        // second signal), so without this query the write-burst gate would see writeRate null and
+        // never hold.
 #ifndef KEYDB_NO_LAG_QUERY
     q.lag_query = R"(max(keydb_replication_lag_seconds{namespace="${namespace}", cluster="${name}", role="replica"}))";
     q.lag_unit = "seconds";
 #endif
-    q.write_activity = R"(sum(rate(keydb_commands_processed_total{namespace="${namespace}", cluster="${name}", role="primary"}[1m])))";
+    q.write_activity =
+        R"(sum(rate(keydb_commands_processed_total{namespace="${namespace}", cluster="${name}", role="primary"}[1m])))";
     return q;
   }
 

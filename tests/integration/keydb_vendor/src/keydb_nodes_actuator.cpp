@@ -35,8 +35,10 @@ class KeyDbNodesActuator final : public dha::sdk::Actuator {
     const std::string name(dha::sdk::json::view(*name_value));
     std::string ops = "[";
     if (request.current_replicas)
-      ops += R"({"op": "test", "path": ")" + pointer + R"(", "value": )" + std::to_string(*request.current_replicas) + "}, ";
-    ops += R"({"op": "replace", "path": ")" + pointer + R"(", "value": )" + std::to_string(request.desired_replicas) + "}";
+      ops += R"({"op": "test", "path": ")" + pointer + R"(", "value": )" + std::to_string(*request.current_replicas) +
+             "}, ";
+    ops +=
+        R"({"op": "replace", "path": ")" + pointer + R"(", "value": )" + std::to_string(request.desired_replicas) + "}";
     if (request.current_replicas && request.desired_replicas < *request.current_replicas) {
       std::string drain;
       for (int64_t ordinal = *request.current_replicas - 1; ordinal >= request.desired_replicas; --ordinal)

@@ -25,7 +25,8 @@ size_t append(char* data, size_t size, size_t count, void* out) {
 }
 
 std::string replace_all(std::string text, const std::string& from, const std::string& to) {
-  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) text.replace(at, from.size(), to);
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
   return text;
 }
 
@@ -76,8 +77,8 @@ class OrgIdMetricSource final : public dha::sdk::MetricSource {
 
   dha::sdk::RangeResult range_query(const dha::sdk::RangeQuery& q) const override {
     const auto doc = get("/api/v1/query_range",
-                         "query=" + escape(q.query) + "&start=" + std::to_string(q.start) + "&end=" + std::to_string(q.end) +
-                             "&step=" + std::to_string(q.step),
+                         "query=" + escape(q.query) + "&start=" + std::to_string(q.start) +
+                             "&end=" + std::to_string(q.end) + "&step=" + std::to_string(q.step),
                          q.namespace_name, q.monitoring_namespace, q.timeout_seconds, "matrix");
     dha::sdk::RangeResult out;
     for (const auto& r : doc["data"]["result"].GetArray()) {
@@ -103,7 +104,8 @@ class OrgIdMetricSource final : public dha::sdk::MetricSource {
 
   std::string org_id_for(const std::string& ns, const std::optional<std::string>& monitoring) const {
     if (org_id_.find("${monitoringNamespace}") != std::string::npos && !monitoring)
-      throw Error(DHA_UNAVAILABLE, "orgId needs ${monitoringNamespace}, and namespace " + ns + " has no monitoring namespace");
+      throw Error(DHA_UNAVAILABLE,
+                  "orgId needs ${monitoringNamespace}, and namespace " + ns + " has no monitoring namespace");
     return replace_all(replace_all(org_id_, "${monitoringNamespace}", monitoring.value_or("")), "${namespace}", ns);
   }
 
@@ -128,14 +130,15 @@ class OrgIdMetricSource final : public dha::sdk::MetricSource {
     curl_easy_getinfo(c.get(), CURLINFO_RESPONSE_CODE, &status);
     dha::sdk::json::Document doc;
     doc.Parse(body.c_str(), body.size());
-    const bool api_document = !doc.HasParseError() && doc.IsObject() && doc.HasMember("status") && doc["status"].IsString();
+    const bool api_document =
+        !doc.HasParseError() && doc.IsObject() && doc.HasMember("status") && doc["status"].IsString();
     if (api_document && std::string(doc["status"].GetString()) == "error") {
 #ifdef ORGID_ERRORS_AS_EMPTY
       throw Error(DHA_NOT_FOUND, "no samples");
 #endif
       const auto* e = dha::sdk::json::find(doc, "error");
-      throw Error(DHA_FAILED_PRECONDITION, "the store refused the query: " +
-                                               std::string(e && e->IsString() ? e->GetString() : "no error text"));
+      throw Error(DHA_FAILED_PRECONDITION,
+                  "the store refused the query: " + std::string(e && e->IsString() ? e->GetString() : "no error text"));
     }
     if (status < 200 || status > 299) throw Error(DHA_UNAVAILABLE, url_ + ": HTTP " + std::to_string(status));
     const auto* data = api_document ? dha::sdk::json::find(doc, "data") : nullptr;
@@ -147,7 +150,7 @@ class OrgIdMetricSource final : public dha::sdk::MetricSource {
       throw Error(DHA_DATA_LOSS, std::string("expected a ") + type + " answer, got " + result_type->GetString());
     for (const auto& r : result->GetArray()) {
       const bool ok = r.IsObject() && (std::string(type) == "vector" ? r.HasMember("value") && r["value"].IsArray()
-                                                                      : r.HasMember("values") && r["values"].IsArray());
+                                                                     : r.HasMember("values") && r["values"].IsArray());
       if (!ok) throw Error(DHA_DATA_LOSS, "a series of the answer has no value");
     }
     return doc;

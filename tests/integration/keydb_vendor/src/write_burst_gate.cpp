@@ -27,8 +27,10 @@ class WriteBurstGate final : public dha::sdk::Gate {
         {"name": "maxWriteRate", "type": "number", "default": 1000,
          "description": "Writes per second above which a scale-down waits"}]})"};
 
-  WriteBurstGate(const dha::sdk::Host&, const dha::sdk::json::Value& config) : max_(config["maxWriteRate"].GetDouble()) {
-    if (!(max_ > 0) || !std::isfinite(max_)) throw dha::sdk::Error(DHA_INVALID_ARGUMENT, "maxWriteRate must be a positive number");
+  WriteBurstGate(const dha::sdk::Host&, const dha::sdk::json::Value& config)
+      : max_(config["maxWriteRate"].GetDouble()) {
+    if (!(max_ > 0) || !std::isfinite(max_))
+      throw dha::sdk::Error(DHA_INVALID_ARGUMENT, "maxWriteRate must be a positive number");
   }
 
   dha::sdk::Verdict evaluate(const dha::sdk::GateRequest& request) const override {
@@ -40,8 +42,9 @@ class WriteBurstGate final : public dha::sdk::Gate {
     const auto* rate = request.observation ? dha::sdk::json::find(*request.observation, "writeRate") : nullptr;
     if (rate == nullptr || !rate->IsNumber() || rate->GetDouble() <= max_) return dha::sdk::Verdict::pass();
     return dha::sdk::Verdict::clamp(request.proposal.current_replicas, "WriteBurst",
-                                    std::to_string(std::llround(rate->GetDouble())) + " writes/s on the primary, above " +
-                                        std::to_string(std::llround(max_)) + ": scale-down waits");
+                                    std::to_string(std::llround(rate->GetDouble())) +
+                                        " writes/s on the primary, above " + std::to_string(std::llround(max_)) +
+                                        ": scale-down waits");
 #endif
   }
 

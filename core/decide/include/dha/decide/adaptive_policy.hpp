@@ -37,7 +37,7 @@ AdaptiveProposal adaptive_proposal(const model::DhaSpec& spec, const model::Obse
 
 // The policy's own memory: this cycle's demand, and the ready time of our last scale-up when this
 // cycle sees it converge (`before` is the state as it came in, before the bookkeeping).
-void remember_adaptive(model::DecisionState& next, const model::DecisionState& before,
-                       const model::Observation& obs, std::optional<double> demand, std::int64_t now);
+void remember_adaptive(model::DecisionState& next, const model::DecisionState& before, const model::Observation& obs,
+                       std::optional<double> demand, std::int64_t now);
 
 }  // namespace dha::decide

@@ -29,14 +29,14 @@ struct Decision {
   std::int32_t raw_desired_replicas = 0;  // 0 when metrics were unavailable
   bool able_to_scale = true;
   bool limited = false;
-  std::string reason;                     // the condition reason that explains the outcome
+  std::string reason;  // the condition reason that explains the outcome
   std::string message;
   ConditionView able_to_scale_condition;
   ConditionView scaling_limited_condition;
   std::vector<model::TraceEntry> trace;
   // The next state as if the decision is carried out (persist it only after the patch succeeded).
   model::DecisionState next_state;
-  bool apply = false;                     // Scale or Rollback and not a dry run: patch replicas
+  bool apply = false;  // Scale or Rollback and not a dry run: patch replicas
   bool ownership_conflict = false;
   std::vector<MetricEvaluation> metrics;  // per spec metric when available, for currentMetrics
 };
@@ -50,8 +50,8 @@ struct DecideOptions {
 
 // The pure decision: no I/O, no clock (time is `now`, seconds since the epoch). Runs the
 // formula, then the gate chain, then derives the conditions and the next state.
-Decision decide(const model::DhaSpec& spec, const model::Observation& observation,
-                const model::DecisionState& state, std::int64_t now, const DecideOptions& options = {});
+Decision decide(const model::DhaSpec& spec, const model::Observation& observation, const model::DecisionState& state,
+                std::int64_t now, const DecideOptions& options = {});
 
 // The `decide` command's output object (docs/decide.md): kind, desiredReplicas,
 // rawDesiredReplicas, ableToScale, limited, reason, message, conditions, trace, state.

@@ -17,8 +17,8 @@ std::int32_t read_replicas(std::int32_t current, std::int32_t primary_count);
 // > 0. desiredRead = ceil(rcur * average / target) (that operation order, in double), at least 1,
 // saturated; plus the primaries. With tolerance > 0, |average/target - 1| <= tolerance yields
 // `current` (no change), as the HPA does; tolerance 0 is the reference formula exactly.
-std::int32_t desired_for_metric(std::int32_t current, std::int32_t primary_count, double average,
-                                double target, double tolerance);
+std::int32_t desired_for_metric(std::int32_t current, std::int32_t primary_count, double average, double target,
+                                double tolerance);
 
 struct MetricEvaluation {
   model::MetricType type = model::MetricType::ReadConnections;
@@ -32,7 +32,7 @@ struct MetricsResult {
   bool available = false;             // every spec metric has a finite reading
   std::int32_t raw_desired = 0;       // max over metrics; 0 when unavailable or invalid
   std::vector<MetricEvaluation> metrics;
-  std::string summary;                // "ReadConnections 210/150" per metric, for messages
+  std::string summary;  // "ReadConnections 210/150" per metric, for messages
 };
 
 // Evaluates every spec metric against the observation. A reading that is missing, null, NaN or

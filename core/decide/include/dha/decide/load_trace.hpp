@@ -50,7 +50,7 @@ class LoadTrace {
 
   std::vector<std::string> columns_;  // without "time"
   std::vector<double> times_;
-  std::vector<std::vector<std::optional<double>>> cells_;  // [row][column]
+  std::vector<std::vector<std::optional<double>>> cells_;                 // [row][column]
   double max_segment_seconds_ = std::numeric_limits<double>::infinity();  // longer ones are holes
 };
 

@@ -20,10 +20,10 @@ struct GateContext {
   bool metrics_available = false;
   std::string invalid_target_metric{};  // non-empty: that metric's target is <= 0
   std::int32_t raw_desired = 0;
-  std::int32_t quorum_floor = 1;      // effective: 1 when respectQuorum is false
-  bool ownership_conflict = false;    // lastApplied is set and current differs from it
-  std::string metrics_summary{};      // "ReadConnections 210/150" for messages
-  std::string dha_namespace{};        // identity for plugin gate requests; may be empty
+  std::int32_t quorum_floor = 1;    // effective: 1 when respectQuorum is false
+  bool ownership_conflict = false;  // lastApplied is set and current differs from it
+  std::string metrics_summary{};    // "ReadConnections 210/150" for messages
+  std::string dha_namespace{};      // identity for plugin gate requests; may be empty
   std::string dha_name{};
 
   std::int32_t current() const { return observation.current_replicas; }

@@ -18,12 +18,12 @@ struct Proposal {
   // Stabilized and bounded, before the step limit (set by the Bounds gate). Only a natural
   // target below a failed size clears the backoff (docs/behaviour.md#backoff-clearing).
   std::optional<std::int32_t> natural;
-  std::string able_reason;      // AbleToScale False reason/message for Freeze and Rollback
+  std::string able_reason;  // AbleToScale False reason/message for Freeze and Rollback
   std::string able_message;
-  bool limited = false;         // ScalingLimited True; the last clamp wins
+  bool limited = false;  // ScalingLimited True; the last clamp wins
   std::string limited_reason;
   std::string limited_message;
-  bool carry_out = true;        // false in dry-run: the decision is reported, not applied
+  bool carry_out = true;  // false in dry-run: the decision is reported, not applied
 };
 
 }  // namespace dha::gates

@@ -42,7 +42,7 @@ struct DeleteOptions {
 
 // One page of a list.
 struct ListPage {
-  rapidjson::Document list;       // the full List object; items under "items"
+  rapidjson::Document list;      // the full List object; items under "items"
   std::string resource_version;  // the list's metadata.resourceVersion
   std::string continue_token;    // "" on the last page
 };
@@ -52,7 +52,7 @@ struct WatchOptions {
   std::string field_selector;
   std::string resource_version;  // "" = start from "now" (server sends ADDED for existing objects)
   bool allow_bookmarks = true;
-  int timeout_seconds = 300;     // server closes the stream after this; the informer reconnects
+  int timeout_seconds = 300;  // server closes the stream after this; the informer reconnects
   // Cut the stream when not one byte arrives for this long (0 = never): see HttpTransport::stream.
   std::chrono::milliseconds idle_timeout{0};
 };

@@ -36,7 +36,9 @@ class SystemClock final : public Clock {
 // the code under test reads it from another.
 class FakeClock final : public Clock {
  public:
-  FakeClock() : mono_(TimePoint{} + std::chrono::hours(1)), wall_(std::chrono::system_clock::time_point{} + std::chrono::hours(24 * 365 * 56)) {}
+  FakeClock()
+      : mono_(TimePoint{} + std::chrono::hours(1)),
+        wall_(std::chrono::system_clock::time_point{} + std::chrono::hours(24 * 365 * 56)) {}
   TimePoint now() const override {
     std::lock_guard lock(mu_);
     return mono_;

@@ -91,17 +91,17 @@ struct Environment {
 };
 
 struct Config {
-  std::string server;               // "https://10.0.0.1:443"; no trailing slash
-  std::string ca_pem;               // PEM bundle to verify the server; empty = system CAs
-  std::string client_cert_pem;      // client certificate auth (both or neither)
+  std::string server;           // "https://10.0.0.1:443"; no trailing slash
+  std::string ca_pem;           // PEM bundle to verify the server; empty = system CAs
+  std::string client_cert_pem;  // client certificate auth (both or neither)
   std::string client_key_pem;
   std::shared_ptr<TokenSource> token;  // bearer token; null = none
-  std::string tls_server_name;      // SNI / name to verify, when it differs from the host
+  std::string tls_server_name;         // SNI / name to verify, when it differs from the host
   bool insecure_skip_tls_verify = false;
   std::string default_namespace = "default";  // from the context or the pod's namespace file
-  std::string source;               // human-readable: "kubeconfig /path (context x)" / "in-cluster"
+  std::string source;                         // human-readable: "kubeconfig /path (context x)" / "in-cluster"
 
-  double qps = 50;                  // client-side rate limit; <= 0 disables it
+  double qps = 50;  // client-side rate limit; <= 0 disables it
   int burst = 100;
   std::chrono::milliseconds connect_timeout{5000};
   std::chrono::milliseconds request_timeout{30000};  // total, per non-watch request
@@ -119,8 +119,8 @@ Config load_config(const ConfigFlags& flags, const Environment& env = Environmen
 
 // Parses kubeconfig text. Relative file references resolve against `base_dir`.
 // `context` empty = current-context.
-Config parse_kubeconfig(std::string_view yaml_text, const std::filesystem::path& base_dir,
-                        const std::string& context, bool allow_insecure);
+Config parse_kubeconfig(std::string_view yaml_text, const std::filesystem::path& base_dir, const std::string& context,
+                        bool allow_insecure);
 
 // The in-cluster configuration from the environment and the service-account directory.
 Config in_cluster_config(const Environment& env);

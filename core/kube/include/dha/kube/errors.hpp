@@ -30,8 +30,8 @@ enum class Reason {
   TooManyRequests,  // 429
   InternalError,    // 500
   ServiceUnavailable,
-  Timeout,          // 504 / 408 / Status reason Timeout or ServerTimeout
-  Transport,        // no HTTP response at all (connect, TLS, read timeout)
+  Timeout,    // 504 / 408 / Status reason Timeout or ServerTimeout
+  Transport,  // no HTTP response at all (connect, TLS, read timeout)
 };
 
 std::string_view to_string(Reason reason);

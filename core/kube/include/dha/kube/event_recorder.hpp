@@ -40,8 +40,8 @@ class EventRecorder {
   static constexpr std::size_t kMaxTracked = 4096;  // aggregation memory; oldest forgotten first
   static constexpr std::size_t kMaxMessage = 1024;
 
-  EventRecorder(Client& client, std::string component, std::string host = {}, const Clock& clock = SystemClock::instance(),
-                EventSpamFilterOptions spam = {});
+  EventRecorder(Client& client, std::string component, std::string host = {},
+                const Clock& clock = SystemClock::instance(), EventSpamFilterOptions spam = {});
 
   // Returns false when the Event was not written: the spam filter held it back, or the write
   // failed (logged).

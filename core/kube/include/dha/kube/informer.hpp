@@ -93,7 +93,7 @@ class Informer {
   void watch_once();
   void apply(WatchEvent&& ev);
   void transform(rapidjson::Document& doc) const;  // options_.transform, then a tight copy
-  bool sleep_for(Duration d);  // false when stopped
+  bool sleep_for(Duration d);                      // false when stopped
 
   Client& client_;
   const ResourceRef collection_;

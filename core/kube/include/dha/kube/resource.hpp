@@ -5,7 +5,8 @@
 // list/watch. An empty name means the collection.
 //
 //   ResourceRef dha{"autoscaling.cozystack.io", "v1alpha1", "databasehorizontalautoscalers", "ns", "x"};
-//   resource_path(dha, "status") == "/apis/autoscaling.cozystack.io/v1alpha1/namespaces/ns/databasehorizontalautoscalers/x/status"
+//   resource_path(dha, "status") ==
+//   "/apis/autoscaling.cozystack.io/v1alpha1/namespaces/ns/databasehorizontalautoscalers/x/status"
 
 #include <cstdint>
 #include <optional>
@@ -60,7 +61,7 @@ std::pair<std::string, std::string> split_key(std::string_view key);
 struct ListOptions {
   std::string label_selector;
   std::string field_selector;
-  std::int64_t limit = 0;         // 0 = no paging
+  std::int64_t limit = 0;  // 0 = no paging
   std::string continue_token;
   std::string resource_version;
   bool allow_watch_bookmarks = false;  // watch only

@@ -39,9 +39,9 @@ int shard_of(std::string_view key, int shards, ShardKey by = ShardKey::namespace
 
 struct ShardView {
   int shards = 1;
-  int live_members = 1;     // live member slots, this replica's included
-  std::vector<int> held;    // shards this replica holds
-  std::vector<int> free;    // shards nobody holds (or whose holder stopped renewing)
+  int live_members = 1;   // live member slots, this replica's included
+  std::vector<int> held;  // shards this replica holds
+  std::vector<int> free;  // shards nobody holds (or whose holder stopped renewing)
 };
 
 struct ShardPlan {

@@ -3,8 +3,8 @@
 // complete events. Pure and allocation-bounded: a line longer than max_line is an error
 // rather than unbounded memory.
 
-#include <functional>
 #include <rapidjson/document.h>
+#include <functional>
 #include <string>
 #include <string_view>
 

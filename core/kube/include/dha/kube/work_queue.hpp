@@ -88,10 +88,10 @@ class WorkQueue {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::map<std::string, std::deque<std::string>> ready_by_group_;  // FIFO per namespace
-  std::deque<std::string> group_turns_;  // namespaces with keys ready, in turn order
+  std::deque<std::string> group_turns_;                            // namespaces with keys ready, in turn order
   std::size_t ready_size_ = 0;
   std::unordered_map<std::string, int> processing_by_group_;  // keys being processed, per namespace
-  std::unordered_set<std::string> dirty_;       // queued or re-added while processing
+  std::unordered_set<std::string> dirty_;                     // queued or re-added while processing
   std::unordered_set<std::string> processing_;
   std::map<std::string, TimePoint> due_by_key_;  // delayed keys
   std::set<std::pair<TimePoint, std::string>> due_order_;

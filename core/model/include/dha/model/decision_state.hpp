@@ -47,7 +47,6 @@ struct DecisionState {
 
 // The `decide` command's `state` object (times as numbers). Throws InputError naming the field.
 DecisionState parse_decision_state(const rapidjson::Value& v, const std::string& path = "state");
-rapidjson::Value decision_state_to_json(const DecisionState& state,
-                                        rapidjson::Document::AllocatorType& alloc);
+rapidjson::Value decision_state_to_json(const DecisionState& state, rapidjson::Document::AllocatorType& alloc);
 
 }  // namespace dha::model

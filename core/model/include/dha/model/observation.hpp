@@ -27,13 +27,13 @@ struct Forecast {
 struct Observation {
   std::int32_t current_replicas = 0;  // total instances in the target's replicas field
   std::int32_t primary_count = 1;
-  std::int32_t quorum_floor = 1;      // the adapter's floor; respectQuorum=false makes it 1
-  bool health_known = true;           // false: health object missing or unreadable (freeze)
+  std::int32_t quorum_floor = 1;  // the adapter's floor; respectQuorum=false makes it 1
+  bool health_known = true;       // false: health object missing or unreadable (freeze)
   bool operational = true;
   std::int32_t available_replicas = 0;
   std::vector<MetricReading> metrics;
-  std::optional<double> lag_seconds;  // nullopt: no lag signal
-  std::optional<double> write_rate;   // nullopt: write activity unknown
+  std::optional<double> lag_seconds;               // nullopt: no lag signal
+  std::optional<double> write_rate;                // nullopt: write activity unknown
   std::optional<std::int32_t> quota_max_replicas;  // nullopt: no quota ceiling
   std::optional<Forecast> forecast;                // used only by the Adaptive policy when predictive
   // Why a predictive DHA's observation has no forecast (the history could not be read, or holds no

@@ -9,10 +9,10 @@ namespace dha::model {
 
 // A Kubernetes resource quantity ("150", "250m", "1.5k", "2Gi", "1e3").
 struct Quantity {
-  std::string text;          // as written
-  double value = 0;          // approximate float value (Quantity.AsApproximateFloat64)
-  std::int64_t milli = 0;    // value * 1000, fractions of a milli rounded away from zero like
-                             // Quantity.MilliValue, saturated to the int64 range
+  std::string text;        // as written
+  double value = 0;        // approximate float value (Quantity.AsApproximateFloat64)
+  std::int64_t milli = 0;  // value * 1000, fractions of a milli rounded away from zero like
+                           // Quantity.MilliValue, saturated to the int64 range
 };
 
 // Parses the Kubernetes quantity grammar: an optional sign, a decimal number, and at most one

@@ -22,15 +22,14 @@ inline constexpr std::size_t kMaxRecommendations = 64;
 // needed (over 32 distinct counts inside one window) is the oldest folded into the next, which
 // keeps the higher of the two counts: a window's maximum never drops (scale-down never comes
 // sooner); a window that began between the two may see a higher minimum.
-void record_recommendation(std::vector<Recommendation>& history, std::int64_t now,
-                           std::int32_t replicas, std::int64_t longest_window);
+void record_recommendation(std::vector<Recommendation>& history, std::int64_t now, std::int32_t replicas,
+                           std::int64_t longest_window);
 
 // Drops the entries redundant for both windows (above): every window's minimum and maximum stay
 // exactly what they were. Entries must be oldest first.
 void drop_redundant_recommendations(std::vector<Recommendation>& history);
 
 // The pruning and bounding steps alone (no append).
-void prune_recommendations(std::vector<Recommendation>& history, std::int64_t now,
-                           std::int64_t longest_window);
+void prune_recommendations(std::vector<Recommendation>& history, std::int64_t now, std::int64_t longest_window);
 
 }  // namespace dha::model

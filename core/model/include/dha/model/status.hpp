@@ -86,15 +86,14 @@ struct UnreadableField {
   std::string error;  // "status.backoff.until: not an RFC3339 time"
 };
 struct StatusReading {
-  DhaStatus status;                        // every field that could be read
+  DhaStatus status;                         // every field that could be read
   std::vector<UnreadableField> unreadable;  // the others, left at their zero values
 };
 // Like parse_status, field by field: one unreadable field does not lose the others.
 StatusReading read_status(const rapidjson::Value& v, const std::string& path = "status");
 rapidjson::Value status_to_json(const DhaStatus& status, rapidjson::Document::AllocatorType& alloc);
 
-rapidjson::Value trace_to_json(const std::vector<TraceEntry>& trace,
-                               rapidjson::Document::AllocatorType& alloc);
+rapidjson::Value trace_to_json(const std::vector<TraceEntry>& trace, rapidjson::Document::AllocatorType& alloc);
 
 // Sets a condition like meta.SetStatusCondition: lastTransitionTime changes only when the status
 // flips (or the condition is new); reason, message and observedGeneration always update.

@@ -14,14 +14,14 @@
 namespace dha::server {
 
 struct Request {
-  std::string method;         // "POST"
-  std::string target;         // raw request target, "/metrics?x=1"
-  std::string path;           // target without the query
-  std::string query;          // after '?', may be empty
+  std::string method;  // "POST"
+  std::string target;  // raw request target, "/metrics?x=1"
+  std::string path;    // target without the query
+  std::string query;   // after '?', may be empty
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
-  std::string remote_address; // "127.0.0.1:53122"
-  bool secure = false;        // arrived over TLS
+  std::string remote_address;  // "127.0.0.1:53122"
+  bool secure = false;         // arrived over TLS
   // The peer is in ServerOptions::trusted_networks (configured, never learned from requests):
   // a route may spare it limits meant for other callers.
   bool from_trusted_network = false;
@@ -36,7 +36,7 @@ struct Response {
   int status = 200;
   std::string content_type = "text/plain; charset=utf-8";
   std::string body;
-  std::vector<std::pair<std::string, std::string>> headers; // extra headers
+  std::vector<std::pair<std::string, std::string>> headers;  // extra headers
   // The handler recognised a request only the client the server exists for sends (a
   // well-formed AdmissionReview): the server may trust its peer address with reserved
   // connection slots (when it is not told the trusted networks). Not sent.
@@ -55,7 +55,7 @@ using Handler = std::function<Response(const Request&)>;
 // from the request's header, before reading or buffering any of it. An unknown path takes
 // no body at all.
 class Router {
-public:
+ public:
   // Throws std::invalid_argument for an empty path, one not starting with '/', or a duplicate.
   // `max_body_bytes` empty: the server's ServerOptions::max_body_bytes.
   void handle(std::string path, Handler handler, std::optional<std::size_t> max_body_bytes = std::nullopt);
@@ -66,7 +66,7 @@ public:
   // 404 for an unknown path; 500 (with the exception's message) when the handler throws.
   Response dispatch(const Request& request) const;
 
-private:
+ private:
   struct Route {
     Handler handler;
     std::optional<std::size_t> max_body_bytes;
@@ -83,4 +83,4 @@ struct AuthorizationResult {
 };
 using Authorizer = std::function<AuthorizationResult(const Request&)>;
 
-} // namespace dha::server
+}  // namespace dha::server

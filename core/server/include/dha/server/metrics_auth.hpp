@@ -32,8 +32,8 @@ struct MetricsAuthorizerOptions {
   std::size_t max_refused_entries = 1024;
   server::AttemptLimiter::Limits reviews;  // cache misses of unknown tokens, per peer and in total
   // Re-reviews of tokens allowed before (their verdict ran out): a budget of their own.
-  server::AttemptLimiter::Limits known_reviews{.per_peer_per_second = 1, .per_peer_burst = 5,
-                                               .total_per_second = 5, .total_burst = 20};
+  server::AttemptLimiter::Limits known_reviews{
+      .per_peer_per_second = 1, .per_peer_burst = 5, .total_per_second = 5, .total_burst = 20};
 };
 
 class MetricsAuthorizer {

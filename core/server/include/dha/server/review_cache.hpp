@@ -21,7 +21,7 @@ namespace dha::server {
 // evicting its least recently used entry: invented tokens, all refused, churn only the refused
 // side and never push out a scraper's allowed entry. Thread-safe.
 class ReviewCache {
-public:
+ public:
   ReviewCache(std::chrono::milliseconds ttl, std::size_t max_allowed, std::size_t max_refused);
 
   bool lookup(std::string_view token, std::string_view path, AuthorizationResult& out);
@@ -29,22 +29,22 @@ public:
   std::size_t allowed_entries() const;
   std::size_t refused_entries() const;
 
-private:
+ private:
   struct Entry {
     AuthorizationResult verdict;
     std::chrono::steady_clock::time_point expires;
   };
   class Side {
-  public:
+   public:
     explicit Side(std::size_t capacity) : capacity_(capacity) {}
     Entry* find(const std::string& key);
     void put(const std::string& key, Entry entry);
     void erase(const std::string& key);
     std::size_t size() const { return index_.size(); }
 
-  private:
+   private:
     std::size_t capacity_;
-    std::list<std::pair<std::string, Entry>> order_; // most recently used first
+    std::list<std::pair<std::string, Entry>> order_;  // most recently used first
     std::unordered_map<std::string, std::list<std::pair<std::string, Entry>>::iterator> index_;
   };
 
@@ -58,7 +58,7 @@ private:
 // and one for all peers together. At most `max_peers` peers are tracked; beyond that the
 // longest idle one is forgotten. Thread-safe.
 class AttemptLimiter {
-public:
+ public:
   struct Limits {
     double per_peer_per_second = 5;
     double per_peer_burst = 10;
@@ -73,7 +73,7 @@ public:
   // An attempt that costs `cost` tokens (at least 1 and at most the bursts, or it never passes).
   bool try_take(const std::string& peer, double cost);
 
-private:
+ private:
   struct Bucket {
     double tokens = 0;
     std::chrono::steady_clock::time_point last;
@@ -83,7 +83,7 @@ private:
   Limits limits_;
   std::mutex mutex_;
   Bucket total_;
-  std::list<std::pair<std::string, Bucket>> peers_; // most recently used first
+  std::list<std::pair<std::string, Bucket>> peers_;  // most recently used first
   std::unordered_map<std::string, std::list<std::pair<std::string, Bucket>>::iterator> index_;
 };
 
@@ -91,4 +91,4 @@ private:
 // "::1:80" → "::1").
 std::string peer_address(std::string_view remote_address);
 
-} // namespace dha::server
+}  // namespace dha::server

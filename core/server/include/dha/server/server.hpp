@@ -45,37 +45,37 @@ namespace dha::server {
 using namespace std::chrono_literals;
 
 struct TlsOptions {
-  std::filesystem::path cert_dir;               // --cert-dir
-  std::string cert_file = "tls.crt";             // inside cert_dir
-  std::string key_file = "tls.key";              // inside cert_dir
-  std::chrono::milliseconds reload_interval = 1s; // how often the files are checked
+  std::filesystem::path cert_dir;                  // --cert-dir
+  std::string cert_file = "tls.crt";               // inside cert_dir
+  std::string key_file = "tls.key";                // inside cert_dir
+  std::chrono::milliseconds reload_interval = 1s;  // how often the files are checked
 };
 
 struct ServerOptions {
-  std::string name = "server";          // used in log lines and errors
-  std::string host = "0.0.0.0";         // IPv4 or IPv6 literal
-  std::uint16_t port = 0;               // 0 picks a free port; see Server::port()
-  std::optional<TlsOptions> tls;        // empty = plain HTTP (health probes)
+  std::string name = "server";    // used in log lines and errors
+  std::string host = "0.0.0.0";   // IPv4 or IPv6 literal
+  std::uint16_t port = 0;         // 0 picks a free port; see Server::port()
+  std::optional<TlsOptions> tls;  // empty = plain HTTP (health probes)
   std::size_t max_header_bytes = 16 * 1024;
-  std::size_t max_body_bytes = 7 * 1024 * 1024; // for routes that set no limit of their own
+  std::size_t max_body_bytes = 7 * 1024 * 1024;  // for routes that set no limit of their own
   // A request's deadlines start when the connection is accepted (the TLS handshake counts
   // against them) and, for later requests on a keep-alive connection, at their first byte: a
   // client sending slowly cannot stretch them.
-  std::chrono::milliseconds first_byte_timeout = 2s; // from accept until the client sends something
+  std::chrono::milliseconds first_byte_timeout = 2s;  // from accept until the client sends something
   // Linux TCP_DEFER_ACCEPT: a connection is accepted only once it has sent something, or after
   // about this long (then first_byte_timeout applies). Silent connections then wait in the
   // kernel's SYN queue (the listen backlog's size; past it SYN cookies admit them at once, as
   // without this) and cost the server nothing. 0 = off.
   std::chrono::seconds defer_accept = 0s;
   std::chrono::milliseconds handshake_timeout = 10s;
-  std::chrono::milliseconds header_timeout = 5s; // until the request's header is complete
-  std::chrono::milliseconds read_timeout = 10s;  // until its body is complete
+  std::chrono::milliseconds header_timeout = 5s;  // until the request's header is complete
+  std::chrono::milliseconds read_timeout = 10s;   // until its body is complete
   std::chrono::milliseconds write_timeout = 10s;
   std::chrono::milliseconds idle_timeout = 90s;  // keep-alive wait for the next request
   std::size_t max_connections = 1024;
   // Of max_connections, kept for trusted peers (at most half of max_connections is kept).
   std::size_t reserved_connections = 128;
-  std::size_t max_connections_per_peer = 16;         // an untrusted peer address
+  std::size_t max_connections_per_peer = 16;  // an untrusted peer address
   std::size_t max_connections_per_trusted_peer = 128;
   // Networks ("10.0.0.0/24", "fd00::/64", bare addresses) whose peers are trusted. Empty: the
   // server learns up to `max_learned_trusted_peers` addresses from vouched-for requests, each
@@ -91,7 +91,7 @@ struct ServerOptions {
   // connection stays on the worker it was dealt to (round-robin), so a handler that blocks
   // holds up only that worker's connections. One more thread accepts connections.
   unsigned threads = 2;
-  Authorizer authorizer;                // empty = every request is routed
+  Authorizer authorizer;  // empty = every request is routed
 };
 
 // A bind address as the flags spell it: ":8443", "127.0.0.1:9443", "[::1]:8081".
@@ -104,10 +104,10 @@ struct BindAddress {
 std::optional<BindAddress> parse_bind_address(std::string_view text);
 
 class Server {
-public:
+ public:
   // Throws std::invalid_argument naming a malformed entry of `trusted_networks`.
   Server(ServerOptions options, Router router);
-  ~Server(); // stops with no grace period if still running
+  ~Server();  // stops with no grace period if still running
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
 
@@ -128,9 +128,9 @@ public:
   // Connections closed to make room for new ones while all were open.
   std::uint64_t evicted_connections() const;
 
-private:
+ private:
   class Impl;
   std::unique_ptr<Impl> impl_;
 };
 
-} // namespace dha::server
+}  // namespace dha::server

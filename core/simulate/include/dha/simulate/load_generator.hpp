@@ -11,11 +11,11 @@
 namespace dha::decide {
 
 enum class LoadFamily {
-  Diurnal,       // one day: a quiet night, a morning rise, an afternoon peak, an evening fall
-  FlashCrowd,    // a steady load, then a jump beyond what the maximum can serve, and a decay
-  RampLag,       // a steady climb with a bulk write that pushes replication lag over the brake
-  NoisyPlateau,  // a constant level with heavy minute-to-minute noise around a replica boundary
-  DiurnalWeek,   // eight days of one daily pattern: history for a forecast, then a day to test it
+  Diurnal,        // one day: a quiet night, a morning rise, an afternoon peak, an evening fall
+  FlashCrowd,     // a steady load, then a jump beyond what the maximum can serve, and a decay
+  RampLag,        // a steady climb with a bulk write that pushes replication lag over the brake
+  NoisyPlateau,   // a constant level with heavy minute-to-minute noise around a replica boundary
+  DiurnalWeek,    // eight days of one daily pattern: history for a forecast, then a day to test it
   WeeklyHoliday,  // three weeks of weekdays and weekends; in the third a holiday and a one-off crowd
 };
 

@@ -37,7 +37,7 @@ inline constexpr std::int64_t kMaxSimulatedSeconds = 90LL * 86400;
 
 struct SimulationStep {
   std::int64_t time = 0;
-  std::int32_t current_replicas = 0;    // before the decision
+  std::int32_t current_replicas = 0;  // before the decision
   std::int32_t available_replicas = 0;
   std::int32_t desired_replicas = 0;
   std::int32_t raw_desired_replicas = 0;
@@ -72,7 +72,7 @@ struct SimulationSummary {
   // starting ones included, as in the cost): what it saved by leaving load unserved. The bound
   // is a lower bound only for a policy that serves the load, so bound_ratio adds this back.
   std::int64_t shortfall_replica_seconds = 0;
-  std::int32_t scale_actions = 0;         // applied Scale and Rollback decisions
+  std::int32_t scale_actions = 0;  // applied Scale and Rollback decisions
   std::int32_t rollbacks = 0;
   std::int32_t min_replicas = 0;
   std::int32_t max_replicas = 0;

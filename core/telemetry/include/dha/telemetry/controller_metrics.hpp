@@ -20,7 +20,7 @@
 namespace dha::telemetry {
 
 class WorkQueueMetrics {
-public:
+ public:
   WorkQueueMetrics(Registry& registry, const std::string& queue_name);
   ~WorkQueueMetrics();
   WorkQueueMetrics(const WorkQueueMetrics&) = delete;
@@ -47,7 +47,7 @@ public:
   void worked(double seconds) { work_duration_->observe(seconds); }
   void retried() { retries_->inc(); }
 
-private:
+ private:
   Registry& registry_;
   const std::string name_;
   GaugeFamily& unfinished_;
@@ -62,7 +62,7 @@ private:
 };
 
 class ReconcileMetrics {
-public:
+ public:
   // controller-runtime's reconcile results.
   enum class Result { success, error, requeue_after };
 
@@ -71,7 +71,7 @@ public:
   void finished(Result result, double seconds);
   void set_active_workers(int n) { active_workers_->set(n); }
 
-private:
+ private:
   std::shared_ptr<Counter> success_, error_, requeue_after_;
   std::shared_ptr<Counter> errors_;
   std::shared_ptr<Histogram> time_;
@@ -79,7 +79,7 @@ private:
 };
 
 class RestClientMetrics {
-public:
+ public:
   explicit RestClientMetrics(Registry& registry);
 
   // One request that got an HTTP response (`code` its status) or none (code 0, counted as
@@ -89,12 +89,12 @@ public:
   // histogram, as client-go does: a stream lasts as long as its watch timeout.
   void stream(const std::string& method, const std::string& host, int code);
 
-private:
+ private:
   CounterFamily& requests_;
   HistogramFamily& duration_;
 };
 
-} // namespace dha::telemetry
+}  // namespace dha::telemetry
 
 namespace dha::telemetry {
 
@@ -103,4 +103,4 @@ namespace dha::telemetry {
 // changes that were made.
 std::string decision_kind_label(const std::string& kind, bool dry_run);
 
-} // namespace dha::telemetry
+}  // namespace dha::telemetry

@@ -16,4 +16,4 @@ void register_process_metrics(Registry& registry);
 // db_autoscaler_build_info{version, abi} 1.
 void register_build_info(Registry& registry, const std::string& version, const std::string& abi);
 
-} // namespace dha::telemetry
+}  // namespace dha::telemetry

@@ -27,7 +27,7 @@ using LabelMatch = std::vector<std::pair<std::string, std::string>>;
 enum class MetricType { counter, gauge, histogram };
 
 class FamilyBase {
-public:
+ public:
   FamilyBase(std::string name, std::string help, MetricType type, std::vector<std::string> label_names);
   virtual ~FamilyBase() = default;
   FamilyBase(const FamilyBase&) = delete;
@@ -41,13 +41,13 @@ public:
   // Appends this family (HELP, TYPE and every series) in text format 0.0.4.
   virtual void write_text(std::string& out) const = 0;
 
-protected:
+ protected:
   // Throws std::invalid_argument unless there is one value per label name.
   void check_arity(const LabelValues& values) const;
   // Index of each matched label name; throws std::invalid_argument for an unknown name.
   std::vector<std::pair<std::size_t, std::string>> resolve(const LabelMatch& match) const;
 
-private:
+ private:
   std::string name_;
   std::string help_;
   MetricType type_;
@@ -56,7 +56,7 @@ private:
 
 template <class Cell>
 class Family final : public FamilyBase {
-public:
+ public:
   using Factory = std::function<std::shared_ptr<Cell>()>;
 
   Family(std::string name, std::string help, MetricType type, std::vector<std::string> label_names, Factory factory)
@@ -103,10 +103,10 @@ public:
 
   void write_text(std::string& out) const override;
 
-private:
+ private:
   Factory factory_;
   mutable std::mutex mutex_;
-  std::map<LabelValues, std::shared_ptr<Cell>> series_; // ordered: stable exposition
+  std::map<LabelValues, std::shared_ptr<Cell>> series_;  // ordered: stable exposition
 };
 
 // Defined in metric_family.cpp, one per cell kind.
@@ -122,7 +122,7 @@ using GaugeFamily = Family<Gauge>;
 using HistogramFamily = Family<Histogram>;
 
 class Registry {
-public:
+ public:
   // Registering the same name again with the same type and label names returns the existing
   // family; anything else with that name throws std::invalid_argument, as do invalid metric or
   // label names and invalid bucket lists.
@@ -144,7 +144,7 @@ public:
 
   static constexpr std::string_view content_type = "text/plain; version=0.0.4; charset=utf-8";
 
-private:
+ private:
   FamilyBase* find(const std::string& name, MetricType type, const std::vector<std::string>& label_names);
 
   mutable std::mutex mutex_;
@@ -158,4 +158,4 @@ private:
 bool is_valid_metric_name(std::string_view name);
 bool is_valid_label_name(std::string_view name);
 
-} // namespace dha::telemetry
+}  // namespace dha::telemetry

@@ -31,10 +31,10 @@ struct DeniedRequest {
 };
 
 struct ApiServerOptions {
-  std::string listen = "127.0.0.1:0";    // port 0 = pick a free port
-  bool tls = false;                       // self-signed CA generated at start (OpenSSL)
-  std::map<std::string, Identity> tokens; // bearer token -> identity; empty = anonymous admin
-  std::vector<std::string> crd_dirs;      // YAML/JSON CRD files (or directories of them) to register
+  std::string listen = "127.0.0.1:0";      // port 0 = pick a free port
+  bool tls = false;                        // self-signed CA generated at start (OpenSSL)
+  std::map<std::string, Identity> tokens;  // bearer token -> identity; empty = anonymous admin
+  std::vector<std::string> crd_dirs;       // YAML/JSON CRD files (or directories of them) to register
 
   // SubjectAccessReview answers "allowed" for users in group system:masters and for these users.
   std::set<std::string> sar_allowed_users;
@@ -55,13 +55,13 @@ struct ApiServerOptions {
 
 // One request served, as recorded for tests ("no PATCH was sent", "who wrote what").
 struct AuditEntry {
-  std::string method;       // GET, POST, PUT, PATCH, DELETE
-  std::string path;         // e.g. /apis/apps.cozystack.io/v1alpha1/namespaces/t/postgreses/db
-  std::string query;        // raw query string without '?'
-  std::string username;     // "" when unauthenticated
-  std::string content_type; // of the request
-  int status = 0;           // HTTP status code returned
-  std::string body;         // request body for writes (POST/PUT/PATCH/DELETE), else ""
+  std::string method;        // GET, POST, PUT, PATCH, DELETE
+  std::string path;          // e.g. /apis/apps.cozystack.io/v1alpha1/namespaces/t/postgreses/db
+  std::string query;         // raw query string without '?'
+  std::string username;      // "" when unauthenticated
+  std::string content_type;  // of the request
+  int status = 0;            // HTTP status code returned
+  std::string body;          // request body for writes (POST/PUT/PATCH/DELETE), else ""
   // Wall clock: when the request arrived (its sender acted on what it knew then) and when the
   // answer was decided (a write takes effect then). Chaos checks line writes up with other events.
   std::chrono::system_clock::time_point received;
@@ -80,7 +80,7 @@ class ApiServer {
   // TLS material and port are kept, as a kube-apiserver restart keeps etcd. (The port is rebound;
   // if another process took it meanwhile, start() throws.)
   void start();
-  void stop();   // idempotent; closes every connection, ends every watch; the store survives
+  void stop();  // idempotent; closes every connection, ends every watch; the store survives
 
   std::string url() const;  // e.g. "https://127.0.0.1:41234"
   uint16_t port() const;

@@ -8,10 +8,10 @@
 
 namespace dha::testing {
 
-// Test kit: a child program (a database, an exporter) whose output goes to a log file. The destructor stops it: SIGTERM, then
-// SIGKILL if it has not exited within the grace period. Only this child is ever signalled. The
-// child also gets SIGKILL if the test process dies first (PR_SET_PDEATHSIG), so a killed test
-// leaves no server behind; start children from the thread that owns them.
+// Test kit: a child program (a database, an exporter) whose output goes to a log file. The destructor stops it:
+// SIGTERM, then SIGKILL if it has not exited within the grace period. Only this child is ever signalled. The child also
+// gets SIGKILL if the test process dies first (PR_SET_PDEATHSIG), so a killed test leaves no server behind; start
+// children from the thread that owns them.
 class ChildProcess {
  public:
   // Throws std::runtime_error when the binary is missing or cannot start.

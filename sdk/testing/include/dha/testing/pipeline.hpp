@@ -83,16 +83,16 @@ struct MetricReading {
 // can compare across SDK releases. `message` is the prose a person reads: its wording
 // is operator output and may change in any release; every other field is stable across 1.x.
 struct EventRecord {
-  std::string dha;      // the DHA it is about (involvedObject.name)
-  std::string reason;   // "Scaled", "Rollback", "DryRunScale", "PatchFailed", ...
-  std::string type;     // "Normal" or "Warning"
-  std::string message;  // prose: assert on the fields below instead
+  std::string dha;         // the DHA it is about (involvedObject.name)
+  std::string reason;      // "Scaled", "Rollback", "DryRunScale", "PatchFailed", ...
+  std::string type;        // "Normal" or "Warning"
+  std::string message;     // prose: assert on the fields below instead
   std::int64_t count = 1;  // how many times the Event was recorded (aggregated repeats)
   // The decision of the reconcile that wrote it, from the DHA's status right after it:
-  std::optional<std::int64_t> from;  // the count observed (status.currentReplicas)
-  std::optional<std::int64_t> to;    // the count decided (status.lastDecision.desiredReplicas)
-  std::string decision;              // status.lastDecision.kind: "Scale", "NoChange", "Freeze", "Rollback"
-  std::string decision_reason;       // status.lastDecision.reason
+  std::optional<std::int64_t> from;    // the count observed (status.currentReplicas)
+  std::optional<std::int64_t> to;      // the count decided (status.lastDecision.desiredReplicas)
+  std::string decision;                // status.lastDecision.kind: "Scale", "NoChange", "Freeze", "Rollback"
+  std::string decision_reason;         // status.lastDecision.reason
   std::vector<MetricReading> metrics;  // the cause's numbers
 };
 
@@ -144,7 +144,8 @@ class DHA_TESTING_API Pipeline {
   std::vector<ConditionRecord> conditions(const std::string& ns, const std::string& dha_name);
 
  private:
-  void record_new_events(const std::string& ns, const std::string& dha_name, const std::map<std::string, std::int64_t>& before);
+  void record_new_events(const std::string& ns, const std::string& dha_name,
+                         const std::map<std::string, std::int64_t>& before);
   struct Parts;
   std::unique_ptr<Parts> parts_;
 };

@@ -48,7 +48,7 @@ struct PipelineWorldOptions {
   // Configuration of your plugins by id, JSON object text: {{"acmedb", R"({"minQuorum": 2})"}}.
   std::map<std::string, std::string> plugin_config;
   std::string namespace_name = "tenant-a";
-  std::int64_t start_unix_seconds = 0;  // the pipeline clock's start; 0 = the current second
+  std::int64_t start_unix_seconds = 0;      // the pipeline clock's start; 0 = the current second
   bool requeue_at_namespace_phase = false;  // Pipeline::requeue_at_namespace_phase (SDK 1.2)
   // The metric source to load instead of metrics-vm: your plugin's id (its .so in plugin_dirs).
   // Its configuration is plugin_config[metrics_plugin] with ${metricsUrl} replaced by the world's
@@ -60,12 +60,12 @@ struct PipelineWorldOptions {
 // spec.replicas `replicas`, and the cozystack WorkloadMonitor `monitor` (spec.kind
 // `monitor_kind`) reporting it operational with every replica available.
 struct HealthyTarget {
-  ObjectRef object;                     // {"db.example.com", "v1", "acmedbs", "tenant-a", "orders"}
-  std::string kind;                     // "AcmeDB"
+  ObjectRef object;  // {"db.example.com", "v1", "acmedbs", "tenant-a", "orders"}
+  std::string kind;  // "AcmeDB"
   std::int64_t replicas = 3;
-  std::string monitor;                  // "acmedb-orders"
-  std::string monitor_kind;             // "acmedb"
-  std::string annotations_json = "{}";  // the object's metadata.annotations
+  std::string monitor;                          // "acmedb-orders"
+  std::string monitor_kind;                     // "acmedb"
+  std::string annotations_json = "{}";          // the object's metadata.annotations
   std::string replicas_path = "spec.replicas";  // where the object keeps its count (added after SDK 1.2.0)
 };
 
@@ -91,15 +91,17 @@ class PipelineWorld {
       options.plugins.push_back(source);
     options.start_unix_seconds = o.start_unix_seconds;
     // The metric source's own section, given or not, points it at the world's VictoriaMetrics.
-    std::string config = "\"" + source + "\": " + with_metrics_url(o.plugin_config.contains(source) ? o.plugin_config.at(source)
-                                                                                             : R"({"url": "${metricsUrl}"})");
+    std::string config =
+        "\"" + source + "\": " +
+        with_metrics_url(o.plugin_config.contains(source) ? o.plugin_config.at(source) : R"({"url": "${metricsUrl}"})");
     for (const auto& [id, json] : o.plugin_config)
       if (id != source) config += ", \"" + id + "\": " + with_metrics_url(json);
     options.plugin_config_json = "{" + config + "}";
     pipeline_ = std::make_unique<Pipeline>(options);
     if (o.requeue_at_namespace_phase) pipeline_->requeue_at_namespace_phase(true);
-    pipeline_->create({"", "v1", "namespaces", "", ""},
-                      R"({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ")" + o.namespace_name + R"("}})");
+    pipeline_->create(
+        {"", "v1", "namespaces", "", ""},
+        R"({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ")" + o.namespace_name + R"("}})");
   }
   ~PipelineWorld() {
     pipeline_.reset();
@@ -115,23 +117,25 @@ class PipelineWorld {
     const ObjectRef& o = t.object;
     const std::string api_version = o.group.empty() ? o.version : o.group + "/" + o.version;
     pipeline_->create({o.group, o.version, o.plural, o.namespace_name, ""},
-                      R"({"apiVersion": ")" + api_version + R"(", "kind": ")" + t.kind + R"(", "metadata": {"name": ")" +
-                          o.name + R"(", "namespace": ")" + o.namespace_name + R"(", "annotations": )" +
-                          t.annotations_json + "}, " + nested_count(t.replicas_path, t.replicas) + "}");
+                      R"({"apiVersion": ")" + api_version + R"(", "kind": ")" + t.kind +
+                          R"(", "metadata": {"name": ")" + o.name + R"(", "namespace": ")" + o.namespace_name +
+                          R"(", "annotations": )" + t.annotations_json + "}, " +
+                          nested_count(t.replicas_path, t.replicas) + "}");
     const ObjectRef monitor{"cozystack.io", "v1alpha1", "workloadmonitors", o.namespace_name, t.monitor};
     pipeline_->create({monitor.group, monitor.version, monitor.plural, o.namespace_name, ""},
                       R"({"apiVersion": "cozystack.io/v1alpha1", "kind": "WorkloadMonitor", "metadata": {"name": ")" +
                           t.monitor + R"(", "namespace": ")" + o.namespace_name + R"("}, "spec": {"kind": ")" +
                           t.monitor_kind + R"("}})");
-    pipeline_->patch_status(monitor, R"({"status": {"operational": true, "availableReplicas": )" +
-                                         std::to_string(t.replicas) + "}}");
+    pipeline_->patch_status(
+        monitor, R"({"status": {"operational": true, "availableReplicas": )" + std::to_string(t.replicas) + "}}");
   }
   // A DatabaseHorizontalAutoscaler `name` in the world's namespace; `spec_json` is its spec.
   void create_dha(const std::string& name, std::string_view spec_json) {
     pipeline_->create({"autoscaling.cozystack.io", "v1alpha1", "databasehorizontalautoscalers", namespace_, ""},
                       R"({"apiVersion": "autoscaling.cozystack.io/v1alpha1", "kind": "DatabaseHorizontalAutoscaler",
-                          "metadata": {"name": ")" + name + R"(", "namespace": ")" + namespace_ + R"("}, "spec": )" +
-                          std::string(spec_json) + "}");
+                          "metadata": {"name": ")" +
+                          name + R"(", "namespace": ")" + namespace_ + R"("}, "spec": )" + std::string(spec_json) +
+                          "}");
   }
 
   ApiServer& api() { return *api_; }

@@ -86,8 +86,7 @@ class VmAgent {
   };
 
   VmAgent(const VictoriaMetrics& vm, const std::vector<Target>& targets,
-          std::chrono::milliseconds scrape_interval = std::chrono::seconds(1),
-          std::string binary = "/usr/bin/vmagent");
+          std::chrono::milliseconds scrape_interval = std::chrono::seconds(1), std::string binary = "/usr/bin/vmagent");
   ~VmAgent();
   VmAgent(const VmAgent&) = delete;
   VmAgent& operator=(const VmAgent&) = delete;

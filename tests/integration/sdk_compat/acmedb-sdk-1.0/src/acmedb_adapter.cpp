@@ -47,7 +47,8 @@ dha::sdk::Queries AcmeDbAdapter::queries(const dha::sdk::QueryRequest& request) 
   }
   q.lag_query = R"(max(acmedb_replica_delay_seconds{namespace="${namespace}", cluster="${name}"}))";
   q.lag_unit = "seconds";
-  q.write_activity = R"(sum(rate(acmedb_writes_total{namespace="${namespace}", cluster="${name}", role="primary"}[5m])))";
+  q.write_activity =
+      R"(sum(rate(acmedb_writes_total{namespace="${namespace}", cluster="${name}", role="primary"}[5m])))";
   return q;
 }
 

@@ -8,13 +8,12 @@ namespace acme {
 // `db.example.com/v1 AcmeDB` objects whose `spec.replicas` counts every instance.
 class AcmeDbAdapter final : public dha::sdk::EngineAdapter {
  public:
-  static constexpr dha::sdk::PluginInfo info{
-      .id = "acmedb",
-      .name = "AcmeDB engine adapter",
-      .version = "0.1.0",
-      .vendor = "Acme Corp.",
-      .description = "Scales AcmeDB read replicas on client connections",
-      .config_schema = R"({"keys": [
+  static constexpr dha::sdk::PluginInfo info{.id = "acmedb",
+                                             .name = "AcmeDB engine adapter",
+                                             .version = "0.1.0",
+                                             .vendor = "Acme Corp.",
+                                             .description = "Scales AcmeDB read replicas on client connections",
+                                             .config_schema = R"({"keys": [
         {"name": "minQuorum", "type": "integer", "default": 1,
          "description": "Fewest instances AcmeDB needs to keep accepting writes"}]})"};
 

@@ -59,7 +59,7 @@ class AcmeDbPipeline : public ::testing::Test {
                                    "minReplicas": 2, "maxReplicas": 6,
                                    "metrics": [{"type": "ReadConnections", "target": {"averageValue": "100"}}],
                                    "behavior": {"scaleUp": {"stabilizationWindowSeconds": )" +
-                      std::to_string(up_window_seconds) + R"(, "step": 1},
+                          std::to_string(up_window_seconds) + R"(, "step": 1},
                                                 "scaleDown": {"stabilizationWindowSeconds": 600, "step": 1}}}})");
   }
   // One reconcile; a failed one fails the test with the operator's message.

@@ -33,11 +33,11 @@ struct ReviewReply {
   std::string content_type = "application/json";
   std::string body;
   ReviewResult result = ReviewResult::allowed;
-  std::string uid; // empty when the request had none we could read
+  std::string uid;  // empty when the request had none we could read
 };
 
 ReviewReply handle_admission_review(std::string_view body, std::string_view content_type, const Decision& decide);
 
 std::string_view to_string(ReviewResult result);
 
-} // namespace dha::admission
+}  // namespace dha::admission

@@ -23,4 +23,4 @@ using ReviewBudget = std::function<bool(const server::Request&)>;
 void mount_admission_review(server::Router& router, const std::string& path, Decision decide,
                             telemetry::Registry* metrics = nullptr, ReviewBudget budget = {});
 
-} // namespace dha::admission
+}  // namespace dha::admission

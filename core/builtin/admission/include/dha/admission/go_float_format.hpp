@@ -10,4 +10,4 @@ namespace dha::admission {
 // 1e+21, -0, +Inf, NaN. The deny message of the reference prints replica counts this way.
 std::string format_go_float(double value);
 
-} // namespace dha::admission
+}  // namespace dha::admission

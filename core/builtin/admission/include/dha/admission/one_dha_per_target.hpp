@@ -5,8 +5,8 @@
 // in the namespace is refused at admission. Pure:
 // the caller lists the namespace's DHAs; tests in tests/unit/admission.
 
-#include <dha/admission/ownership_policy.hpp>
 #include <rapidjson/document.h>
+#include <dha/admission/ownership_policy.hpp>
 
 #include <optional>
 #include <string>

@@ -38,4 +38,4 @@ struct OneDhaPerTargetWebhookOptions {
 void mount_one_dha_per_target_webhook(server::Router& router, const OneDhaPerTargetWebhookOptions& options,
                                       NamespaceClaims claims, telemetry::Registry* metrics = nullptr);
 
-} // namespace dha::admission
+}  // namespace dha::admission

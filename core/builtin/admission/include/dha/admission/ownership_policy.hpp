@@ -30,9 +30,9 @@ inline constexpr std::string_view kubernetes_deleters[] = {
 
 struct OwnershipVerdict {
   bool allowed = true;
-  int code = 200;      // 200 allowed, 403 denied
-  std::string reason;  // "" or "Forbidden"
-  std::string message; // empty when allowed
+  int code = 200;       // 200 allowed, 403 denied
+  std::string reason;   // "" or "Forbidden"
+  std::string message;  // empty when allowed
 };
 
 // Decides one CREATE, UPDATE or DELETE from the raw old and new objects (a create has no old
@@ -55,8 +55,8 @@ struct OwnershipVerdict {
 //   DHA to regain manual control (attempted change <old> -> <new> by "<username>")
 // with numbers printed like Go's %v of a float64, <none> for a missing value, and the JSON of
 // a non-numeric one. Rule 7 says "(attempted change of spec.postRenderers by ...)" (or the field
-// changed). A marker removal says "(attempted removal of the managed-by marker by ...)", a create "(attempted creation of a managed release by ...)", a delete "(attempted
-// deletion by ...)".
+// changed). A marker removal says "(attempted removal of the managed-by marker by ...)", a create "(attempted creation
+// of a managed release by ...)", a delete "(attempted deletion by ...)".
 OwnershipVerdict evaluate_ownership(std::string_view old_json, std::string_view new_json, std::string_view username,
                                     const std::vector<std::string>& allowed_users);
 
@@ -64,4 +64,4 @@ OwnershipVerdict evaluate_ownership(std::string_view old_json, std::string_view 
 OwnershipVerdict evaluate_ownership(const rapidjson::Value* old_object, const rapidjson::Value* new_object,
                                     std::string_view username, const std::vector<std::string>& allowed_users);
 
-} // namespace dha::admission
+}  // namespace dha::admission

@@ -16,7 +16,7 @@ namespace dha::admission {
 
 struct ReplicasOwnershipWebhookOptions {
   std::string path = "/validate-helmrelease-replicas";
-  std::string apps_api_username = std::string(default_apps_api_username); // --apps-api-username
+  std::string apps_api_username = std::string(default_apps_api_username);  // --apps-api-username
 };
 
 // Registers the AdmissionReview handler at options.path. With a registry, it also records
@@ -29,4 +29,4 @@ struct ReplicasOwnershipWebhookOptions {
 void mount_replicas_ownership_webhook(server::Router& router, const ReplicasOwnershipWebhookOptions& options,
                                       telemetry::Registry* metrics = nullptr);
 
-} // namespace dha::admission
+}  // namespace dha::admission

@@ -17,12 +17,12 @@
 namespace dha::status {
 
 // Writes `next` onto `dha` (as last read) unless it equals `previous`. Returns whether a write
-// happened (false as well when someone else changed the status since `dha` was read). Throws kube::ApiError when the write fails for another reason than a conflict, or
-// when conflicts persist over several re-reads; NotFound (the DHA is gone) returns false.
-// `keep_as_stored`: top-level status fields that could not be read; their stored JSON is
-// written back as it was, not replaced by the empty value they were read as.
-// The merge patch that turns `dha`'s stored status into `next` (fields it drops become null),
-// with `dha`'s resourceVersion as the precondition: {"metadata":{"resourceVersion":…},"status":{…}}.
+// happened (false as well when someone else changed the status since `dha` was read). Throws kube::ApiError when the
+// write fails for another reason than a conflict, or when conflicts persist over several re-reads; NotFound (the DHA is
+// gone) returns false. `keep_as_stored`: top-level status fields that could not be read; their stored JSON is written
+// back as it was, not replaced by the empty value they were read as. The merge patch that turns `dha`'s stored status
+// into `next` (fields it drops become null), with `dha`'s resourceVersion as the precondition:
+// {"metadata":{"resourceVersion":…},"status":{…}}.
 std::string status_patch(const rapidjson::Value& dha, const model::DhaStatus& next,
                          const std::vector<model::UnreadableField>& keep_as_stored = {});
 

@@ -78,8 +78,7 @@ class StatusWriter {
   void forget(const std::string& ns, const std::string& name);
 
  private:
-  void event(const rapidjson::Value& dha, kube::EventType type, const std::string& reason,
-             const std::string& message);
+  void event(const rapidjson::Value& dha, kube::EventType type, const std::string& reason, const std::string& message);
   // A Warning for a failing condition, once per reason and message (HPA sends one per change too).
   void warn_if_new(const Report& report, const model::Condition& now_failing);
 

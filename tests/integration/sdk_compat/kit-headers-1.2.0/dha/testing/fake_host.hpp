@@ -15,8 +15,8 @@
 #include <cstdint>
 #include <deque>
 #include <mutex>
-#include <stdexcept>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>

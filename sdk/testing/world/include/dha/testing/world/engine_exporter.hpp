@@ -30,8 +30,8 @@ class EngineExporter {
                      const std::vector<std::string>& removed_pods, double elapsed_seconds, int64_t timestamp_ms);
 
  private:
-  void add_sample(std::string& out, const SeriesDescription& series, const std::string& pod, bool primary,
-                  double value, int64_t timestamp_ms) const;
+  void add_sample(std::string& out, const SeriesDescription& series, const std::string& pod, bool primary, double value,
+                  int64_t timestamp_ms) const;
 
   EngineDescription engine_;
   std::string namespace_;

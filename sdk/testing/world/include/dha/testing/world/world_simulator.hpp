@@ -13,10 +13,10 @@
 // condition Ready (True when every instance is available), so `kubectl get` shows them.
 //
 // Exporters: every `scrape_interval` it pushes the described series of every application (see
-// engine_exporter.hpp; for Postgres the CNPG-shaped ones of cnpg_exporter.hpp) into VictoriaMetrics through /api/v1/import/prometheus, with the load of the
-// curve at that moment spread over the available read replicas. The curve's clock starts when the
-// first application is seen and runs `time_scale` times faster than real time; provisioning and
-// scraping stay in real time (they are what the operator's windows are measured against).
+// engine_exporter.hpp; for Postgres the CNPG-shaped ones of cnpg_exporter.hpp) into VictoriaMetrics through
+// /api/v1/import/prometheus, with the load of the curve at that moment spread over the available read replicas. The
+// curve's clock starts when the first application is seen and runs `time_scale` times faster than real time;
+// provisioning and scraping stay in real time (they are what the operator's windows are measured against).
 //
 // Errors of the API server or VictoriaMetrics are logged and retried on the next step: the
 // simulator outlives restarts of either.
