@@ -301,8 +301,11 @@ void Operator::start_servers() {
       p.webhook = make_server(
           "webhook", server::BindAddress{options_.webhook_host, static_cast<std::uint16_t>(options_.webhook_port)},
           server::TlsOptions{server::certificate_dir_or_self_signed(options_.cert_dir, "the webhook")},
-          std::move(router), {},
-          [&](server::ServerOptions& o) { o.trusted_networks = options_.webhook_trusted_networks; });
+          std::move(router), {}, [&](server::ServerOptions& o) {
+            o.trusted_networks = options_.webhook_trusted_networks;
+            // The API server sends its ClientHello with its connect: only floods are silent.
+            o.defer_accept = std::chrono::seconds(1);
+          });
     } catch (const std::invalid_argument& e) {
       throw std::runtime_error(std::string("--webhook-trusted-cidrs: ") + e.what());
     }
@@ -329,6 +332,38 @@ void Operator::fence_writes() {
     // A write that passes is abandoned when the lease it was sent under ends, so none is still
     // on its way once another replica may take the lease over (docs/behaviour.md#leader-election).
     p.wiring->client->set_write_fence([&p] { return lease_covers_writes_until(p.elector.get(), *p.wiring->metrics); });
+  }
+  p.dha_informer->start();
+  // Every reconcile reads its namespace (monitoring label) and the namespace's quotas: cached.
+  ensure_watch(kube::resources::namespaces(), false);
+  ensure_watch(kube::resources::resource_quotas(), false);
+  if (!options_.leader_elect) {
+    p.wiring->metrics->set_leader(true);
+    p.controller->start();
+    spdlog::info("reconciling (leader election off), sync period {}s", options_.sync_period.count());
+    return;
+  }
+  const std::string lease_namespace = options_.leader_election_namespace.empty() ? p.wiring->config.default_namespace
+                                                                                 : options_.leader_election_namespace;
+  if (p.sharded) {
+    kube::ShardLeaseConfig sc;
+    sc.lease_namespace = lease_namespace;
+    sc.lease_name = options_.leader_election_id;
+    sc.identity = make_identity();
+    sc.lease_duration = options_.lease_duration;
+    sc.renew_deadline = options_.renew_deadline;
+    sc.retry_period = options_.retry_period;
+    spdlog::info("{} shards (by {}) on the Leases {}/{}-shard-0..{} as {}", options_.shards,
+                 kube::shard_key_name(options_.shard_key), lease_namespace, options_.leader_election_id,
+                 options_.shards - 1, sc.identity);
+    p.controller->start();
+    p.shard_leases =
+        start_shard_leases(p.wiring->config, std::move(sc), *p.sharded, *p.dha_informer, p.controller->queue(),
+                           *p.wiring->metrics, [&r = *p.wiring->reconciler](const std::string& key) {
+                             const auto slash = key.find('/');
+                             r.forget(key.substr(0, slash), key.substr(slash + 1));
+                           });
+    return;
   }
 }
 

@@ -29,15 +29,7 @@ bool add_to(rapidjson::Document& obj) {
 
 }  // namespace
 
-rapidjson::Document add_finalizer(kube::Client& client, op::SelfMetrics& metrics, const kube::ResourceRef& ref,
-                                  const rapidjson::Value& read) {
-  rapidjson::Document updated = kube::copy_json(read);
-  if (!add_to(updated)) return updated;
-  try {
-    return op::counted_api_call(metrics, "update", [&] { return client.update(ref, updated); });
-  } catch (const kube::ApiError& e) {
-    if (e.reason() != kube::Reason::Conflict) throw;
-  }
+rapidjson::Document add_finalizer(kube::Client& client, op::SelfMetrics& metrics, const kube::ResourceRef& ref) {
   return op::counted_api_call(metrics, "update", [&] { return client.update_with_retry(ref, add_to); });
 }
 

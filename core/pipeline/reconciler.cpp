@@ -17,6 +17,7 @@
 #include "pipeline/first_observation.hpp"
 #include "pipeline/target_claim.hpp"
 #include "pipeline/target_ref_limits.hpp"
+#include "pipeline/tenant_metadata.hpp"
 
 namespace dha::pipeline {
 namespace {
@@ -121,7 +122,7 @@ std::optional<model::Observation> Reconciler::with_servers_quota(const std::stri
 void Reconciler::ensure_finalizer(const kube::ResourceRef& ref, std::optional<rapidjson::Document>& dha,
                                   status::Report& report) {
   if (has_finalizer(*dha)) return;
-  dha = add_finalizer(client_, metrics_, ref, *dha);
+  dha = without_tenant_metadata(add_finalizer(client_, metrics_, ref));
   report.dha = &*dha;
 }
 
@@ -178,6 +179,8 @@ kube::ReconcileResult Reconciler::reconcile_dha(const std::string& ns, const std
     forget(ns, name);
     return kube::Done{};
   }
+  dha = without_tenant_metadata(*dha);  // held for the whole reconcile, by each worker
+
   if (kube::find_path(*dha, {"metadata", "deletionTimestamp"}) != nullptr) {
     // Release the target (best effort), drop what is kept for the DHA, let the deletion go on.
     if (has_finalizer(*dha)) finalize_.release_target(*dha);

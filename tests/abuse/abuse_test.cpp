@@ -278,7 +278,10 @@ TEST_F(Abuse, TheWebhookAndMetricsStayServedForTheLegitimateClient) {
   EXPECT_GT(denied_ok, 0);
   EXPECT_EQ(flood_admitted.load(), 0u);
   // 1024 slots, 128 of them kept for trusted peers.
-  EXPECT_GE(held_webhook_max, 850u) << "the abuse did not fill the untrusted slots";
+  // Connected as the client sees it: the operator defers accepting silent connections, so
+  // these wait in the kernel's queue rather than in its slots (the slot policy under a silent
+  // flood: tests/unit/server/accept_flood_test.cpp).
+  EXPECT_GE(held_webhook_max, 850u) << "the abuse did not open its idle connections";
   EXPECT_EQ(scrapes_ok.load(), scrapes.load()) << "the scraper was refused during the flood";
   EXPECT_LE(during.reconciler_per_second, 2.0 * baseline.reconciler_per_second + 1);
   EXPECT_LE(during.reviews_per_second, 25.0) << "the flood reached the API server beyond the authorizer's budget";

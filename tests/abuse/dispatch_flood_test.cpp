@@ -2,7 +2,8 @@
 // dispatches the chart's own webhooks (failurePolicy Ignore, the chart's timeout) to the real
 // operator, opening a new connection for each review, while the floods hold the webhook's
 // (and the probes') connections: thousands of idle ones from 100, 3000 and 90 x 50 loopback
-// addresses, slow headers, slow bodies and parallel large uploads. Asserted in each: every
+// addresses, slow headers, slow bodies, parallel large uploads, and forged reviews posted to
+// the target webhook as fast as 8 clients go. Asserted in each: every
 // tenant patch of a managed release's replicas is denied (under Ignore, a review that times
 // out admits it), and the probes answer within the kubelet's 1 s. Reviews sent directly on
 // new connections give the latency figures of bench/abuse. Bounded: about 3 s per attack.
@@ -28,6 +29,7 @@
 #include "dha/kube/json.hpp"
 #include "dha/testing/test_certificates.hpp"
 #include "operator_world.hpp"
+#include "review_flood.hpp"
 #include "sanitized_build.hpp"
 
 namespace dha::optest {
@@ -51,9 +53,14 @@ size_t collect(char* data, size_t size, size_t n, void* out) {
   return size * n;
 }
 
+// Where a request's time went, in ms from its start: TCP connected, TLS done, first byte in.
+struct Phases {
+  double connected = 0, tls_done = 0, first_byte = 0;
+};
+
 // One request on a connection of its own, from `source`; the status, 0 when none came in time.
 long fresh_request(const std::string& url, const std::string& body, const std::string& ca_file,
-                   const std::string& source, long timeout_ms, std::string& out) {
+                   const std::string& source, long timeout_ms, std::string& out, Phases* phases = nullptr) {
   CURL* curl = curl_easy_init();
   out.clear();
   curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
@@ -70,6 +77,14 @@ long fresh_request(const std::string& url, const std::string& body, const std::s
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &out);
   long status = 0;
   if (curl_easy_perform(curl) == CURLE_OK) curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+  if (phases != nullptr) {
+    curl_off_t connected = 0, tls_done = 0, first_byte = 0;  // microseconds
+    curl_easy_getinfo(curl, CURLINFO_CONNECT_TIME_T, &connected);
+    curl_easy_getinfo(curl, CURLINFO_APPCONNECT_TIME_T, &tls_done);
+    curl_easy_getinfo(curl, CURLINFO_STARTTRANSFER_TIME_T, &first_byte);
+    *phases = {static_cast<double>(connected) / 1000, static_cast<double>(tls_done) / 1000,
+               static_cast<double>(first_byte) / 1000};
+  }
   curl_slist_free_all(headers);
   curl_easy_cleanup(curl);
   return status;
@@ -87,6 +102,15 @@ std::string review(const std::string& uid) {
          new_hr + R"(,"oldObject":)" + old_hr + "}}";
 }
 
+// A forged CREATE of a DHA carrying a 200 KB annotation, as anyone who reaches the port can post.
+std::string forged_target_review() {
+  return R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"forged",)"
+         R"("kind":{"group":"autoscaling.cozystack.io","version":"v1alpha1","kind":"DatabaseHorizontalAutoscaler"},)"
+         R"("operation":"CREATE","userInfo":{"username":"mallory"},"object":{"metadata":{"name":"probe",)"
+         R"("namespace":"tenant-b","annotations":{"pad":")" +
+         std::string(200000, 'x') + R"("}},"spec":{"targetRef":{"kind":"Postgres","name":"billing-prod"}}}}})";
+}
+
 // One attack: started by `start`, kept up by `tick` every 50 ms on a thread of its own.
 struct Attack {
   std::string name;
@@ -96,7 +120,8 @@ struct Attack {
 };
 
 struct Figures {
-  std::vector<double> review_ms;  // direct reviews on new connections
+  std::vector<double> review_ms;                            // direct reviews on new connections
+  std::vector<double> connect_ms, handshake_ms, answer_ms;  // their phases: TCP, TLS, request to first byte
   int review_failed = 0;
   std::vector<double> probe_ms;
   int probe_failed = 0;
@@ -161,6 +186,7 @@ TEST_F(DispatchFlood, EveryTenantPatchOfAManagedReleaseIsDeniedDuringEachFlood) 
   using abuse::SlowTlsSenders;
   std::unique_ptr<IdleConnections> idle, idle_probes;
   std::unique_ptr<SlowTlsSenders> slow;
+  std::unique_ptr<abuse::ReviewFlood> forged;
   const std::string post_head =
       "POST /validate-helmrelease-replicas HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n";
   auto idle_attack = [&](std::string name, int b, int sources, int per_source) {
@@ -198,10 +224,25 @@ TEST_F(DispatchFlood, EveryTenantPatchOfAManagedReleaseIsDeniedDuringEachFlood) 
                                 post_head + "Content-Length: 7000000\r\n\r\n" + std::string(7000000, ' '), 2048));
   attacks.push_back(slow_attack("20 parallel 7 MB uploads, 512 KB per tick", 60, 20,
                                 post_head + "Content-Length: 7000000\r\n\r\n" + std::string(7000000, ' '), 512 * 1024));
+  const std::string target_webhook = fmt::format("https://127.0.0.1:{}/validate-dha-target", webhook_port);
+  attacks.push_back(Attack{"forged 200 KB target reviews from 8 addresses, keep-alive, as fast as they go",
+                           [&] {
+                             forged = std::make_unique<abuse::ReviewFlood>(
+                                 target_webhook, ca, abuse::loopback_sources(70, 8), forged_target_review());
+                           },
+                           [] {},
+                           [&] {
+                             return fmt::format("{} sent on {} connections: {} decided, {} answered 429",
+                                                forged->sent(), forged->connections(), forged->answered(),
+                                                forged->throttled());
+                           }});
 
-  // DHA_DISPATCH_FLOOD_ATTACKS=n runs only the first n (a quick check against an old build).
+  // DHA_DISPATCH_FLOOD_ATTACKS=n runs only the first n, DHA_DISPATCH_FLOOD_ATTACK=text only those
+  // whose name contains the text (a quick check against an old build).
   if (const char* n = std::getenv("DHA_DISPATCH_FLOOD_ATTACKS"))
     attacks.resize(std::min<std::size_t>(attacks.size(), static_cast<std::size_t>(std::atoi(n))));
+  if (const char* only = std::getenv("DHA_DISPATCH_FLOOD_ATTACK"))
+    std::erase_if(attacks, [only](const Attack& a) { return a.name.find(only) == std::string::npos; });
   constexpr auto attack_length = 3s;
   std::vector<std::string> report;
   Figures all;
@@ -246,9 +287,14 @@ TEST_F(DispatchFlood, EveryTenantPatchOfAManagedReleaseIsDeniedDuringEachFlood) 
     std::string body;
     for (int i = 0; Clock::now() - started < attack_length; ++i) {
       const auto sent = Clock::now();
-      const long status = fresh_request(webhook, review(fmt::format("direct-{}", i)), ca, "127.0.0.1", 5000, body);
+      Phases phases;
+      const long status =
+          fresh_request(webhook, review(fmt::format("direct-{}", i)), ca, "127.0.0.1", 5000, body, &phases);
       if (status == 200 && body.find("\"allowed\":false") != std::string::npos) {
         f.review_ms.push_back(ms_since(sent));
+        f.connect_ms.push_back(phases.connected);
+        f.handshake_ms.push_back(phases.tls_done - phases.connected);
+        f.answer_ms.push_back(phases.first_byte - phases.tls_done);
       } else {
         ++f.review_failed;
       }
@@ -260,11 +306,14 @@ TEST_F(DispatchFlood, EveryTenantPatchOfAManagedReleaseIsDeniedDuringEachFlood) 
     attacker.join();
     report.push_back(
         fmt::format("  {}: {}\n    reviews on new connections: {} answered, p50 {:.1f} ms, p99 {:.1f} ms, "
-                    "max {:.1f} ms, {} failed; tenant patches: {} of {} denied, {} admitted; probes: {} "
-                    "answered, max {:.1f} ms, {} failed",
+                    "max {:.1f} ms, {} failed (p50 / p99 ms: TCP connect {:.1f} / {:.1f}, TLS handshake "
+                    "{:.1f} / {:.1f}, request to answer {:.1f} / {:.1f}); tenant patches: {} of {} denied, "
+                    "{} admitted; probes: {} answered, max {:.1f} ms, {} failed",
                     attack.name, attack.summary(), f.review_ms.size(), percentile(f.review_ms, 0.5),
-                    percentile(f.review_ms, 0.99), percentile(f.review_ms, 1.0), f.review_failed, f.denied, f.patches,
-                    f.admitted, f.probe_ms.size(), percentile(f.probe_ms, 1.0), f.probe_failed));
+                    percentile(f.review_ms, 0.99), percentile(f.review_ms, 1.0), f.review_failed,
+                    percentile(f.connect_ms, 0.5), percentile(f.connect_ms, 0.99), percentile(f.handshake_ms, 0.5),
+                    percentile(f.handshake_ms, 0.99), percentile(f.answer_ms, 0.5), percentile(f.answer_ms, 0.99),
+                    f.denied, f.patches, f.admitted, f.probe_ms.size(), percentile(f.probe_ms, 1.0), f.probe_failed));
     EXPECT_GT(f.patches, 0);
     EXPECT_EQ(f.denied, f.patches) << "tenant patches admitted (by timeout, failurePolicy Ignore) or failed";
     EXPECT_EQ(f.admitted, 0);
@@ -279,6 +328,7 @@ TEST_F(DispatchFlood, EveryTenantPatchOfAManagedReleaseIsDeniedDuringEachFlood) 
     idle.reset();
     idle_probes.reset();
     slow.reset();
+    forged.reset();
   }
   std::printf("dispatch flood figures (%lld s per attack, open-file limit %ld):\n",
               static_cast<long long>(std::chrono::duration_cast<std::chrono::seconds>(attack_length).count()),

@@ -1,7 +1,11 @@
 package charttest
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/x509"
 	"encoding/base64"
+	"encoding/pem"
 	"strconv"
 	"strings"
 	"testing"
@@ -81,6 +85,35 @@ func TestGeneratedCAIsTheServingSecretsCA(t *testing.T) {
 	}
 	d := only(t, r, "Deployment", "db-autoscaler")
 	expectEqual(t, "pods mount the generated Secret", at(d, "spec.template.spec.volumes[0].secret.secretName"), "db-autoscaler-cert")
+}
+
+// The generated CA and serving certificate have ECDSA P-256 keys: the webhook signs once per
+// TLS handshake, which with RSA 2048 costs ~25 times the CPU (openssl speed: 0.75 ms a
+// signature against 0.03 ms), under a flood of handshakes too.
+func TestGeneratedKeysAreECDSAP256(t *testing.T) {
+	r := renderChart(t, nil)
+	data, _ := at(only(t, r, "Secret", "db-autoscaler-cert"), "data").(map[string]interface{})
+	for _, name := range []string{"ca.crt", "tls.crt"} {
+		text, _ := data[name].(string)
+		der, _ := base64.StdEncoding.DecodeString(text)
+		block, _ := pem.Decode(der)
+		if block == nil {
+			t.Fatalf("%s: no PEM block", name)
+		}
+		cert, err := x509.ParseCertificate(block.Bytes)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		key, ok := cert.PublicKey.(*ecdsa.PublicKey)
+		if !ok || key.Curve != elliptic.P256() {
+			t.Errorf("%s: the key is %T, want ECDSA P-256", name, cert.PublicKey)
+		}
+	}
+	text, _ := data["tls.key"].(string)
+	der, _ := base64.StdEncoding.DecodeString(text)
+	if block, _ := pem.Decode(der); block == nil || block.Type != "EC PRIVATE KEY" {
+		t.Errorf("tls.key is not an EC private key: %q", strings.SplitN(string(der), "\n", 2)[0])
+	}
 }
 
 // One source for the serving certificate: cert-manager or a Secret of one's own replaces the

@@ -66,6 +66,7 @@ asio::awaitable<void> Server::Impl::accept_loop() {
     socket.set_option(tcp::no_delay(true), ec);
     auto control = std::make_shared<ConnectionControl>();
     control->slot = decision.id;
+    control->in_trusted_network = trusted && trust_.in_networks(peer_address);
     control->peer = std::move(peer_address);
     {
       std::lock_guard lock(connections_mutex_);

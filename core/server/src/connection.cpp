@@ -35,7 +35,8 @@ using namespace std::chrono_literals;
 namespace {
 
 // The request without its body: what the authorizer sees before any of the body is read.
-Request head_of(const http::request<http::string_body>& in, const std::string& remote, bool secure) {
+Request head_of(const http::request<http::string_body>& in, const std::string& remote, bool secure,
+                bool from_trusted_network) {
   Request out;
   out.method = std::string(in.method_string());
   out.target = std::string(in.target());
@@ -46,6 +47,7 @@ Request head_of(const http::request<http::string_body>& in, const std::string& r
   for (const auto& field : in) out.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
   out.remote_address = remote;
   out.secure = secure;
+  out.from_trusted_network = from_trusted_network;
   return out;
 }
 
@@ -342,7 +344,7 @@ asio::awaitable<void> Server::Impl::serve(Stream& stream, ConnectionControl& con
       const auto length = parser.content_length();
       if (length && *length > limit) refusal = body_too_large(limit);
       if (!refusal && options_.authorizer) {
-        head = head_of(parser.get(), remote, secure);
+        head = head_of(parser.get(), remote, secure, control.in_trusted_network);
         refusal = authorize(*head);  // before any of the body is read
       }
       // Unknown until read, a chunked body is budgeted at the route's limit.
@@ -375,7 +377,7 @@ asio::awaitable<void> Server::Impl::serve(Stream& stream, ConnectionControl& con
     if (refusal) {
       response = std::move(*refusal);
     } else {
-      Request request = head ? std::move(*head) : head_of(parser.get(), remote, secure);
+      Request request = head ? std::move(*head) : head_of(parser.get(), remote, secure, control.in_trusted_network);
       request.body = std::move(parser.get().body());
       response = router_.dispatch(request);
       if (response.vouches_for_peer) trust_.vouch(control.peer, std::chrono::steady_clock::now());

@@ -96,16 +96,16 @@ AttemptLimiter::AttemptLimiter(Limits limits) : limits_(limits) {
   total_.last = Clock::now();
 }
 
-bool AttemptLimiter::take(Bucket& bucket, double rate, double burst, Clock::time_point now) {
+bool AttemptLimiter::take(Bucket& bucket, double rate, double burst, double cost, Clock::time_point now) {
   const double elapsed = std::chrono::duration<double>(now - bucket.last).count();
   bucket.tokens = std::min(burst, bucket.tokens + std::max(0.0, elapsed) * rate);
   bucket.last = now;
-  if (bucket.tokens < 1) return false;
-  bucket.tokens -= 1;
+  if (bucket.tokens < cost) return false;
+  bucket.tokens -= cost;
   return true;
 }
 
-bool AttemptLimiter::try_take(const std::string& peer) {
+bool AttemptLimiter::try_take(const std::string& peer, double cost) {
   const auto now = Clock::now();
   std::lock_guard lock(mutex_);
   auto it = index_.find(peer);
@@ -121,9 +121,9 @@ bool AttemptLimiter::try_take(const std::string& peer) {
   }
   Bucket& own = it->second->second;
   // The peer's budget first: a peer over its own share does not spend everyone's.
-  if (!take(own, limits_.per_peer_per_second, limits_.per_peer_burst, now)) return false;
-  if (take(total_, limits_.total_per_second, limits_.total_burst, now)) return true;
-  own.tokens += 1;  // not spent: the request is refused anyway
+  if (!take(own, limits_.per_peer_per_second, limits_.per_peer_burst, cost, now)) return false;
+  if (take(total_, limits_.total_per_second, limits_.total_burst, cost, now)) return true;
+  own.tokens += cost;  // not spent: the request is refused anyway
   return false;
 }
 

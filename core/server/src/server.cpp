@@ -7,8 +7,12 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/post.hpp>
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <thread>
 
 namespace dha::server {
@@ -109,6 +113,15 @@ void Server::Impl::start() {
   acceptor_.open(endpoint.protocol(), ec);
   if (!ec) acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
   if (!ec) acceptor_.bind(endpoint, ec);
+  if (!ec && options_.defer_accept.count() > 0) {
+    // The kernel completes the TCP handshake but hands the connection over only once its first
+    // bytes arrive (or the period ends): a flood's silent sockets wait in its SYN queue instead
+    // of the accept queue, where each would be accepted, weighed and closed ahead of a client
+    // that has sent its ClientHello. (nginx's `listen ... deferred`.)
+    const int seconds = static_cast<int>(options_.defer_accept.count());
+    if (::setsockopt(acceptor_.native_handle(), IPPROTO_TCP, TCP_DEFER_ACCEPT, &seconds, sizeof seconds) != 0)
+      spdlog::warn("{}: TCP_DEFER_ACCEPT not set: {}", options_.name, std::strerror(errno));
+  }
   if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
   if (ec) throw std::runtime_error(options_.name + ": cannot listen on " + where + ": " + ec.message());
   port_ = acceptor_.local_endpoint().port();

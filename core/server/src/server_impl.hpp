@@ -79,6 +79,7 @@ class Server::Impl {
   struct ConnectionControl {
     std::uint64_t slot = 0;
     std::string peer;
+    bool in_trusted_network = false;         // see Request::from_trusted_network
     std::function<void(bool reset)> cancel;  // posts a cancel onto its thread; guarded by connections_mutex_
     std::atomic<bool> idle{true};
     std::atomic<bool> reading{true};

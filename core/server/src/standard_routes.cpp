@@ -28,6 +28,7 @@ void apply_probe_limits(ServerOptions& options) {
   options.reserved_connections = 0;
   options.max_connections_per_peer = 8;
   options.first_byte_timeout = 500ms;
+  options.defer_accept = 1s;  // a kubelet sends its GET with its connect: only floods are silent
   options.handshake_timeout = 1s;
   options.header_timeout = 1s;
   options.read_timeout = 1s;

@@ -74,12 +74,14 @@ bool Network::contains(std::string_view text) const {
 TrustedPeers::TrustedPeers(std::vector<Network> networks, std::size_t max_learned, clock::duration learned_for)
     : networks_(std::move(networks)), max_learned_(max_learned), learned_for_(learned_for) {}
 
+bool TrustedPeers::in_networks(const std::string& address) const {
+  for (const auto& network : networks_)
+    if (network.contains(address)) return true;
+  return false;
+}
+
 bool TrustedPeers::trusted(const std::string& address, clock::time_point now) const {
-  if (!networks_.empty()) {
-    for (const auto& network : networks_)
-      if (network.contains(address)) return true;
-    return false;
-  }
+  if (!networks_.empty()) return in_networks(address);
   std::lock_guard lock(mutex_);
   auto it = learned_.find(address);
   return it != learned_.end() && now - it->second < learned_for_;

@@ -36,6 +36,8 @@ class TrustedPeers {
   TrustedPeers(std::vector<Network> networks, std::size_t max_learned, clock::duration learned_for);
 
   bool trusted(const std::string& address, clock::time_point now) const;
+  // In one of the configured networks; learned trust does not count.
+  bool in_networks(const std::string& address) const;
   // The route vouched for a request from `address`.
   void vouch(const std::string& address, clock::time_point now);
   bool learning() const { return networks_.empty() && max_learned_ > 0; }

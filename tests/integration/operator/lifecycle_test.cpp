@@ -104,8 +104,9 @@ TEST_F(LifecycleTest, ADhaThatNeverActsGetsNoFinalizerAndEachReconcileIsOneGet) 
   EXPECT_TRUE(eventually([&] { return !dha_if_exists().has_value(); }, 5s));
 }
 
-// The finalizer comes before our first write to the target (one PUT of the DHA as read), and
-// is put back by the next reconcile when someone removes it from a DHA that has written.
+// The finalizer comes before our first write to the target (one PUT of the DHA as it is on the
+// server), and is put back by the next reconcile when someone removes it from a DHA that has
+// written.
 TEST_F(LifecycleTest, TheFinalizerPrecedesTheFirstPatchAndIsKeptOnceTheDhaHasWritten) {
   ASSERT_NO_FATAL_FAILURE(scale_two_to_three_and_mark());
   ASSERT_TRUE(has_our_finalizer(dha()));

@@ -1,5 +1,6 @@
-// A tenant's DHAs against the operator's shared state: the DHA cache, the target webhook and
-// the status writer, on the embedded API server with the chart's CRD.
+// A tenant's DHAs against the operator's shared state: the DHA cache, what a reconcile holds,
+// the finalizer, the target webhook and the status writer, on the embedded API server with the
+// chart's CRD.
 
 #include <dha/admission/one_dha_per_target_webhook.hpp>
 #include <dha/kube/client.hpp>
@@ -22,6 +23,7 @@
 #include "host/self_metrics.hpp"
 #include "operator/dha_cache_entry.hpp"
 #include "pipeline/finalizer.hpp"
+#include "pipeline/tenant_metadata.hpp"
 
 namespace dha {
 namespace {
@@ -188,6 +190,46 @@ TEST_F(TenantCache, TargetReviewsAreAnsweredFromTheCacheWithoutAnApiRequest) {
   // And a review of one namespace never answers from another's DHAs.
   const auto other_ns = parse(post(review("tenant-a", "x", "billing-prod")).body);
   EXPECT_TRUE(kube::find_path(other_ns, {"response", "allowed"})->GetBool());
+}
+
+TEST_F(TenantCache, AReconcileHoldsTheDhaWithoutTheTenantsMetadata) {
+  create_dha(dha_json("tenant-a", "fat", "db", 200 * 1024, 300));
+  const auto ref = kube::resources::dhas("tenant-a").named("fat");
+  client_->patch_status(ref, R"({"status":{"currentReplicas":2,"desiredReplicas":3}})");
+  const auto fresh = client_->get(ref);
+  const auto held = pipeline::without_tenant_metadata(fresh);
+  EXPECT_LT(kube::to_json(held).size(), 2048u) << kube::to_json(held).substr(0, 300);
+  for (const char* gone : {"annotations", "labels", "ownerReferences", "managedFields"})
+    EXPECT_EQ(kube::find_path(held, {"metadata", gone}), nullptr) << gone;
+  EXPECT_EQ(kube::to_json(*kube::find_path(held, {"metadata", "finalizers"})),
+            "[\"" + std::string(pipeline::kFinalizer) + "\"]");
+  for (const char* kept : {"name", "namespace", "uid", "resourceVersion", "generation", "creationTimestamp"})
+    EXPECT_EQ(kube::to_json(*kube::find_path(held, {"metadata", kept})),
+              kube::to_json(*kube::find_path(fresh, {"metadata", kept})))
+        << kept;
+  EXPECT_EQ(kube::to_json(*kube::find_path(held, {"spec"})), kube::to_json(*kube::find_path(fresh, {"spec"})));
+  EXPECT_EQ(kube::to_json(*kube::find_path(held, {"status"})), kube::to_json(*kube::find_path(fresh, {"status"})));
+}
+
+TEST_F(TenantCache, AddingTheFinalizerKeepsTheTenantsMetadata) {
+  // What a reconcile holds lacks the tenant's fields: the finalizer is added to the DHA as it
+  // is on the server, never by writing back what the reconcile holds.
+  auto dha = parse(dha_json("tenant-a", "fat", "db", 100 * 1024, 3));
+  auto& finalizers = dha["metadata"]["finalizers"];
+  finalizers.Erase(finalizers.Begin());  // ours
+  client_->create(kube::resources::dhas("tenant-a"), dha);
+  const auto ref = kube::resources::dhas("tenant-a").named("fat");
+  telemetry::Registry registry;
+  op::SelfMetrics metrics(registry);
+  const auto updated = pipeline::add_finalizer(*client_, metrics, ref);
+  EXPECT_TRUE(pipeline::has_finalizer(updated));
+  const auto after = client_->get(ref);
+  EXPECT_EQ(kube::to_json(*kube::find_path(after, {"metadata", "finalizers"})),
+            R"(["tenant.example/f-0","tenant.example/f-1","tenant.example/f-2",")" + std::string(pipeline::kFinalizer) +
+                "\"]");
+  EXPECT_EQ(kube::string_at(after, {"metadata", "annotations", "padding"}).size(), 100u * 1024);
+  EXPECT_EQ(kube::string_at(after, {"metadata", "labels", "team"}), "x");
+  EXPECT_NE(kube::find_path(after, {"metadata", "ownerReferences"}), nullptr);
 }
 
 TEST_F(TenantCache, AStatusWriteSendsTheStatusAloneAsAPatch) {

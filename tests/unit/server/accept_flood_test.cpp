@@ -1,7 +1,7 @@
 // The server under a connection flood, on real sockets: it drains the listen backlog at
 // accept speed instead of leaving a newcomer queued behind the flood, closes connections that
-// never send anything, and keeps trusted peers' connections (configured or vouched for) out
-// of the flood's reach.
+// never send anything (or, with deferred accept, never accepts them before they do), and keeps
+// trusted peers' connections (configured or vouched for) out of the flood's reach.
 
 #include "test_clients.hpp"
 
@@ -107,6 +107,27 @@ TEST(AcceptFlood, AConnectionThatSendsNothingIsClosedAfterTheFirstByteTimeout) {
   EXPECT_FALSE(talking.closed_within(500ms));
   ASSERT_TRUE(talking.send_all("Host: x\r\n\r\n"));
   EXPECT_NE(talking.receive(1s, "ok").find("200 OK"), std::string::npos);
+}
+
+TEST(AcceptFlood, WithDeferredAcceptASilentFloodNeverReachesTheSlots) {
+  if (raise_open_files(8192) < 600) GTEST_SKIP() << "needs 600 open files";
+  auto options = flood_options();
+  options.defer_accept = 1s;
+  options.first_byte_timeout = 200ms;
+  Server server(options, probes());
+  server.start();
+  std::vector<std::unique_ptr<RawConnection>> flood;
+  for (int i = 0; i < 300; ++i) flood.push_back(std::make_unique<RawConnection>(server.port(), source(i % 100)));
+  std::this_thread::sleep_for(300ms);
+  // Connected from the client's side, but still in the kernel's queue: no slot taken, none
+  // accepted only to be closed.
+  EXPECT_EQ(server.active_connections(), 0u);
+  EXPECT_EQ(server.refused_connections(), 0u);
+  EXPECT_EQ(server.evicted_connections(), 0u);
+  const auto r = HttpClient().request("GET", url(server, "/healthz"), {}, {}, 5s);
+  EXPECT_EQ(r.status, 200) << r.error;
+  // Still silent once the period is over: accepted then, and closed at the first-byte timeout.
+  EXPECT_TRUE(flood.front()->closed_within(5s));
 }
 
 // `configured`: 127.0.0.1 is in the trusted networks; else it sends a vouched-for request.

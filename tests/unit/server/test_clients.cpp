@@ -46,8 +46,10 @@ int connect_loopback(std::uint16_t port, const std::string& source) {
 
 }  // namespace
 
-HttpClient::HttpClient(std::string ca_pem) : curl_(curl_easy_init()), ca_pem_(std::move(ca_pem)) {
+HttpClient::HttpClient(std::string ca_pem, std::string source)
+    : curl_(curl_easy_init()), ca_pem_(std::move(ca_pem)), interface_(source.empty() ? "" : "host!" + source) {
   if (curl_ == nullptr) throw std::runtime_error("curl_easy_init failed");
+  if (!interface_.empty()) curl_easy_setopt(static_cast<CURL*>(curl_), CURLOPT_INTERFACE, interface_.c_str());
 }
 
 HttpClient::~HttpClient() { curl_easy_cleanup(static_cast<CURL*>(curl_)); }

@@ -20,9 +20,10 @@ struct HttpResult {
 };
 
 // One libcurl easy handle: consecutive requests reuse its connection when the server keeps it.
+// `source`: the local address it connects from (a 127.x.y.z address), if given.
 class HttpClient {
  public:
-  explicit HttpClient(std::string ca_pem = {});  // empty = plain HTTP use only
+  explicit HttpClient(std::string ca_pem = {}, std::string source = {});  // empty ca_pem = plain HTTP use only
   ~HttpClient();
   HttpClient(const HttpClient&) = delete;
   HttpClient& operator=(const HttpClient&) = delete;
@@ -34,6 +35,7 @@ class HttpClient {
  private:
   void* curl_;
   std::string ca_pem_;
+  std::string interface_;  // CURLOPT_INTERFACE, "host!<source>"
 };
 
 // A blocking TCP connection to 127.0.0.1:port, from `source` (a 127.x.y.z address) if given.

@@ -1,5 +1,9 @@
 #include <dha/admission/admission_route.hpp>
 #include <dha/admission/one_dha_per_target_webhook.hpp>
+#include <dha/server/review_cache.hpp>
+
+#include <algorithm>
+#include <memory>
 
 namespace dha::admission {
 
@@ -12,7 +16,16 @@ void mount_one_dha_per_target_webhook(server::Router& router, const OneDhaPerTar
     if (ns.empty()) return OwnershipVerdict{};  // nothing to compare against; the operator checks again
     return evaluate_target_claim(old_object, new_object, claims(ns));
   };
-  mount_admission_review(router, options.path, std::move(decide), metrics);
+  // No total cap: one would let forgers spend the API server's share.
+  constexpr double unbounded = 1e12;
+  auto limiter = std::make_shared<server::AttemptLimiter>(
+      server::AttemptLimiter::Limits{options.per_peer_per_second, options.per_peer_burst, unbounded, unbounded, 4096});
+  auto budget = [limiter, burst = options.per_peer_burst](const server::Request& request) {
+    if (request.from_trusted_network) return true;
+    const auto cost = static_cast<double>(1 + request.body.size() / 65536);
+    return limiter->try_take(server::peer_address(request.remote_address), std::min(cost, burst));
+  };
+  mount_admission_review(router, options.path, std::move(decide), metrics, std::move(budget));
 }
 
 }  // namespace dha::admission

@@ -57,11 +57,18 @@ void mount_replicas_ownership_webhook(server::Router& router, const ReplicasOwne
 }
 
 void mount_admission_review(server::Router& router, const std::string& path, Decision decide,
-                            telemetry::Registry* metrics) {
+                            telemetry::Registry* metrics, ReviewBudget budget) {
   std::shared_ptr<WebhookMetrics> recorded;
   if (metrics != nullptr) recorded = std::make_shared<WebhookMetrics>(register_metrics(*metrics, path));
 
-  router.handle(path, [decide = std::move(decide), recorded, webhook = path](const server::Request& request) {
+  router.handle(path, [decide = std::move(decide), recorded, webhook = path,
+                       budget = std::move(budget)](const server::Request& request) {
+    if (budget && !budget(request)) {
+      if (recorded) recorded->code(429, webhook).inc();
+      auto refused = server::Response::text(429, "too many reviews from this address; retry\n");
+      refused.headers.emplace_back("Retry-After", "1");
+      return refused;
+    }
     const auto started = std::chrono::steady_clock::now();
     if (recorded) recorded->in_flight->add(1);
     ReviewReply reply = handle_admission_review(request.body, request.header("Content-Type"), decide);

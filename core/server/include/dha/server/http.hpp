@@ -22,6 +22,9 @@ struct Request {
   std::string body;
   std::string remote_address;  // "127.0.0.1:53122"
   bool secure = false;         // arrived over TLS
+  // The peer is in ServerOptions::trusted_networks (configured, never learned from requests):
+  // a route may spare it limits meant for other callers.
+  bool from_trusted_network = false;
 
   // First header with this name, compared case-insensitively; empty when absent.
   std::string_view header(std::string_view name) const;

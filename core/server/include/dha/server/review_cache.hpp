@@ -69,14 +69,16 @@ class AttemptLimiter {
   explicit AttemptLimiter(Limits limits);
 
   // Takes one attempt for `peer`; false when the peer's or the total budget is spent.
-  bool try_take(const std::string& peer);
+  bool try_take(const std::string& peer) { return try_take(peer, 1); }
+  // An attempt that costs `cost` tokens (at least 1 and at most the bursts, or it never passes).
+  bool try_take(const std::string& peer, double cost);
 
  private:
   struct Bucket {
     double tokens = 0;
     std::chrono::steady_clock::time_point last;
   };
-  static bool take(Bucket& bucket, double rate, double burst, std::chrono::steady_clock::time_point now);
+  static bool take(Bucket& bucket, double rate, double burst, double cost, std::chrono::steady_clock::time_point now);
 
   Limits limits_;
   std::mutex mutex_;

@@ -62,6 +62,11 @@ struct ServerOptions {
   // against them) and, for later requests on a keep-alive connection, at their first byte: a
   // client sending slowly cannot stretch them.
   std::chrono::milliseconds first_byte_timeout = 2s;  // from accept until the client sends something
+  // Linux TCP_DEFER_ACCEPT: a connection is accepted only once it has sent something, or after
+  // about this long (then first_byte_timeout applies). Silent connections then wait in the
+  // kernel's SYN queue (the listen backlog's size; past it SYN cookies admit them at once, as
+  // without this) and cost the server nothing. 0 = off.
+  std::chrono::seconds defer_accept = 0s;
   std::chrono::milliseconds handshake_timeout = 10s;
   std::chrono::milliseconds header_timeout = 5s;  // until the request's header is complete
   std::chrono::milliseconds read_timeout = 10s;   // until its body is complete

@@ -20,8 +20,9 @@ namespace dha::server {
 void mount_health_probes(Router& router, std::function<bool()> ready = {}, std::function<std::string()> unhealthy = {});
 
 // Tight limits for a server that only answers the probes (the kubelet opens a connection per
-// probe and sends a small GET at once): few slots, 8 per peer, 500 ms to a first byte, 1 s to
-// a whole request, no bodies. A flood of its port is drained at accept speed like any other.
+// probe and sends a small GET at once): few slots, 8 per peer, accepted once it has sent
+// something (deferred accept), 500 ms to a first byte, 1 s to a whole request, no bodies. A
+// flood of its port is drained at accept speed like any other.
 void apply_probe_limits(ServerOptions& options);
 
 // /metrics in Prometheus text format 0.0.4 from `registry`, which must outlive the router.

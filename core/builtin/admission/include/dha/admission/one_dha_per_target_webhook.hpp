@@ -25,6 +25,14 @@ using NamespaceClaims = std::function<std::vector<TargetClaim>(const std::string
 
 struct OneDhaPerTargetWebhookOptions {
   std::string path = "/validate-dha-target";
+  // What one peer address may have reviewed, unless it is in the server's configured trusted
+  // networks (the API server's CIDRs): anyone who reaches the port can post reviews, and
+  // without a limit one caller's forged ones would take the webhook's threads. A review costs 1
+  // plus 1 per whole 64 KiB of its body; past the budget it is answered 429 before it is parsed.
+  // The API server's own DHA writes (tenants' and the operator's finalizer updates) stay far
+  // below it; above it, a 429 is a failed call under the configuration's failure policy.
+  double per_peer_per_second = 100;
+  double per_peer_burst = 500;
 };
 
 void mount_one_dha_per_target_webhook(server::Router& router, const OneDhaPerTargetWebhookOptions& options,
