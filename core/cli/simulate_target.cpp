@@ -1,11 +1,10 @@
 #include "simulate_target.hpp"
 
 #include <fmt/format.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 
 #include <algorithm>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include "dha/model/input_error.hpp"
@@ -13,6 +12,7 @@
 #include "dha/sdk/engine_types.hpp"
 #include "exit.hpp"
 #include "host/plugin_set.hpp"
+#include "pipeline/target.hpp"
 
 namespace dha::cli {
 namespace {
@@ -39,16 +39,16 @@ rapidjson::Document read_target_object(const std::string& target_file) {
 }
 
 sdk::Topology topology_of(const op::EngineBinding& engine, const rapidjson::Value& object, const std::string& what) {
-  rapidjson::StringBuffer buf;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
-  object.Accept(w);
-  const auto result = engine.instance->call(engine.instance->engine()->topology, buf.GetString());
-  if (!result.ok()) throw Exit(kExitBadInput, fmt::format("{}: the adapter refused it: {}", what, result.error));
-  try {
-    return sdk::Topology::from_json(sdk::json::parse(result.output, "topology"));
-  } catch (const std::exception& e) {
-    throw Exit(kExitFailure, fmt::format("{}: the adapter's topology is invalid: {}", what, e.what()));
-  }
+  // The operator's own reading of a target (pipeline::read_topology), so the simulator sees
+  // the floor and primaries a reconcile would.
+  pipeline::Target target{&engine, {}, nullptr};
+  auto copy = std::make_shared<rapidjson::Document>();
+  copy->CopyFrom(object, copy->GetAllocator());
+  target.object = std::move(copy);
+  auto topology = pipeline::read_topology(target);
+  if (const auto* stop = std::get_if<pipeline::Stop>(&topology))
+    throw Exit(kExitBadInput, fmt::format("{}: {}", what, stop->message));
+  return std::get<sdk::Topology>(std::move(topology));
 }
 
 TargetShape shape_of(const sdk::Topology& topology) {
