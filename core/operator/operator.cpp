@@ -333,38 +333,6 @@ void Operator::fence_writes() {
     // on its way once another replica may take the lease over (docs/behaviour.md#leader-election).
     p.wiring->client->set_write_fence([&p] { return lease_covers_writes_until(p.elector.get(), *p.wiring->metrics); });
   }
-  p.dha_informer->start();
-  // Every reconcile reads its namespace (monitoring label) and the namespace's quotas: cached.
-  ensure_watch(kube::resources::namespaces(), false);
-  ensure_watch(kube::resources::resource_quotas(), false);
-  if (!options_.leader_elect) {
-    p.wiring->metrics->set_leader(true);
-    p.controller->start();
-    spdlog::info("reconciling (leader election off), sync period {}s", options_.sync_period.count());
-    return;
-  }
-  const std::string lease_namespace = options_.leader_election_namespace.empty() ? p.wiring->config.default_namespace
-                                                                                 : options_.leader_election_namespace;
-  if (p.sharded) {
-    kube::ShardLeaseConfig sc;
-    sc.lease_namespace = lease_namespace;
-    sc.lease_name = options_.leader_election_id;
-    sc.identity = make_identity();
-    sc.lease_duration = options_.lease_duration;
-    sc.renew_deadline = options_.renew_deadline;
-    sc.retry_period = options_.retry_period;
-    spdlog::info("{} shards (by {}) on the Leases {}/{}-shard-0..{} as {}", options_.shards,
-                 kube::shard_key_name(options_.shard_key), lease_namespace, options_.leader_election_id,
-                 options_.shards - 1, sc.identity);
-    p.controller->start();
-    p.shard_leases =
-        start_shard_leases(p.wiring->config, std::move(sc), *p.sharded, *p.dha_informer, p.controller->queue(),
-                           *p.wiring->metrics, [&r = *p.wiring->reconciler](const std::string& key) {
-                             const auto slash = key.find('/');
-                             r.forget(key.substr(0, slash), key.substr(slash + 1));
-                           });
-    return;
-  }
 }
 
 // Sharded: one Lease per shard; a replica reconciles the DHAs of the shards it holds.

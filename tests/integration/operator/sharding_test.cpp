@@ -131,7 +131,8 @@ TEST_F(ShardingTest, ThreeReplicasSpreadShardsAndTakeOverAKilledOneWithoutOverla
                                                  {"--leader-elect-lease-duration", "6s"},
                                                  {"--leader-elect-renew-deadline", "4s"},
                                                  {"--leader-elect-retry-period", "1s"}};
-  for (char which : {'a', 'b', 'c'}) start_operator(which, flags, {"--leader-elect"});
+  std::map<char, OperatorProcess*> replicas;
+  for (char which : {'a', 'b', 'c'}) replicas[which] = &start_operator(which, flags, {"--leader-elect"});
   std::thread bumper([this] { bump_specs(); });
   struct Join {
     std::thread& t;
@@ -154,6 +155,14 @@ TEST_F(ShardingTest, ThreeReplicasSpreadShardsAndTakeOverAKilledOneWithoutOverla
       40s))
       << "the shards did not spread over the three replicas";
   EXPECT_TRUE(eventually([&] { return metrics_text('c').find("db_autoscaler_leader 1") != std::string::npos; }, 10s));
+  // Each replica took its shard Leases in one go: a second start would replace the first set,
+  // whose teardown releases what it had taken while the replica is still running.
+  for (const auto& [which, replica] : replicas) {
+    const std::string log = replica->log();
+    std::size_t starts = 0;
+    for (auto at = log.find(" shards (by "); at != std::string::npos; at = log.find(" shards (by ", at + 1)) ++starts;
+    EXPECT_EQ(starts, 1U) << "replica " << which << " started its shard Leases " << starts << " times:\n" << log;
+  }
   // Each replica's /metrics names the shard it holds, the one its Lease says.
   {
     const auto holders = shard_holders();
