@@ -1,10 +1,10 @@
 // Serves /validate-helmrelease-replicas and /metrics over TLS until SIGINT/SIGTERM, for
 // bench/webhook/run.sh. Prints "listening on <port>" once ready.
 
-#include <dha/admission/replicas_ownership_webhook.hpp>
-#include <dha/server/server.hpp>
-#include <dha/server/standard_routes.hpp>
-#include <dha/telemetry/registry.hpp>
+#include "dha/admission/replicas_ownership_webhook.hpp"
+#include "dha/server/server.hpp"
+#include "dha/server/standard_routes.hpp"
+#include "dha/telemetry/registry.hpp"
 
 #include <CLI/CLI.hpp>
 

@@ -1,4 +1,4 @@
-#include <dha/server/server.hpp>
+#include "dha/server/server.hpp"
 
 #include <charconv>
 #include <stdexcept>

@@ -1,4 +1,4 @@
-#include <dha/server/http.hpp>
+#include "dha/server/http.hpp"
 
 #include <exception>
 #include <stdexcept>

@@ -1,4 +1,4 @@
-#include <dha/server/review_cache.hpp>
+#include "dha/server/review_cache.hpp"
 
 #include <openssl/evp.h>
 

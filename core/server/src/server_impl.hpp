@@ -10,7 +10,7 @@
 #include "tls_context.hpp"
 #include "trusted_peers.hpp"
 
-#include <dha/server/server.hpp>
+#include "dha/server/server.hpp"
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/executor_work_guard.hpp>

@@ -1,5 +1,5 @@
-#include <dha/server/standard_routes.hpp>
-#include <dha/telemetry/registry.hpp>
+#include "dha/server/standard_routes.hpp"
+#include "dha/telemetry/registry.hpp"
 
 namespace dha::server {
 

@@ -1,6 +1,6 @@
 #include "text_format.hpp"
 
-#include <dha/telemetry/registry.hpp>
+#include "dha/telemetry/registry.hpp"
 
 #include <algorithm>
 #include <cmath>

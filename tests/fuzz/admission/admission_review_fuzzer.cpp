@@ -2,9 +2,9 @@
 // checks what must hold for every input: no crash, no leak, a JSON reply, a status that is
 // 200 or 400, and the request uid echoed whenever the review was well-formed.
 
-#include <dha/admission/admission_review.hpp>
-#include <dha/admission/go_float_format.hpp>
-#include <dha/admission/ownership_policy.hpp>
+#include "dha/admission/admission_review.hpp"
+#include "dha/admission/go_float_format.hpp"
+#include "dha/admission/ownership_policy.hpp"
 
 #include <rapidjson/document.h>
 

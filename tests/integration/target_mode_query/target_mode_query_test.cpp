@@ -3,7 +3,7 @@
 // then asked of a real VictoriaMetrics that holds a standby and a multi-primary cluster side by
 // side, another namespace's cluster of the same name, and a cluster whose exporter publishes no
 // mode.
-#include <dha/testing/victoria_metrics.hpp>
+#include "dha/testing/victoria_metrics.hpp"
 
 #include <gtest/gtest.h>
 

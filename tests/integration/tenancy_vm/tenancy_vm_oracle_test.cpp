@@ -4,7 +4,7 @@
 // alone and on one that also holds tenant-b's and unlabelled ones must give the same answer.
 // A query the server cannot parse, or one that brings it down, fails too.
 
-#include <dha/testing/victoria_metrics.hpp>
+#include "dha/testing/victoria_metrics.hpp"
 
 #include <gtest/gtest.h>
 

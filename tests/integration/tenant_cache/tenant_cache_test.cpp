@@ -2,15 +2,15 @@
 // the finalizer, the target webhook and the status writer, on the embedded API server with the
 // chart's CRD.
 
-#include <dha/admission/one_dha_per_target_webhook.hpp>
-#include <dha/kube/client.hpp>
-#include <dha/kube/config.hpp>
-#include <dha/kube/informer.hpp>
-#include <dha/kube/json.hpp>
-#include <dha/server/http.hpp>
-#include <dha/status_writer/status_update.hpp>
-#include <dha/telemetry/registry.hpp>
-#include <dha/testing/test_cluster.hpp>
+#include "dha/admission/one_dha_per_target_webhook.hpp"
+#include "dha/kube/client.hpp"
+#include "dha/kube/config.hpp"
+#include "dha/kube/informer.hpp"
+#include "dha/kube/json.hpp"
+#include "dha/server/http.hpp"
+#include "dha/status_writer/status_update.hpp"
+#include "dha/telemetry/registry.hpp"
+#include "dha/testing/test_cluster.hpp"
 
 #include <gtest/gtest.h>
 

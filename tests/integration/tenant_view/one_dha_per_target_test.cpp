@@ -7,14 +7,14 @@
 #include "test_clients.hpp"
 #include "test_pki.hpp"
 
-#include <dha/admission/one_dha_per_target_webhook.hpp>
-#include <dha/kube/client.hpp>
-#include <dha/kube/config.hpp>
-#include <dha/kube/resource.hpp>
-#include <dha/server/server.hpp>
-#include <dha/testing/real_kube_skip.hpp>
-#include <dha/testing/test_certificates.hpp>
-#include <dha/testing/test_cluster.hpp>
+#include "dha/admission/one_dha_per_target_webhook.hpp"
+#include "dha/kube/client.hpp"
+#include "dha/kube/config.hpp"
+#include "dha/kube/resource.hpp"
+#include "dha/server/server.hpp"
+#include "dha/testing/real_kube_skip.hpp"
+#include "dha/testing/test_certificates.hpp"
+#include "dha/testing/test_cluster.hpp"
 
 #include <gtest/gtest.h>
 #include <openssl/evp.h>

@@ -7,12 +7,12 @@
 #include "test_clients.hpp"
 #include "test_pki.hpp"
 
-#include <dha/admission/replicas_ownership_webhook.hpp>
-#include <dha/server/server.hpp>
-#include <dha/server/standard_routes.hpp>
-#include <dha/telemetry/registry.hpp>
-#include <dha/testing/api_server.hpp>
-#include <dha/testing/test_certificates.hpp>
+#include "dha/admission/replicas_ownership_webhook.hpp"
+#include "dha/server/server.hpp"
+#include "dha/server/standard_routes.hpp"
+#include "dha/telemetry/registry.hpp"
+#include "dha/testing/api_server.hpp"
+#include "dha/testing/test_certificates.hpp"
 
 #include <gtest/gtest.h>
 #include <openssl/evp.h>

@@ -5,11 +5,11 @@
 #include "test_clients.hpp"
 #include "test_pki.hpp"
 
-#include <dha/kube/config.hpp>
-#include <dha/server/server.hpp>
-#include <dha/server/standard_routes.hpp>
-#include <dha/telemetry/registry.hpp>
-#include <dha/testing/api_server.hpp>
+#include "dha/kube/config.hpp"
+#include "dha/server/server.hpp"
+#include "dha/server/standard_routes.hpp"
+#include "dha/telemetry/registry.hpp"
+#include "dha/testing/api_server.hpp"
 
 #include <gtest/gtest.h>
 

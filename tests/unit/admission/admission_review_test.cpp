@@ -1,4 +1,4 @@
-#include <dha/admission/admission_review.hpp>
+#include "dha/admission/admission_review.hpp"
 
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>

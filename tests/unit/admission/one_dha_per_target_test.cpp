@@ -1,6 +1,6 @@
 // One DHA per target: the admission decision, case by case.
 
-#include <dha/admission/one_dha_per_target.hpp>
+#include "dha/admission/one_dha_per_target.hpp"
 
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>

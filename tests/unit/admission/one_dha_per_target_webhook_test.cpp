@@ -6,8 +6,8 @@
 #include "test_clients.hpp"
 #include "test_pki.hpp"
 
-#include <dha/admission/one_dha_per_target_webhook.hpp>
-#include <dha/server/server.hpp>
+#include "dha/admission/one_dha_per_target_webhook.hpp"
+#include "dha/server/server.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include <dha/admission/ownership_policy.hpp>
+#include "dha/admission/ownership_policy.hpp"
 
 #include <gtest/gtest.h>
 

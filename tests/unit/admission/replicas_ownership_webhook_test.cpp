@@ -4,10 +4,10 @@
 #include "test_clients.hpp"
 #include "test_pki.hpp"
 
-#include <dha/admission/replicas_ownership_webhook.hpp>
-#include <dha/server/server.hpp>
-#include <dha/server/standard_routes.hpp>
-#include <dha/telemetry/registry.hpp>
+#include "dha/admission/replicas_ownership_webhook.hpp"
+#include "dha/server/server.hpp"
+#include "dha/server/standard_routes.hpp"
+#include "dha/telemetry/registry.hpp"
 
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>

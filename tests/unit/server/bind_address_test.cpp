@@ -1,4 +1,4 @@
-#include <dha/server/server.hpp>
+#include "dha/server/server.hpp"
 
 #include <gtest/gtest.h>
 

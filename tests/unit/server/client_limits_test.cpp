@@ -4,8 +4,8 @@
 
 #include "test_clients.hpp"
 
-#include <dha/server/server.hpp>
-#include <dha/server/standard_routes.hpp>
+#include "dha/server/server.hpp"
+#include "dha/server/standard_routes.hpp"
 
 #include <gtest/gtest.h>
 

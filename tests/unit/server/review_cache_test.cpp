@@ -1,7 +1,7 @@
 // The verdict cache and the attempt limiter an API-backed authorizer puts in front of the API
 // server.
 
-#include <dha/server/review_cache.hpp>
+#include "dha/server/review_cache.hpp"
 
 #include <gtest/gtest.h>
 

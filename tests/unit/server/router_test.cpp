@@ -1,6 +1,6 @@
-#include <dha/server/http.hpp>
-#include <dha/server/standard_routes.hpp>
-#include <dha/telemetry/registry.hpp>
+#include "dha/server/http.hpp"
+#include "dha/server/standard_routes.hpp"
+#include "dha/telemetry/registry.hpp"
 
 #include <gtest/gtest.h>
 

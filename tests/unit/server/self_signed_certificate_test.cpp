@@ -3,8 +3,8 @@
 #include "test_clients.hpp"
 #include "test_pki.hpp"
 
-#include <dha/server/self_signed_certificate.hpp>
-#include <dha/server/server.hpp>
+#include "dha/server/self_signed_certificate.hpp"
+#include "dha/server/server.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

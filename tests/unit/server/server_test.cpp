@@ -2,7 +2,7 @@
 
 #include "test_clients.hpp"
 
-#include <dha/server/server.hpp>
+#include "dha/server/server.hpp"
 
 #include <gtest/gtest.h>
 

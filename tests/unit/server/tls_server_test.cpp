@@ -3,7 +3,7 @@
 #include "test_clients.hpp"
 #include "test_pki.hpp"
 
-#include <dha/server/server.hpp>
+#include "dha/server/server.hpp"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>

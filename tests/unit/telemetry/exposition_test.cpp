@@ -1,4 +1,4 @@
-#include <dha/telemetry/registry.hpp>
+#include "dha/telemetry/registry.hpp"
 
 #include <gtest/gtest.h>
 

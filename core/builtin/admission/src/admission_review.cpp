@@ -1,6 +1,6 @@
 #include "json_parse.hpp"
 
-#include <dha/admission/admission_review.hpp>
+#include "dha/admission/admission_review.hpp"
 
 #include <charconv>
 #include <cstdint>

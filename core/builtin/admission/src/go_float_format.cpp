@@ -1,4 +1,4 @@
-#include <dha/admission/go_float_format.hpp>
+#include "dha/admission/go_float_format.hpp"
 
 #include <charconv>
 #include <cmath>

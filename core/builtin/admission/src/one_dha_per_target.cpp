@@ -1,5 +1,5 @@
-#include <dha/admission/one_dha_per_target.hpp>
-#include <dha/model/spec.hpp>
+#include "dha/admission/one_dha_per_target.hpp"
+#include "dha/model/spec.hpp"
 
 namespace dha::admission {
 

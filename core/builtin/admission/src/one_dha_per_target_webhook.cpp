@@ -1,6 +1,6 @@
-#include <dha/admission/admission_route.hpp>
-#include <dha/admission/one_dha_per_target_webhook.hpp>
-#include <dha/server/review_cache.hpp>
+#include "dha/admission/one_dha_per_target_webhook.hpp"
+#include "dha/admission/admission_route.hpp"
+#include "dha/server/review_cache.hpp"
 
 #include <algorithm>
 #include <memory>

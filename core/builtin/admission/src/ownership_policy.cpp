@@ -1,8 +1,8 @@
 #include "json_parse.hpp"
 
-#include <dha/admission/go_float_format.hpp>
-#include <dha/admission/ownership_policy.hpp>
-#include <dha/sdk/json.hpp>
+#include "dha/admission/go_float_format.hpp"
+#include "dha/admission/ownership_policy.hpp"
+#include "dha/sdk/json.hpp"
 
 #include <algorithm>
 #include <cstdio>

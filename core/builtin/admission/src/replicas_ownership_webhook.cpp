@@ -1,7 +1,7 @@
-#include <dha/admission/admission_review.hpp>
-#include <dha/admission/admission_route.hpp>
-#include <dha/admission/replicas_ownership_webhook.hpp>
-#include <dha/telemetry/registry.hpp>
+#include "dha/admission/replicas_ownership_webhook.hpp"
+#include "dha/admission/admission_review.hpp"
+#include "dha/admission/admission_route.hpp"
+#include "dha/telemetry/registry.hpp"
 
 #include <chrono>
 #include <memory>

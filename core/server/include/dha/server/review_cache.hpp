@@ -4,7 +4,7 @@
 // flood of invented tokens: a verdict cache that the flood cannot empty, and limits on how
 // often a peer, and everyone together, may make it ask.
 
-#include <dha/server/http.hpp>
+#include "dha/server/http.hpp"
 
 #include <chrono>
 #include <cstddef>

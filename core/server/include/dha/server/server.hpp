@@ -29,7 +29,7 @@
 //  - graceful stop: no new connections, idle keep-alive connections closed, in-flight requests
 //    answered (with `Connection: close`) until the grace period ends.
 
-#include <dha/server/http.hpp>
+#include "dha/server/http.hpp"
 
 #include <chrono>
 #include <cstdint>

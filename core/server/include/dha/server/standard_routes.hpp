@@ -2,8 +2,8 @@
 
 // The routes every db-autoscaler server process mounts besides the webhook.
 
-#include <dha/server/http.hpp>
-#include <dha/server/server.hpp>
+#include "dha/server/http.hpp"
+#include "dha/server/server.hpp"
 
 #include <functional>
 #include <string>

@@ -8,7 +8,7 @@
 //   rest_client_*                     client-go's REST client metrics
 // Each class registers its families on construction (registering twice shares them).
 
-#include <dha/telemetry/registry.hpp>
+#include "dha/telemetry/registry.hpp"
 
 #include <cstdint>
 #include <functional>

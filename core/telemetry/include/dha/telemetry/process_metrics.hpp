@@ -4,7 +4,7 @@
 // start time), read from /proc at every scrape, and a build-info gauge. Dashboards use them to
 // tell a restart, a leak or fd exhaustion from an overloaded operator.
 
-#include <dha/telemetry/registry.hpp>
+#include "dha/telemetry/registry.hpp"
 
 #include <string>
 

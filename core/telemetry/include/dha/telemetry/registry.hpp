@@ -5,7 +5,7 @@
 // drops a DHA's gauges when the DHA goes away). expose() renders text format 0.0.4.
 // Everything here is thread-safe.
 
-#include <dha/telemetry/metrics.hpp>
+#include "dha/telemetry/metrics.hpp"
 
 #include <cstdint>
 #include <functional>

@@ -11,7 +11,7 @@
 //    status code 500 and the exception's message;
 //  - nothing here throws, crashes or recurses on input depth.
 
-#include <dha/admission/ownership_policy.hpp>
+#include "dha/admission/ownership_policy.hpp"
 
 #include <functional>
 #include <string>

@@ -3,8 +3,8 @@
 // Serving one validating decision as an AdmissionReview route, with the webhook metrics every
 // route of ours records (see mount_replicas_ownership_webhook for their names).
 
-#include <dha/admission/admission_review.hpp>
-#include <dha/server/http.hpp>
+#include "dha/admission/admission_review.hpp"
+#include "dha/server/http.hpp"
 
 #include <functional>
 #include <string>

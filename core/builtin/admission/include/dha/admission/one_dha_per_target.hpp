@@ -6,7 +6,7 @@
 // the caller lists the namespace's DHAs; tests in tests/unit/admission.
 
 #include <rapidjson/document.h>
-#include <dha/admission/ownership_policy.hpp>
+#include "dha/admission/ownership_policy.hpp"
 
 #include <optional>
 #include <string>

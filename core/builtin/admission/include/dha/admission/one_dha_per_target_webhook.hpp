@@ -6,8 +6,8 @@
 // denial names no other DHA (the endpoint does not authenticate its caller; see
 // docs/operator.md#webhooks): the reconciler's condition on the refused DHA names the holder.
 
-#include <dha/admission/one_dha_per_target.hpp>
-#include <dha/server/http.hpp>
+#include "dha/admission/one_dha_per_target.hpp"
+#include "dha/server/http.hpp"
 
 #include <functional>
 #include <string>

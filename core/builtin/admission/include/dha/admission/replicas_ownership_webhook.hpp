@@ -3,8 +3,8 @@
 // Mounting the replicas-ownership webhook on a server router. The operator calls this with
 // values from its flags; the built-in plugin descriptor (wired by the host) will call it too.
 
-#include <dha/admission/ownership_policy.hpp>
-#include <dha/server/http.hpp>
+#include "dha/admission/ownership_policy.hpp"
+#include "dha/server/http.hpp"
 
 #include <string>
 
