@@ -9,6 +9,12 @@
 #     failed (the API server's audit log records each fail-open);
 #   - the leader's Pod deleted: a live replica (the follower, or the deleted Pod's replacement
 #     if it asks first) takes the Lease;
+#   - metrics scraped the way the chart's VMServiceScrape scrapes them (each Pod's address, the
+#     release CA, the Service's name, a bearer token): a scraper's token is refused until
+#     `helm upgrade` makes its ServiceAccount a metrics reader, then a real vmagent scrapes both
+#     replicas into VictoriaMetrics; no token is refused throughout;
+#   - helm upgrade with a values change and a new image tag: both replicas replaced and Ready on
+#     the new image, the certificates kept, both webhooks still answering through the Service;
 #   - helm uninstall: nothing of the release is left.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -170,7 +176,124 @@ new=$(holder)
 note "leader $leader deleted -> $new ($who) leads after $(( $(now_ms) - start )) ms"
 until_ok 180 "2 replicas Ready again" two_ready
 
+# --- metrics with a token, and helm upgrade --------------------------------------------------
+# A scraper as vmagent would be: a ServiceAccount of its own, its token sent as a bearer token,
+# each Pod scraped at its address under the Service's name with the release CA (what the
+# chart's VMServiceScrape sets: tlsConfig.serverName and ca).
+# The failover above replaced a Pod: the addresses again, once the deleted one is gone and the
+# Service routes to both.
+two_pods() { [[ $(pod_ips | wc -w) == 2 ]]; }
+until_ok 120 "the deleted leader's Pod gone, 2 operator Pods left" two_pods
+ips=$(pod_ips)
+until_ok_quiet 60 both_endpoints_ready ||
+  fail "not within 60s after the failover: the Service's EndpointSlice lists both Pods ($(echo $ips)) ready"
+kubectl create namespace monitoring >/dev/null
+kubectl -n monitoring create serviceaccount vmagent >/dev/null
+kubectl -n monitoring create token vmagent --duration=30m >"$WORK/scraper.token"
+metrics_port=$(kubectl -n "$NAMESPACE" get deployment "$RELEASE" \
+  -o jsonpath='{.spec.template.spec.containers[0].ports[?(@.name=="metrics")].containerPort}')
+# scrape IP [TOKEN_FILE]: the HTTP status of GET /metrics on the Pod at IP (body in $WORK/scrape.out).
+scrape() {
+  local auth=()
+  [[ -n "${2:-}" ]] && auth=(-H "Authorization: Bearer $(cat "$2")")
+  curl -sS -o "$WORK/scrape.out" -w '%{http_code}' --max-time 5 --cacert "$WORK/ca.crt" \
+    --resolve "$service_dns:$metrics_port:$1" "${auth[@]}" "https://$service_dns:$metrics_port/metrics"
+}
+for ip in $ips; do
+  code=$(scrape "$ip") || fail "GET /metrics on $ip without a token: no answer"
+  [[ "$code" == 401 ]] || fail "GET /metrics on $ip without a token answered $code, not 401"
+  code=$(scrape "$ip" "$WORK/scraper.token") || fail "GET /metrics on $ip: no answer"
+  [[ "$code" == 403 ]] || fail "GET /metrics on $ip with a token the chart does not make a reader answered $code, not 403"
+done
+note "metrics on both Pods: 401 without a token, 403 for a ServiceAccount not yet a metrics reader"
+
+# The upgrade a user makes: a values change (the scraper becomes a metrics reader) and a new
+# image (the same build under a new tag, so the Pods must be replaced to run it).
+ca_before=$(sha256sum <"$WORK/ca.crt")
+ctr --address "$DHA_REALNODE_CONTAINERD" --namespace k8s.io images tag "$IMAGE" "${IMAGE%:*}:realnode-upgrade" >/dev/null ||
+  fail "could not tag $IMAGE as ${IMAGE%:*}:realnode-upgrade"
+old_pods=$(operator_pods)
+start=$(now_ms)
+"$helm" upgrade "$RELEASE" "$REPO_ROOT/charts/db-autoscaler" --namespace "$NAMESPACE" --reuse-values \
+  --set image.tag=realnode-upgrade --set 'metrics.readers[0].namespace=monitoring' \
+  --set 'metrics.readers[0].name=vmagent' >"$WORK/helm-upgrade.log" 2>&1 ||
+  { cat "$WORK/helm-upgrade.log"; fail "helm upgrade refused"; }
+pod_images() {
+  kubectl -n "$NAMESPACE" get pods -l app.kubernetes.io/instance="$RELEASE" \
+    -o go-template='{{range .items}}{{if not .metadata.deletionTimestamp}}{{(index .spec.containers 0).image}} {{end}}{{end}}'
+}
+upgraded() {
+  two_ready && [[ "$(pod_images)" == "${IMAGE%:*}:realnode-upgrade ${IMAGE%:*}:realnode-upgrade " ]] &&
+    [[ "$(kubectl -n "$NAMESPACE" get deployment "$RELEASE" -o jsonpath='{.status.updatedReplicas}/{.status.replicas}')" == 2/2 ]]
+}
+if ! until_ok_quiet 180 upgraded; then
+  kubectl -n "$NAMESPACE" get pods -o wide >&2 || true
+  fail "not within 180s: 2 replicas Ready on the upgraded image (images: $(pod_images))"
+fi
+for pod in $old_pods; do
+  [[ " $(operator_pods) " != *" $pod "* ]] || fail "helm upgrade to a new image left the Pod $pod running"
+done
+note "helm upgrade (values and image) -> 2 new replicas Ready in $(( $(now_ms) - start )) ms"
+kubectl -n "$NAMESPACE" get secret "$RELEASE-cert" -o go-template='{{index .data "ca.crt" | base64decode}}' >"$WORK/ca.crt"
+[[ "$(sha256sum <"$WORK/ca.crt")" == "$ca_before" ]] ||
+  fail "helm upgrade made a new CA: every client that trusted the old one is cut off"
+until_ok 120 "the replaced Pods gone, 2 operator Pods left after the upgrade" two_pods
+ips=$(pod_ips)
+until_ok_quiet 60 both_endpoints_ready ||
+  fail "not within 60s after the upgrade: the Service's EndpointSlice lists both new Pods ($(echo $ips)) ready"
+audit_from=$(stat -c %s "$audit")
+until_ok 60 "a dry-run HelmRelease refused through the Service after the upgrade" dry_run_refused
+for ip in $ips; do
+  until_ok 30 "the upgraded replica at $ip refuses a second DHA on demo/db" pod_refuses_second "$ip"
+done
+if out=$(second_dha | kubectl apply -f - 2>&1); then
+  fail "after the upgrade, a second DHA on demo/db was admitted: $out"
+fi
+grep -q 'denied the request' <<<"$out" || fail "after the upgrade, the second DHA was refused, but not by the webhook: $out"
+for ip in $ips; do
+  code=$(scrape "$ip" "$WORK/scraper.token") || fail "GET /metrics on $ip: no answer"
+  [[ "$code" == 200 ]] || fail "GET /metrics on $ip with a metrics reader's token answered $code, not 200"
+  grep -q '^db_autoscaler_build_info{' "$WORK/scrape.out" || fail "GET /metrics on $ip: no db_autoscaler_build_info in the answer"
+  code=$(scrape "$ip") || fail "GET /metrics on $ip without a token: no answer"
+  [[ "$code" == 401 ]] || fail "after the upgrade, GET /metrics on $ip without a token answered $code, not 401"
+done
+# A real vmagent scrapes both replicas as the VMServiceScrape tells it to and writes what it
+# read into VictoriaMetrics.
+{
+  echo "scrape_configs:"
+  echo "  - job_name: db-autoscaler"
+  echo "    scrape_interval: 2s"
+  echo "    scheme: https"
+  echo "    bearer_token_file: $WORK/scraper.token"
+  echo "    tls_config: {ca_file: $WORK/ca.crt, server_name: $service_dns}"
+  echo "    static_configs:"
+  for ip in $ips; do echo "      - targets: ['$ip:$metrics_port']"; done
+} >"$WORK/vmagent.yaml"
+vmagent -promscrape.config="$WORK/vmagent.yaml" -remoteWrite.url="$vm_url/api/v1/write" \
+  -remoteWrite.tmpDataPath="$WORK/vmagent-data" -httpListenAddr="127.0.0.1:$(( 30000 + RANDOM % 10000 ))" \
+  >"$WORK/vmagent.log" 2>&1 &
+vmagent_pid=$!
+CLEANUP+=("kill $vmagent_pid 2>/dev/null; wait $vmagent_pid 2>/dev/null")
+scraped_up() {
+  local out
+  out=$(curl -sS --max-time 5 "$vm_url/api/v1/query" --data-urlencode 'query=sum(up{job="db-autoscaler"})') || return 1
+  grep -q '"value":\[[0-9.]*,"2"\]' <<<"$out"
+}
+if ! until_ok_quiet 60 scraped_up; then
+  tail -n 20 "$WORK/vmagent.log" >&2
+  fail "not within 60s: vmagent scraped both replicas with the reader's token (up == 1 on each; its log above)"
+fi
+built=$(curl -sS --max-time 5 "$vm_url/api/v1/query" --data-urlencode 'query=count(db_autoscaler_build_info{job="db-autoscaler"})')
+grep -q '"value":\[[0-9.]*,"2"\]' <<<"$built" || fail "VictoriaMetrics has not both replicas' db_autoscaler_build_info: $built"
+note "vmagent scraped both replicas with the metrics reader's token into VictoriaMetrics"
+audited=$(tail -c +"$((audit_from + 1))" "$audit")
+if grep -q 'failed-open.validating.webhook.admission.k8s.io' <<<"$audited"; then
+  grep -o '"failed-open[^}]*' <<<"$audited" | head -3 >&2
+  fail "after the upgrade, the API server let a write through because a webhook call failed (above)"
+fi
+
 # --- helm uninstall leaves nothing -----------------------------------------------------------
 kubectl delete -f "$REPO_ROOT/examples/demo/dha.yaml" --wait=false >/dev/null 2>&1 || true
 chart_uninstall
+kubectl delete namespace monitoring --wait=false >/dev/null
 echo "realnode.chart: 1 passed, 0 failed"
