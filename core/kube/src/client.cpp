@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "dha/kube/json.hpp"
+#include "dha/kube/page_sizer.hpp"
 
 namespace dha::kube {
 
@@ -34,8 +35,8 @@ void check_patch_is_json_array(std::string_view patch) {
 
 Client::Client(Config config) : transport_(std::move(config)) {}
 
-rapidjson::Document Client::send(const std::string& method, const std::string& path, std::string body,
-                                 std::string content_type) {
+HttpResponse Client::perform(const std::string& method, const std::string& path, std::string body,
+                             std::string content_type) {
   HttpRequest req;
   if (write_fence_ && method != "GET") req.deadline = write_fence_();
   req.method = method;
@@ -45,6 +46,12 @@ rapidjson::Document Client::send(const std::string& method, const std::string& p
   HttpResponse resp = transport_.perform(req);
   if (resp.status < 200 || resp.status >= 300)
     throw error_from_response(resp.status, resp.body, resp.retry_after_seconds);
+  return resp;
+}
+
+namespace {
+
+rapidjson::Document parse_response(const HttpResponse& resp, const std::string& method, const std::string& path) {
   if (resp.body.empty()) {
     rapidjson::Document empty;
     empty.SetObject();
@@ -56,6 +63,13 @@ rapidjson::Document Client::send(const std::string& method, const std::string& p
     throw ApiError(Reason::InternalError, resp.status,
                    fmt::format("{} {}: response is not JSON: {}", method, path, e.what()));
   }
+}
+
+}  // namespace
+
+rapidjson::Document Client::send(const std::string& method, const std::string& path, std::string body,
+                                 std::string content_type) {
+  return parse_response(perform(method, path, std::move(body), std::move(content_type)), method, path);
 }
 
 rapidjson::Document Client::get(const ResourceRef& ref) {
@@ -73,7 +87,14 @@ std::optional<rapidjson::Document> Client::get_if_exists(const ResourceRef& ref)
 }
 
 ListPage Client::list(const ResourceRef& collection, const ListOptions& opts) {
-  ListPage page{send("GET", resource_path(collection.collection()) + list_query(opts, false)), {}, {}};
+  const std::string path = resource_path(collection.collection()) + list_query(opts, false);
+  std::size_t bytes = 0;
+  rapidjson::Document list = [&] {
+    const HttpResponse resp = perform("GET", path);
+    bytes = resp.body.size();
+    return parse_response(resp, "GET", path);
+  }();  // the text is let go before the page is handed on
+  ListPage page{std::move(list), {}, {}, bytes};
   page.resource_version = string_at(page.list, {"metadata", "resourceVersion"});
   page.continue_token = string_at(page.list, {"metadata", "continue"});
   if (!page.list.IsObject() || !page.list.HasMember("items") || !page.list["items"].IsArray())
@@ -105,18 +126,24 @@ std::string Client::list_pages(const ResourceRef& collection, ListOptions opts,
                                const std::function<void(ListPage& page, bool from_start)>& on_page) {
   if (opts.limit <= 0) opts.limit = 500;
   for (int attempt = 0;; ++attempt) {
-    opts.continue_token.clear();
+    PageSizer sizer(opts.limit, opts.page_bytes);
+    ListOptions first_opts = opts;
+    first_opts.continue_token.clear();
+    first_opts.limit = sizer.next();
     try {
-      ListPage first = list(collection, opts);
+      ListPage first = list(collection, first_opts);
       const std::string snapshot = first.resource_version;
       std::string token = first.continue_token;
+      sizer.observe(first.list["items"].Size(), first.bytes);
       on_page(first, true);
       while (!token.empty()) {
         ListOptions next = opts;
         next.continue_token = token;
         next.resource_version.clear();  // the token pins the snapshot
+        next.limit = sizer.next();      // a continued list may ask for another count per page
         ListPage page = list(collection, next);
         token = page.continue_token;
+        sizer.observe(page.list["items"].Size(), page.bytes);
         on_page(page, false);
       }
       return snapshot;

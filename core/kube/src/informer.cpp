@@ -126,6 +126,7 @@ void Informer::relist() {
   opts.label_selector = options_.label_selector;
   opts.field_selector = options_.field_selector;
   opts.limit = options_.page_size;
+  opts.page_bytes = options_.page_bytes;
   // Page by page: each page's items are transformed (and so made small) before the next page
   // is read, so a relist of 50 000 objects never holds them all as received.
   std::map<std::string, ObjectPtr> fresh;

@@ -1,4 +1,5 @@
 // Each verb of the client against the API server over HTTPS (embedded, or real with DHA_TEST_KUBE=real).
+#include <fmt/format.h>
 #include <algorithm>
 #include <thread>
 
@@ -252,6 +253,70 @@ TEST_F(KubeClientVerbs, ListPagesHandsOverOnePageAtATime) {
   EXPECT_EQ(names.size(), 9u);
   EXPECT_EQ(std::unique(names.begin(), names.end()), names.end()) << "an object handed over twice";
   EXPECT_FALSE(snapshot.empty());
+}
+
+// Pages bounded by bytes: 40 plain ConfigMaps, then 30 that carry 64 KB each. Each page asks
+// for at most twice the last page's count and at most what the budget holds at the last page's
+// average weight; so the plain ones come in growing pages up to the count limit, and once pages
+// of heavy ones have been seen, a page holds what the budget does. No object is lost or handed
+// over twice.
+TEST_F(KubeClientVerbs, ListPagesBoundedByBytesFollowTheObjectsWeight) {
+  ensure_namespace("weighed");
+  for (int i = 0; i < 40; ++i) client_->create(configmaps("weighed"), configmap(fmt::format("a-{:02}", i), "weighed"));
+  constexpr std::size_t kHeavy = 64 * 1024;
+  const std::string padding(kHeavy, 'x');
+  for (int i = 0; i < 30; ++i) {
+    auto cm = configmap(fmt::format("b-{:02}", i), "weighed");
+    cm["data"].AddMember("pad", rapidjson::Value(padding.c_str(), cm.GetAllocator()), cm.GetAllocator());
+    client_->create(configmaps("weighed"), cm);
+  }
+  constexpr std::size_t kBudget = 200 * 1024;
+  ListOptions opts;
+  opts.limit = 16;
+  opts.page_bytes = kBudget;
+  struct Page {
+    std::size_t count = 0;
+    std::size_t bytes = 0;
+    bool all_heavy = true;
+  };
+  std::vector<Page> pages;
+  std::vector<std::string> names;
+  client_->list_pages(configmaps("weighed"), opts, [&](ListPage& page, bool) {
+    Page p{page.list["items"].Size(), page.bytes, true};
+    for (const auto& item : page.list["items"].GetArray()) {
+      names.push_back(item["metadata"]["name"].GetString());
+      p.all_heavy = p.all_heavy && names.back().starts_with("b-");
+    }
+    pages.push_back(p);
+  });
+  ASSERT_EQ(names.size(), 70u);
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(std::unique(names.begin(), names.end()), names.end()) << "an object handed over twice";
+  ASSERT_GE(pages.size(), 4u);
+  // Plain: 2 to a page first (16 / 8), then doubling up to the limit.
+  EXPECT_EQ(pages[0].count, 2u);
+  EXPECT_EQ(pages[1].count, 4u);
+  EXPECT_EQ(pages[2].count, 8u);
+  EXPECT_EQ(pages[3].count, 16u);
+  std::size_t full_heavy_pages = 0;
+  for (std::size_t i = 1; i < pages.size(); ++i) {
+    const Page& last = pages[i - 1];
+    const std::size_t fits = std::max<std::size_t>(kBudget / (last.bytes / last.count), 1);
+    EXPECT_LE(pages[i].count, std::min<std::size_t>({16, 2 * last.count, fits})) << "page " << i;
+    if (last.all_heavy && pages[i].all_heavy && i + 1 < pages.size()) {
+      EXPECT_EQ(pages[i].count, kBudget / (kHeavy + 200)) << "page " << i << " after a page of heavy objects";
+      EXPECT_LE(pages[i].bytes, kBudget) << "page " << i;
+      ++full_heavy_pages;
+    }
+  }
+  EXPECT_GE(full_heavy_pages, 4u);
+  // Bounded by count alone, the same list comes in pages of 16.
+  ListOptions by_count;
+  by_count.limit = 16;
+  std::vector<std::size_t> fixed;
+  client_->list_pages(configmaps("weighed"), by_count,
+                      [&](ListPage& page, bool) { fixed.push_back(page.list["items"].Size()); });
+  EXPECT_EQ(fixed, (std::vector<std::size_t>{16, 16, 16, 16, 6}));
 }
 
 TEST_F(KubeClientVerbs, ConcurrentRequestsShareTheClient) {

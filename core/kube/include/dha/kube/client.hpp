@@ -45,6 +45,7 @@ struct ListPage {
   rapidjson::Document list;      // the full List object; items under "items"
   std::string resource_version;  // the list's metadata.resourceVersion
   std::string continue_token;    // "" on the last page
+  std::size_t bytes = 0;         // the size of the response as received
 };
 
 struct WatchOptions {
@@ -73,7 +74,8 @@ class Client {
   // The same pages, handed over one at a time so only one is held: `on_page(page, from_start)`
   // is called per page, with from_start true for the first page and again if an expired
   // continue token restarted the list (what was kept from earlier pages is stale then).
-  // Returns the snapshot's resourceVersion (the first page's).
+  // Returns the snapshot's resourceVersion (the first page's). With opts.page_bytes, the pages
+  // are also bounded by bytes: their count follows the weight of the objects (PageSizer).
   std::string list_pages(const ResourceRef& collection, ListOptions opts,
                          const std::function<void(ListPage& page, bool from_start)>& on_page);
 
@@ -119,6 +121,9 @@ class Client {
  private:
   rapidjson::Document send(const std::string& method, const std::string& path, std::string body = {},
                            std::string content_type = {});
+  // The response of a request that succeeded (2xx); an ApiError otherwise.
+  HttpResponse perform(const std::string& method, const std::string& path, std::string body = {},
+                       std::string content_type = {});
   HttpTransport transport_;
   WriteFence write_fence_;
 };

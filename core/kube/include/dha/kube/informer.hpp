@@ -46,6 +46,8 @@ struct InformerOptions {
   // plus the client's margin, 5.5 minutes.
   Duration watch_idle_timeout = std::chrono::seconds(150);
   std::int64_t page_size = 500;
+  // A relist's pages bounded by bytes as well (ListOptions::page_bytes); 0 = by count alone.
+  std::size_t page_bytes = 0;
   Duration retry_base = std::chrono::milliseconds(200);
   Duration retry_cap = std::chrono::seconds(30);
   // Applied to every object before it is cached and handed to handlers (client-go's

@@ -62,6 +62,9 @@ struct ListOptions {
   std::string label_selector;
   std::string field_selector;
   std::int64_t limit = 0;  // 0 = no paging
+  // With limit, in Client::list_pages: pages also bounded by their size as received, about
+  // this many bytes (see page_sizer.hpp); 0 = by count alone.
+  std::size_t page_bytes = 0;
   std::string continue_token;
   std::string resource_version;
   bool allow_watch_bookmarks = false;  // watch only
