@@ -1,5 +1,6 @@
 #include "dha/kube/leader_election.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <ctime>
 #include <stdexcept>
@@ -162,7 +163,14 @@ void LeaderElector::run() {
         if (le_.on_stopped_leading) le_.on_stopped_leading();
       }
     }
-    sleep_for(le_.retry_period);
+    // A leader that could not renew wakes at its renew deadline rather than a retry period
+    // after its last try, so it stops leading then (writes are fenced at that instant anyway:
+    // holds_lease()).
+    Duration wait = le_.retry_period;
+    if (leading_.load() && !holding)
+      wait = std::clamp(std::chrono::duration_cast<Duration>(last_renew + le_.renew_deadline - clock_.now()),
+                        Duration::zero(), wait);
+    sleep_for(wait);
   }
 }
 

@@ -100,10 +100,19 @@ TEST_F(KubeLeaderElection, LeaderThatCannotRenewStopsLeadingWithinTheDeadline) {
   ASSERT_TRUE(eventually([&] { return a->elector->is_leader(); }, std::chrono::seconds(5)));
   proxy.down();  // the server is gone as the candidate sees it
   const auto t0 = std::chrono::steady_clock::now();
+  // What keeps it from writing once the lease (2 s) could pass to someone else is the fence:
+  // its last renewal was sent before t0, so holds_lease() turns false by t0 + the renew
+  // deadline (1.5 s) whenever this thread or the elector's next get to run.
+  const auto valid_until = a->elector->lease_valid_until();
+  ASSERT_TRUE(valid_until.has_value());
+  EXPECT_LE(*valid_until, t0 + milliseconds(1500));
+  // Then it stops leading: not before the renew deadline, and once. How soon after it is the
+  // scheduler's to say on a loaded machine (the elector wakes at the deadline; 2.35 s was seen
+  // under a load of 19 on 2 cores), so the wait is only bounded.
   ASSERT_TRUE(eventually([&] { return a->stopped.load() == 1; }, std::chrono::seconds(5)));
   const auto took = std::chrono::steady_clock::now() - t0;
   EXPECT_FALSE(a->elector->is_leader());
-  EXPECT_LT(took, milliseconds(2000)) << "must stop before the lease (2s) could pass to someone else";
+  EXPECT_FALSE(a->elector->holds_lease());
   EXPECT_GE(took, milliseconds(1000));
   a->elector->stop();
   EXPECT_EQ(a->stopped.load(), 1) << "on_stopped_leading fires once";
