@@ -1,6 +1,6 @@
 #!/bin/sh
 # The policy comparison tables of docs/decide.md, regenerated: the four families (seed 2) and the
-# three-week predictive trace (seed 2, then default against predictive on seeds 1-5), each through
+# three-week predictive trace (seed 2, then default against predictive on seeds 1-10), each through
 # examples/load/dha.yaml. Usage:
 #   bench/decide/tables.sh [path/to/db-autoscaler]   (default: build/ci/core/cli/db-autoscaler)
 set -eu
@@ -20,10 +20,10 @@ echo "weekly-holiday (seed 2), the third week:"
   --start-at 1209600 --initial-replicas 4 \
   --profile windowed --profile hpa --profile default --profile predictive --profile forecast-only
 echo
-echo "weekly-holiday, the third week, seeds 1-5 (default against predictive):"
+echo "weekly-holiday, the third week, seeds 1-10 (default against predictive):"
 echo "| seed | overloaded s, default | overloaded s, predictive | share | actions, default | actions, predictive | × bound, predictive |"
 echo "|---:|---:|---:|---:|---:|---:|---:|"
-for seed in 1 2 3 4 5; do
+for seed in 1 2 3 4 5 6 7 8 9 10; do
   "$bin" simulate --generate weekly-holiday --seed "$seed" > "$dir/weekly.csv"
   "$bin" simulate --compare --dha examples/load/dha.yaml --load "$dir/weekly.csv" \
     --start-at 1209600 --initial-replicas 4 --profile default --profile predictive |

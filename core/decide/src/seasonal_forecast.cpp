@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <vector>
 
 namespace dha::decide {
@@ -52,8 +53,9 @@ double spread(const std::vector<double>& v, double centre) {
 }
 
 struct References {
-  std::vector<double> peaks;   // scaled to today's level
-  std::vector<double> levels;  // the scale of each
+  std::vector<double> peaks;          // scaled to today's level
+  std::vector<double> levels;         // the scale of each
+  std::vector<std::int64_t> offsets;  // how far back each is (now - then)
 };
 
 // Today's level against the reference's at `then`: the medians of the kLevelSeconds before each,
@@ -87,6 +89,7 @@ References references(const model::DhaSpec& spec, const LoadTrace& load, std::in
     const double ratio = level_ratio(spec, load, now, then);
     r.peaks.push_back(*std::max_element(window.begin(), window.end()) * ratio);
     r.levels.push_back(ratio);
+    r.offsets.push_back(now - then);
   }
   return r;
 }
@@ -104,6 +107,56 @@ void drop_one_off_week(References& weekly, const model::DhaSpec& spec, const Loa
   const std::size_t keep = std::fabs(a - usual) <= std::fabs(b - usual) ? 0 : 1;
   weekly.peaks = {weekly.peaks[keep]};
   weekly.levels = {weekly.levels[keep]};
+  weekly.offsets = {weekly.offsets[keep]};
+}
+
+// The largest known value of each run of `width` consecutive samples (nullopt where none is).
+std::vector<std::optional<double>> window_peaks(const std::vector<std::optional<double>>& v, std::size_t width) {
+  std::vector<std::optional<double>> out;
+  std::deque<std::size_t> q;  // indices of known values, in decreasing order of value
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (v[i]) {
+      while (!q.empty() && *v[q.back()] <= *v[i]) q.pop_back();
+      q.push_back(i);
+    }
+    if (i + 1 < width) continue;
+    while (!q.empty() && q.front() + width <= i) q.pop_front();
+    out.push_back(q.empty() ? std::nullopt : v[q.front()]);
+  }
+  return out;
+}
+
+// How far the forecast missed today: for each window of the horizon's length that ended within
+// the kLevelSeconds before now (at one-minute samples), the peak that came against the one the
+// same references, at the same levels, gave for it, read at the instants known today (the last
+// ones may not be yet); 1.4826 x the median absolute miss, or nullopt when no window has both.
+std::optional<double> recent_error(const model::DhaSpec& spec, const LoadTrace& load, std::int64_t now,
+                                   std::int64_t horizon, const References& refs) {
+  horizon = std::max<std::int64_t>(horizon, 0);
+  const std::size_t width = static_cast<std::size_t>(horizon / kSampleSeconds) + 1;
+  const std::size_t count = static_cast<std::size_t>((kLevelSeconds + horizon) / kSampleSeconds);
+  const std::int64_t first = now - static_cast<std::int64_t>(count) * kSampleSeconds;
+  std::vector<std::optional<double>> today(count);
+  std::vector<std::vector<std::optional<double>>> before(refs.offsets.size(), today);
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::int64_t at = first + static_cast<std::int64_t>(i) * kSampleSeconds;
+    today[i] = demand_at(spec, load, at, now);
+    if (!today[i]) continue;
+    for (std::size_t k = 0; k < refs.offsets.size(); ++k)
+      before[k][i] = demand_at(spec, load, at - refs.offsets[k], now);
+  }
+  const auto came = window_peaks(today, width);
+  std::vector<std::vector<std::optional<double>>> given;
+  for (const auto& b : before) given.push_back(window_peaks(b, width));
+  std::vector<double> misses;
+  for (std::size_t w = 0; w < came.size(); ++w) {
+    std::vector<double> peaks;
+    for (std::size_t k = 0; k < given.size(); ++k)
+      if (given[k][w]) peaks.push_back(*given[k][w] * refs.levels[k]);
+    if (came[w] && !peaks.empty()) misses.push_back(std::fabs(*came[w] - median(peaks)));
+  }
+  if (misses.empty()) return std::nullopt;
+  return 1.4826 * median(misses);
 }
 
 }  // namespace
@@ -127,7 +180,9 @@ std::optional<ForecastDetail> seasonal_forecast_detail(const model::DhaSpec& spe
   if (peaks.empty()) return std::nullopt;
   detail.references = static_cast<int>(peaks.size());
   detail.estimate = median(peaks);
-  detail.margin = spread(peaks, detail.estimate);
+  detail.spread = spread(peaks, detail.estimate);
+  detail.recent_error = recent_error(spec, load, now, horizon, refs).value_or(0);
+  detail.margin = std::max(detail.spread, detail.recent_error);
   detail.level = median(levels);
   detail.forecast = model::Forecast(detail.estimate + detail.margin, horizon, detail.estimate);
   return detail;

@@ -1,5 +1,6 @@
 // The forecast: the same window on the previous days (or weeks, once two are known), scaled to
-// today's level, their median plus their spread; never anything from the future.
+// today's level, their median plus a margin (their spread, or how far the same forecast missed
+// today's last two hours if that is more); never anything from the future.
 
 #include <gtest/gtest.h>
 
@@ -75,11 +76,52 @@ TEST(SeasonalForecast, TheSpreadBetweenDaysIsTheMargin) {
   const auto load = LoadTrace::parse_csv(daily_peaks({400, 600, 150}));
   const auto f = decide::seasonal_forecast_detail(spec_target_100(), load, 2 * kSecondsPerDay + 42900, 300);
   ASSERT_TRUE(f);
-  EXPECT_DOUBLE_EQ(f->estimate, 5.0);  // the median of two: their mean
-  EXPECT_DOUBLE_EQ(f->margin, 1.0);    // half their difference
+  EXPECT_DOUBLE_EQ(f->estimate, 5.0);      // the median of two: their mean
+  EXPECT_DOUBLE_EQ(f->spread, 1.0);        // half their difference
+  EXPECT_DOUBLE_EQ(f->recent_error, 0.0);  // today so far is exactly like them
+  EXPECT_DOUBLE_EQ(f->margin, 1.0);        // so their spread is the margin
   EXPECT_DOUBLE_EQ(f->forecast.read_replicas, 6.0);
   EXPECT_EQ(f->forecast.estimate, 5.0);  // the policy is given both figures
   EXPECT_EQ(f->references, 2);
+}
+
+// Two references that agree make no margin of their own, but a today whose readings strayed from
+// them does: the margin is at least how far the forecast missed today's peaks over the last two
+// hours. Here the references are flat at 150 all day, and today, from 06:00, has a row every ten
+// minutes that alternates between 150 and 250, so that every 20-minute window of it peaks at 250
+// while the references (at today's level) give 150 x level for it.
+std::string flat_days_then_alternating(std::int64_t until) {
+  std::string csv = "time,ReadConnections\n";
+  for (std::int64_t t = 0; t <= until; t += 600) {
+    const std::int64_t in_day = t % kSecondsPerDay;
+    const bool today = t >= 2 * kSecondsPerDay && in_day >= 21600;
+    csv += std::to_string(t) + "," + (today && (t / 600) % 2 == 1 ? "250" : "150") + "\n";
+  }
+  return csv;
+}
+
+TEST(SeasonalForecast, TheMarginIsAtLeastWhatTheForecastMissedToday) {
+  const std::int64_t now = 2 * kSecondsPerDay + 42900;  // 11:55
+  const auto load = LoadTrace::parse_csv(flat_days_then_alternating(3 * kSecondsPerDay));
+  const auto f = decide::seasonal_forecast_detail(spec_target_100(), load, now, 1200);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->references, 2);
+  EXPECT_DOUBLE_EQ(f->spread, 0.0);  // the references agree exactly
+  EXPECT_GT(f->level, 1.0);
+  EXPECT_DOUBLE_EQ(f->estimate, 1.5 * f->level);
+  // Every window of the last two hours missed by the same amount: 2.5 came, 1.5 x level was given.
+  EXPECT_NEAR(f->recent_error, 1.4826 * std::fabs(2.5 - 1.5 * f->level), 1e-9);
+  EXPECT_GT(f->recent_error, 0.1);
+  EXPECT_DOUBLE_EQ(f->margin, f->recent_error);
+  EXPECT_DOUBLE_EQ(f->forecast.read_replicas, f->estimate + f->margin);
+  // What comes at or after now is not read: the same history with the rest of the day at 900
+  // gives the same figures.
+  std::string later = flat_days_then_alternating(now - 300);
+  for (std::int64_t t = now + 300; t <= 3 * kSecondsPerDay; t += 600) later += std::to_string(t) + ",900\n";
+  const auto g = decide::seasonal_forecast_detail(spec_target_100(), LoadTrace::parse_csv(later), now, 1200);
+  ASSERT_TRUE(g);
+  EXPECT_DOUBLE_EQ(g->recent_error, f->recent_error);
+  EXPECT_DOUBLE_EQ(g->forecast.read_replicas, f->forecast.read_replicas);
 }
 
 // One busy day among seven moves a median by nothing: a one-off flash crowd is not expected again.

@@ -352,10 +352,9 @@ TEST(SimulationPredictive, TheForecastDoesNotSeeTheFuture) {
 // crowd on day 8, a holiday on day 17; two weeks of history, the third decided; docs/decide.md),
 // on every seed the docs report: no more actions than the reactive default, at most 1.3x the
 // bound, never overloaded for want of asking, and at most a tenth of the default's overloaded
-// seconds. Seed 4 misses the tenth (113 s against 976): 84 s are one noisy minute on a Saturday
-// morning that no forecast figure reached (2.98 read replicas forecast with the margin, 3
-// serving), 29 s single readings on day 16 that jump a size's worth within a minute, met by the
-// default the same way.
+// seconds. (Seed 4 missed the tenth, 113 s against 976, while the margin was only the spread of
+// two weekly references that happened to agree: 2.98 read replicas with it on a Saturday morning
+// whose readings jumped past 3.)
 TEST(SimulationPredictive, ThreeWeeksTakeNoMoreActionsThanTheDefault) {
   auto spec_for = [](const std::string& behavior) {
     return spec_from_json(R"({"minReplicas":2,"maxReplicas":8,
@@ -380,9 +379,7 @@ TEST(SimulationPredictive, ThreeWeeksTakeNoMoreActionsThanTheDefault) {
         decide::simulate(spec_for(R"({"policy":"Adaptive","adaptive":{"predictive":true}})"), load, params).summary;
     EXPECT_LE(predictive.scale_actions, adaptive.scale_actions);
     EXPECT_EQ(predictive.overload_other, 0);
-    if (seed != 4) {
-      EXPECT_LE(predictive.seconds_above_target * 10, adaptive.seconds_above_target);
-    }
+    EXPECT_LE(predictive.seconds_above_target * 10, adaptive.seconds_above_target);
     EXPECT_LE(decide::bound_ratio(predictive), 1.3);
   }
 }

@@ -33,7 +33,9 @@ inline constexpr std::int64_t kMaxForecastHorizonSeconds = 6 * 3600;
 struct ForecastDetail {
   model::Forecast forecast;  // read_replicas = estimate + margin
   double estimate = 0;       // the median of the references' peaks, scaled to today's level
-  double margin = 0;         // their spread around it (this slot's error)
+  double margin = 0;         // this slot's error: the larger of the two below
+  double spread = 0;         // the references' spread around the estimate
+  double recent_error = 0;   // how far the same forecast missed the peaks of the last hours
   double level = 1;          // today's level against the references' (median of the ratios)
   std::int64_t period_seconds = kSecondsPerDay;
   int references = 0;
@@ -43,10 +45,13 @@ struct ForecastDetail {
 // replicas at target) in [then, then + horizon], times today's level against that day's (the
 // median demand of the kLevelSeconds before now and before then, at the instants known in both,
 // within [kMinLevelRatio, kMaxLevelRatio]). The estimate is the references' median; the margin
-// their median absolute deviation x 1.4826 (with two references: half their difference); the
-// forecast their sum. The period is a week once two weekly references hold readings, else a day;
-// two weeks that disagree by more than kWeeksDisagree keep only the one closer to the last seven
-// days' median. nullopt before there is a whole period of history.
+// the larger of their spread (median absolute deviation x 1.4826; with two references, half their
+// difference) and the forecast's recent error (for each horizon-long window that ended within the
+// kLevelSeconds before now, the peak that came against the one the same references gave for it:
+// their median absolute difference x 1.4826); the forecast their sum. The period is a week once
+// two weekly references hold readings, else a day; two weeks that disagree by more than
+// kWeeksDisagree keep only the one closer to the last seven days' median. nullopt before there is
+// a whole period of history.
 std::optional<ForecastDetail> seasonal_forecast_detail(const model::DhaSpec& spec, const LoadTrace& load,
                                                        std::int64_t now, std::int64_t horizon);
 
