@@ -164,8 +164,8 @@ TEST_F(WebhookClientCertificateTest, KubeApiserverCallsWithItsClientCertificateA
                         chart_webhooks_on_loopback(render_chart(), webhook_port_, serving_.ca.cert));
   ASSERT_EQ(configured.status, 201) << configured.body;
 
-  // The webhooks fail closed: a call refused at the handshake would refuse the patch too, but
-  // with "failed calling webhook", not with the webhook's own denial.
+  // Only a call that got through the handshake can deny: one refused there fails, and the
+  // chart's failurePolicy (Ignore) lets the patch through.
   const std::string patch = "kubectl --kubeconfig " + cluster_->kubeconfig("tenant") +
                             " -n tenant-a patch helmrelease postgres-db --type merge"
                             " -p '{\"spec\":{\"values\":{\"replicas\":9}}}' 2>&1";
