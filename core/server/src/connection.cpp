@@ -291,9 +291,12 @@ asio::awaitable<void> Server::Impl::run_connection(tcp::socket socket, std::shar
   }
   co_await stream->handshake(ec);
   if (ec) {
-    if (const long verified = SSL_get_verify_result(stream->native_handle()); verified != X509_V_OK)
-      spdlog::debug("{}: refused the client certificate of {}: {}", options_.name, remote,
-                    X509_verify_cert_error_string(verified));
+    // Under a client CA, why a caller was refused: its certificate's fault, or none sent.
+    if (options_.tls->client_ca_file) {
+      const long verified = SSL_get_verify_result(stream->native_handle());
+      spdlog::debug("{}: TLS handshake with {} failed: {}", options_.name, remote,
+                    verified != X509_V_OK ? X509_verify_cert_error_string(verified) : ec.message());
+    }
     co_return;
   }
   // The handshake required a certificate from the client CA: the peer is who the server is

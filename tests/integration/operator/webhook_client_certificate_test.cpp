@@ -47,24 +47,23 @@ class WebhookClientCertificateTest : public OperatorWorld {
     webhook_port_ = testing::free_loopback_port();
     // kube-apiserver picks the credentials for a webhook called by URL by the URL's host:port
     // (a webhook called through a Service: by <service>.<namespace>.svc).
-    testing_pki::write_file(dir / "webhook-kubeconfig.yaml",
-                            fmt::format("apiVersion: v1\nkind: Config\nusers:\n"
-                                        "- name: \"127.0.0.1:{}\"\n"
-                                        "  user:\n"
-                                        "    client-certificate: {}\n"
-                                        "    client-key: {}\n",
-                                        webhook_port_, (dir / "apiserver-client.crt").string(),
-                                        (dir / "apiserver-client.key").string()));
-    testing_pki::write_file(dir / "admission.yaml",
-                            fmt::format("apiVersion: apiserver.config.k8s.io/v1\n"
-                                        "kind: AdmissionConfiguration\n"
-                                        "plugins:\n"
-                                        "- name: ValidatingAdmissionWebhook\n"
-                                        "  configuration:\n"
-                                        "    apiVersion: apiserver.config.k8s.io/v1\n"
-                                        "    kind: WebhookAdmissionConfiguration\n"
-                                        "    kubeConfigFile: {}\n",
-                                        (dir / "webhook-kubeconfig.yaml").string()));
+    testing_pki::write_file(
+        dir / "webhook-kubeconfig.yaml",
+        fmt::format("apiVersion: v1\nkind: Config\nusers:\n"
+                    "- name: \"127.0.0.1:{}\"\n"
+                    "  user:\n"
+                    "    client-certificate: {}\n"
+                    "    client-key: {}\n",
+                    webhook_port_, (dir / "apiserver-client.crt").string(), (dir / "apiserver-client.key").string()));
+    testing_pki::write_file(dir / "admission.yaml", fmt::format("apiVersion: apiserver.config.k8s.io/v1\n"
+                                                                "kind: AdmissionConfiguration\n"
+                                                                "plugins:\n"
+                                                                "- name: ValidatingAdmissionWebhook\n"
+                                                                "  configuration:\n"
+                                                                "    apiVersion: apiserver.config.k8s.io/v1\n"
+                                                                "    kind: WebhookAdmissionConfiguration\n"
+                                                                "    kubeConfigFile: {}\n",
+                                                                (dir / "webhook-kubeconfig.yaml").string()));
     real_apiserver_args_ = {"--admission-control-config-file=" + (dir / "admission.yaml").string()};
     OperatorWorld::SetUp();
   }
@@ -112,6 +111,16 @@ TEST_F(WebhookClientCertificateTest, OnlyCallersWithACertificateFromTheClientCaR
   const auto other = post_review(testing_pki::issue_client(testing_pki::make_pki("other").ca, "kube-apiserver"));
   EXPECT_NE(other.error, "");
   EXPECT_EQ(other.status, 0) << other.body;
+  // At debug level the operator says whom it refused, and why.
+  EXPECT_TRUE(eventually(
+      [&] {
+        const std::string log = operators_.front()->log();
+        return log.find("webhook: TLS handshake with 127.0.0.1:") != std::string::npos &&
+               log.find("peer did not return a certificate") != std::string::npos &&
+               log.find("unable to get local issuer certificate") != std::string::npos;
+      },
+      5s))
+      << operators_.front()->log();
 
   // The probes and /metrics (TLS, with the same serving certificate) are other listeners.
   EXPECT_TRUE(eventually(
@@ -121,9 +130,8 @@ TEST_F(WebhookClientCertificateTest, OnlyCallersWithACertificateFromTheClientCaR
       },
       10s));
   testing_clients::HttpClient scraper(serving_.ca.cert);
-  const auto metrics =
-      scraper.request("GET", fmt::format("https://localhost:{}/metrics", metrics_port('a')), {},
-                      {"Authorization: Bearer " + cluster_->token("scraper")});
+  const auto metrics = scraper.request("GET", fmt::format("https://localhost:{}/metrics", metrics_port('a')), {},
+                                       {"Authorization: Bearer " + cluster_->token("scraper")});
   EXPECT_EQ(metrics.error, "");
   EXPECT_EQ(metrics.status, 200) << metrics.body;
 }
