@@ -177,6 +177,14 @@ void add_server_options(CLI::App& run, RunFlags& f) {
                  "node CIDR): connection slots are reserved for them and never given to a flood; empty = "
                  "trust the few addresses that send well-formed reviews")
       ->delimiter(',');
+  run.add_option("--webhook-client-ca", o.webhook_client_ca,
+                 "PEM file of CAs: the webhook then refuses, at the TLS handshake, every caller without a client "
+                 "certificate signed by one of them (the API server presents one when its admission configuration "
+                 "names it); re-read when it changes. Empty: no client certificate is asked for");
+  run.add_option("--webhook-client-names", o.webhook_client_names,
+                 "Comma-separated names: with --webhook-client-ca, the client certificate's subject CN or one of "
+                 "its DNS SANs must be one of them")
+      ->delimiter(',');
   run.add_option("--cert-dir", o.cert_dir, "Directory with tls.crt and tls.key for the webhook and metrics")
       ->capture_default_str();
   run.add_option("--enable-webhook", o.enable_webhook,

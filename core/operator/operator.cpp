@@ -1,6 +1,7 @@
 #include "operator/operator.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 #ifdef __GLIBC__
@@ -9,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include <fstream>
 #include <random>
 
 #include "dha/abi.h"
@@ -297,11 +299,20 @@ void Operator::start_servers() {
         &p.registry);
     if (options_.webhook_port < 0 || options_.webhook_port > 65535)
       throw std::runtime_error("--webhook-port must be 0..65535");
+    server::TlsOptions tls{server::certificate_dir_or_self_signed(options_.cert_dir, "the webhook")};
+    if (!options_.webhook_client_ca.empty()) {
+      // Only the webhook's listener: /metrics and the probes have their own.
+      if (!std::ifstream(options_.webhook_client_ca))
+        throw std::runtime_error("--webhook-client-ca: cannot read " + options_.webhook_client_ca);
+      tls.client_ca_file = options_.webhook_client_ca;
+      tls.client_names = options_.webhook_client_names;
+    } else if (!options_.webhook_client_names.empty()) {
+      throw std::runtime_error("--webhook-client-names needs --webhook-client-ca: names of which certificates?");
+    }
     try {
       p.webhook = make_server(
           "webhook", server::BindAddress{options_.webhook_host, static_cast<std::uint16_t>(options_.webhook_port)},
-          server::TlsOptions{server::certificate_dir_or_self_signed(options_.cert_dir, "the webhook")},
-          std::move(router), {}, [&](server::ServerOptions& o) {
+          std::move(tls), std::move(router), {}, [&](server::ServerOptions& o) {
             o.trusted_networks = options_.webhook_trusted_networks;
             // The API server sends its ClientHello with its connect: only floods are silent.
             o.defer_accept = std::chrono::seconds(1);
@@ -309,6 +320,11 @@ void Operator::start_servers() {
     } catch (const std::invalid_argument& e) {
       throw std::runtime_error(std::string("--webhook-trusted-cidrs: ") + e.what());
     }
+    if (!options_.webhook_client_ca.empty())
+      spdlog::info("webhook: clients must present a certificate signed by a CA in {}{}", options_.webhook_client_ca,
+                   options_.webhook_client_names.empty()
+                       ? std::string()
+                       : fmt::format(" naming one of {}", fmt::join(options_.webhook_client_names, ", ")));
   }
 }
 

@@ -44,6 +44,11 @@ struct OperatorOptions {
   // Networks the API server calls the webhook from: its connection slots are reserved for
   // them. Empty: the webhook learns the few addresses that send it well-formed reviews.
   std::vector<std::string> webhook_trusted_networks;
+  // A PEM bundle of CAs: the webhook then requires of every caller a client certificate signed
+  // by one of them (kube-apiserver's, as its admission configuration names it). Empty: none.
+  std::string webhook_client_ca;
+  // With webhook_client_ca: the client certificate's CN or a DNS SAN must be one of these.
+  std::vector<std::string> webhook_client_names;
   std::string cert_dir = "/tmp/k8s-webhook-server/serving-certs";
   std::string operator_username = "system:serviceaccount:cozy-db-autoscaler:db-autoscaler";
   std::string apps_api_username = "system:serviceaccount:cozy-system:cozystack-api";

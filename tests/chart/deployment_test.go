@@ -157,6 +157,7 @@ var operatorFlags = map[string]bool{
 	"--metrics-bind-address": true, "--health-probe-bind-address": true, "--webhook-port": true,
 	"--cert-dir": true, "--operator-username": true, "--apps-api-username": true,
 	"--sync-period": true, "--grouped-query-max-age": true, "--workers": true, "--kube-api-qps": true, "--kube-api-burst": true, "--log-level": true, "--log-format": true, "--metrics-secure": true,
+	"--webhook-client-ca": true, "--webhook-client-names": true,
 }
 
 func TestArgsUseOnlyOperatorFlags(t *testing.T) {
@@ -173,6 +174,7 @@ func TestArgsUseOnlyOperatorFlags(t *testing.T) {
 		{"single replica without leader election", nil, []string{"replicas=1", "leaderElection.enabled=false"}},
 		{"sharded", nil, []string{"replicas=3", "shards=3"}},
 		{"sharded by namespace", nil, []string{"replicas=3", "shards=3", "shardKey=namespace"}},
+		{"webhook client CA", []string{"webhook-client-ca.yaml"}, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -161,3 +161,109 @@ func TestKubeVersionFloorIsTheTestedVersion(t *testing.T) {
 		expectEqual(t, "trafficDistribution on "+tc.kube, at(only(t, r, "Service", "db-autoscaler"), "spec.trafficDistribution"), "PreferClose")
 	}
 }
+
+// webhook.clientCA: the CA bundle of the API server's client certificate, from inline PEM (in
+// a ConfigMap the chart renders), a ConfigMap or a Secret of yours, is mounted read-only and
+// passed as --webhook-client-ca, its allowed names as --webhook-client-names. Unset, no client
+// certificate is asked for: no flag, no volume.
+func TestWebhookClientCA(t *testing.T) {
+	const file = "/etc/db-autoscaler/webhook-client-ca/ca.crt"
+	volume := func(t *testing.T, d map[string]interface{}) map[string]interface{} {
+		t.Helper()
+		for _, v := range at(d, "spec.template.spec.volumes").([]interface{}) {
+			if at(v, "name") == "webhook-client-ca" {
+				return v.(map[string]interface{})
+			}
+		}
+		return nil
+	}
+	mounted := func(t *testing.T, d map[string]interface{}) bool {
+		t.Helper()
+		for _, m := range at(d, "spec.template.spec.containers[0].volumeMounts").([]interface{}) {
+			if at(m, "name") == "webhook-client-ca" {
+				expectEqual(t, "mount path", at(m, "mountPath"), "/etc/db-autoscaler/webhook-client-ca")
+				expectEqual(t, "read-only", at(m, "readOnly"), true)
+				return true
+			}
+		}
+		return false
+	}
+
+	t.Run("unset", func(t *testing.T) {
+		r := renderChart(t, nil)
+		d := only(t, r, "Deployment", "db-autoscaler")
+		args := operatorArgs(t, r)
+		if len(flagValues(args, "--webhook-client-ca")) != 0 || len(flagValues(args, "--webhook-client-names")) != 0 {
+			t.Errorf("no client CA configured, yet args %v ask for client certificates", args)
+		}
+		if volume(t, d) != nil || mounted(t, d) || has(r, "ConfigMap", "db-autoscaler-webhook-client-ca") {
+			t.Errorf("no client CA configured, yet its volume or ConfigMap is rendered")
+		}
+	})
+
+	t.Run("inline PEM", func(t *testing.T) {
+		pem := "-----BEGIN CERTIFICATE-----\nMIIBfake\n-----END CERTIFICATE-----"
+		values := inlineValues(t, "webhook:\n  clientCA:\n    pem: |\n      "+strings.ReplaceAll(pem, "\n", "\n      ")+"\n")
+		r := renderChart(t, []string{values})
+		cm := only(t, r, "ConfigMap", "db-autoscaler-webhook-client-ca")
+		expectEqual(t, "bundle in the ConfigMap", strings.TrimSpace(at(cm, "data").(map[string]interface{})["ca.crt"].(string)), pem)
+		d := only(t, r, "Deployment", "db-autoscaler")
+		expectEqual(t, "volume", volume(t, d)["configMap"], map[string]interface{}{
+			"name":  "db-autoscaler-webhook-client-ca",
+			"items": []interface{}{map[string]interface{}{"key": "ca.crt", "path": "ca.crt"}},
+		})
+		if !mounted(t, d) {
+			t.Errorf("the client CA volume is not mounted")
+		}
+		expectEqual(t, "--webhook-client-ca", flagValues(operatorArgs(t, r), "--webhook-client-ca"), []string{file})
+		expectEqual(t, "--webhook-client-names", len(flagValues(operatorArgs(t, r), "--webhook-client-names")), 0)
+	})
+
+	t.Run("existing ConfigMap", func(t *testing.T) {
+		r := renderChart(t, nil, "webhook.clientCA.existingConfigMap=apiserver-ca", "webhook.clientCA.key=bundle.pem")
+		d := only(t, r, "Deployment", "db-autoscaler")
+		expectEqual(t, "volume", volume(t, d)["configMap"], map[string]interface{}{
+			"name":  "apiserver-ca",
+			"items": []interface{}{map[string]interface{}{"key": "bundle.pem", "path": "ca.crt"}},
+		})
+		if has(r, "ConfigMap", "db-autoscaler-webhook-client-ca") {
+			t.Errorf("the chart renders its own ConfigMap next to the one named")
+		}
+		expectEqual(t, "--webhook-client-ca", flagValues(operatorArgs(t, r), "--webhook-client-ca"), []string{file})
+	})
+
+	t.Run("existing Secret with allowed names", func(t *testing.T) {
+		r := renderChart(t, []string{"webhook-client-ca.yaml"})
+		d := only(t, r, "Deployment", "db-autoscaler")
+		expectEqual(t, "volume", volume(t, d)["secret"], map[string]interface{}{
+			"secretName": "apiserver-ca",
+			"items":      []interface{}{map[string]interface{}{"key": "ca.crt", "path": "ca.crt"}},
+		})
+		if !mounted(t, d) {
+			t.Errorf("the client CA volume is not mounted")
+		}
+		args := operatorArgs(t, r)
+		expectEqual(t, "--webhook-client-ca", flagValues(args, "--webhook-client-ca"), []string{file})
+		expectEqual(t, "--webhook-client-names", flagValues(args, "--webhook-client-names"),
+			[]string{"kube-apiserver,apiserver.example"})
+	})
+
+	refusals := []struct {
+		name    string
+		values  string
+		wantErr string
+	}{
+		{"two sources", "webhook:\n  clientCA:\n    existingSecret: a\n    existingConfigMap: b\n", "set one"},
+		{"names without a CA", "webhook:\n  clientCA:\n    allowedNames: [kube-apiserver]\n", "needs a client CA"},
+		// The flag takes the names comma-separated.
+		{"a name with a comma", "webhook:\n  clientCA:\n    existingSecret: a\n    allowedNames: [\"a,b\"]\n", "allowedNames"},
+	}
+	for _, tc := range refusals {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := tryRender(t, []string{inlineValues(t, tc.values)})
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("want an error with %q, got %v", tc.wantErr, err)
+			}
+		})
+	}
+}

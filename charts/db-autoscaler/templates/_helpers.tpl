@@ -96,6 +96,13 @@ operator is granted exactly the kinds it loads an adapter for. */}}
 {{- define "dha.extraPluginDir" -}}/var/lib/db-autoscaler/extra-plugins{{- end -}}
 {{- define "dha.pluginConfigDir" -}}/etc/db-autoscaler{{- end -}}
 {{- define "dha.certDir" -}}/tmp/k8s-webhook-server/serving-certs{{- end -}}
+{{- define "dha.webhookClientCAConfigMap" -}}{{ include "dha.fullname" . }}-webhook-client-ca{{- end -}}
+{{- define "dha.webhookClientCADir" -}}/etc/db-autoscaler/webhook-client-ca{{- end -}}
+{{/* Where the webhook's client CA bundle comes from: configMap, secret, or "" (none asked for). */}}
+{{- define "dha.webhookClientCASource" -}}
+{{- $ca := .Values.webhook.clientCA -}}
+{{- if or $ca.pem $ca.existingConfigMap -}}configMap{{- else if $ca.existingSecret -}}secret{{- end -}}
+{{- end -}}
 
 {{/*
 Fails the render on combinations that would install a broken operator; the schema cannot
@@ -129,6 +136,13 @@ express them.
 {{- end -}}
 {{- if and .Values.metrics.enabled .Values.metrics.secure .Values.metrics.podMonitor.enabled (not (and .Values.metrics.podMonitor.bearerTokenSecret.name .Values.metrics.podMonitor.bearerTokenSecret.key)) -}}
 {{- fail "metrics.podMonitor with metrics.secure needs metrics.podMonitor.bearerTokenSecret ({name, key}): the operator refuses scrapes without an authorized token" -}}
+{{- end -}}
+{{- $ca := .Values.webhook.clientCA -}}
+{{- if gt (len (compact (list $ca.pem $ca.existingConfigMap $ca.existingSecret))) 1 -}}
+{{- fail "webhook.clientCA: pem, existingConfigMap and existingSecret are three sources for the one client CA bundle: set one" -}}
+{{- end -}}
+{{- if and $ca.allowedNames (not (include "dha.webhookClientCASource" .)) -}}
+{{- fail "webhook.clientCA.allowedNames needs a client CA (pem, existingConfigMap or existingSecret): without one no client certificate is asked for" -}}
 {{- end -}}
 {{- range $name, $cfg := .Values.plugins.config -}}
 {{- if not (hasKey $seen $name) -}}{{- fail (printf "plugins.config has an entry for %q, which is not in plugins.enabled or plugins.extra" $name) -}}{{- end -}}

@@ -290,7 +290,18 @@ asio::awaitable<void> Server::Impl::run_connection(tcp::socket socket, std::shar
     co_return;
   }
   co_await stream->handshake(ec);
-  if (ec) co_return;
+  if (ec) {
+    // Under a client CA, why a caller was refused: its certificate's fault, or none sent.
+    if (options_.tls->client_ca_file) {
+      const long verified = SSL_get_verify_result(stream->native_handle());
+      spdlog::debug("{}: TLS handshake with {} failed: {}", options_.name, remote,
+                    verified != X509_V_OK ? X509_verify_cert_error_string(verified) : ec.message());
+    }
+    co_return;
+  }
+  // The handshake required a certificate from the client CA: the peer is who the server is
+  // for, as surely as a vouched-for request says (and sooner).
+  if (options_.tls->client_ca_file) trust_.vouch(control->peer, std::chrono::steady_clock::now());
   co_await serve(*stream, *control, std::move(remote), true, accepted);
   connection->expires_after(1s);
   co_await stream->shutdown(ec);

@@ -163,6 +163,7 @@ class TlsStream {
   Connection& connection() { return connection_; }
   // Whether OpenSSL holds bytes already read from the socket (a record read ahead).
   bool has_pending() const { return SSL_has_pending(ssl_.get()) == 1; }
+  SSL* native_handle() { return ssl_.get(); }
 
   // These return drive()'s awaitable itself (one coroutine frame per call, not two); the
   // lambdas hold copies of what they use.

@@ -60,8 +60,10 @@ void Server::Impl::load_certificate(bool initial) {
   const auto& tls = *options_.tls;
   const auto cert_path = tls.cert_dir / tls.cert_file;
   const auto key_path = tls.cert_dir / tls.key_file;
+  const std::string from =
+      tls.cert_dir.string() + (tls.client_ca_file ? " and client CA " + tls.client_ca_file->string() : "");
   std::string error;
-  auto pem = detail::read_pem_pair(cert_path, key_path, error);
+  auto pem = detail::read_pem_files(cert_path, key_path, tls.client_ca_file, error);
   if (!pem) {
     if (initial) throw std::runtime_error(options_.name + ": cannot load TLS certificate: " + error);
     if (error != last_read_error_) spdlog::warn("{}: keeping the current certificate: {}", options_.name, error);
@@ -71,22 +73,23 @@ void Server::Impl::load_certificate(bool initial) {
   last_read_error_.clear();
   if (!initial && (*pem == loaded_pem_ || *pem == rejected_pem_)) return;
   try {
-    auto ctx = detail::make_tls_context(pem->cert, pem->key);
+    detail::ClientVerification clients;
+    if (tls.client_ca_file) clients = {pem->client_ca, tls.client_names};
+    auto ctx = detail::make_tls_context(pem->cert, pem->key, clients);
     std::lock_guard lock(tls_mutex_);
     tls_ = std::move(ctx);
     loaded_pem_ = std::move(*pem);
   } catch (const std::exception& e) {
     if (initial)
-      throw std::runtime_error(options_.name + ": cannot load TLS certificate from " + tls.cert_dir.string() + ": " +
-                               e.what());
+      throw std::runtime_error(options_.name + ": cannot load TLS certificate from " + from + ": " + e.what());
     // cert-manager writes the two files one after the other; a mismatch is usually transient.
     rejected_pem_ = std::move(*pem);
-    spdlog::warn("{}: ignoring the certificate in {} for now: {}", options_.name, tls.cert_dir.string(), e.what());
+    spdlog::warn("{}: ignoring the certificate in {} for now: {}", options_.name, from, e.what());
     return;
   }
   if (!initial) {
     reloads_.fetch_add(1);
-    spdlog::info("{}: reloaded the TLS certificate from {}", options_.name, tls.cert_dir.string());
+    spdlog::info("{}: reloaded the TLS certificate from {}", options_.name, from);
   }
 }
 

@@ -114,9 +114,9 @@ class Server::Impl {
   // The TLS context for new connections; open ones hold their own shared_ptr.
   mutable std::mutex tls_mutex_;
   std::shared_ptr<boost::asio::ssl::context> tls_;
-  detail::PemPair loaded_pem_;
-  std::string last_read_error_;   // logged once, not every interval
-  detail::PemPair rejected_pem_;  // last pair that failed to load, not retried until it changes
+  detail::PemFiles loaded_pem_;
+  std::string last_read_error_;    // logged once, not every interval
+  detail::PemFiles rejected_pem_;  // last files that failed to load, not retried until they change
 
   std::mutex connections_mutex_;
   std::unordered_map<std::uint64_t, std::shared_ptr<ConnectionControl>> open_;  // by slot

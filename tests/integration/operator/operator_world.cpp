@@ -57,6 +57,7 @@ void OperatorWorld::SetUp() {
   o.crd_paths = {std::string(DHA_SOURCE_DIR) + "/sdk/testing/crds",
                  std::string(DHA_SOURCE_DIR) + "/charts/db-autoscaler/crds"};
   o.backend = testing::kube_backend_from_environment();
+  o.real_apiserver_args = real_apiserver_args_;
   if (o.backend == testing::KubeBackend::real) {
     const std::string missing = testing::real_kube_unavailable_reason();
     if (!missing.empty()) {

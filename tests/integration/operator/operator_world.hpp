@@ -140,6 +140,10 @@ class OperatorWorld : public ::testing::Test {
   // `helm template` arguments for the chart whose RBAC the operators get on the real server
   // ({"--set", "cnpg.enabled=true"}); a fixture sets them in its constructor.
   std::vector<std::string> chart_args_;
+  // Extra kube-apiserver flags for the real backend ("--flag=value"); a fixture sets them
+  // before SetUp. They apply to the process's control plane when this test starts it: a suite
+  // that needs them runs in a process of its own.
+  std::vector<std::string> real_apiserver_args_;
 
  private:
   std::unique_ptr<testing::TestCluster> own_cluster_;

@@ -54,6 +54,11 @@ HttpClient::HttpClient(std::string ca_pem, std::string source)
 
 HttpClient::~HttpClient() { curl_easy_cleanup(static_cast<CURL*>(curl_)); }
 
+void HttpClient::set_client_certificate(std::string cert_pem, std::string key_pem) {
+  client_cert_pem_ = std::move(cert_pem);
+  client_key_pem_ = std::move(key_pem);
+}
+
 HttpResult HttpClient::request(const std::string& method, const std::string& url, const std::string& body,
                                const std::vector<std::string>& headers, std::chrono::milliseconds timeout) {
   auto* curl = static_cast<CURL*>(curl_);
@@ -84,6 +89,16 @@ HttpResult HttpClient::request(const std::string& method, const std::string& url
     ca.flags = CURL_BLOB_COPY;
     curl_easy_setopt(curl, CURLOPT_CAINFO_BLOB, &ca);
     curl_easy_setopt(curl, CURLOPT_CERTINFO, 1L);
+  }
+  curl_blob client_cert{};
+  curl_blob client_key{};
+  if (!client_cert_pem_.empty()) {
+    client_cert = {client_cert_pem_.data(), client_cert_pem_.size(), CURL_BLOB_COPY};
+    client_key = {client_key_pem_.data(), client_key_pem_.size(), CURL_BLOB_COPY};
+    curl_easy_setopt(curl, CURLOPT_SSLCERTTYPE, "PEM");
+    curl_easy_setopt(curl, CURLOPT_SSLCERT_BLOB, &client_cert);
+    curl_easy_setopt(curl, CURLOPT_SSLKEYTYPE, "PEM");
+    curl_easy_setopt(curl, CURLOPT_SSLKEY_BLOB, &client_key);
   }
   CURLcode code = curl_easy_perform(curl);
   curl_slist_free_all(list);

@@ -28,6 +28,9 @@ class HttpClient {
   HttpClient(const HttpClient&) = delete;
   HttpClient& operator=(const HttpClient&) = delete;
 
+  // Presents this certificate (PEM) and key in every later TLS handshake.
+  void set_client_certificate(std::string cert_pem, std::string key_pem);
+
   HttpResult request(const std::string& method, const std::string& url, const std::string& body = {},
                      const std::vector<std::string>& headers = {},
                      std::chrono::milliseconds timeout = std::chrono::seconds(5));
@@ -35,6 +38,8 @@ class HttpClient {
  private:
   void* curl_;
   std::string ca_pem_;
+  std::string client_cert_pem_;
+  std::string client_key_pem_;
   std::string interface_;  // CURLOPT_INTERFACE, "host!<source>"
 };
 

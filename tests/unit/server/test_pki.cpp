@@ -102,6 +102,22 @@ Pem issue_serving(const Pem& ca, const std::string& common_name) {
   return {to_pem(cert.get()), to_pem(key.get())};
 }
 
+Pem issue_client(const Pem& ca, const std::string& common_name, const std::string& dns_name) {
+  auto ca_cert = read_cert(ca.cert);
+  auto ca_key = read_key(ca.key);
+  auto key = new_key();
+  auto cert = new_cert(key.get(), common_name);
+  X509_set_issuer_name(cert.get(), X509_get_subject_name(ca_cert.get()));
+  add_ext(cert.get(), ca_cert.get(), NID_basic_constraints, "critical,CA:FALSE");
+  add_ext(cert.get(), ca_cert.get(), NID_key_usage, "critical,digitalSignature");
+  add_ext(cert.get(), ca_cert.get(), NID_ext_key_usage, "clientAuth");
+  // Names its CA's key: every test CA has the same subject, and a bundle may hold several.
+  add_ext(cert.get(), ca_cert.get(), NID_authority_key_identifier, "keyid:always");
+  if (!dns_name.empty()) add_ext(cert.get(), ca_cert.get(), NID_subject_alt_name, ("DNS:" + dns_name).c_str());
+  check(X509_sign(cert.get(), ca_key.get(), EVP_sha256()) > 0, "sign client cert");
+  return {to_pem(cert.get()), to_pem(key.get())};
+}
+
 Pki make_pki(const std::string& common_name) {
   auto ca_key = new_key();
   auto ca_cert = new_cert(ca_key.get(), "db-autoscaler test CA");

@@ -22,6 +22,9 @@ struct Pki {
 Pki make_pki(const std::string& common_name = "db-autoscaler");
 // A serving certificate for the same names, signed by an existing CA.
 Pem issue_serving(const Pem& ca, const std::string& common_name);
+// A client certificate (extended key usage clientAuth) signed by `ca`, with subject CN
+// `common_name` and, when given, a DNS subjectAltName.
+Pem issue_client(const Pem& ca, const std::string& common_name, const std::string& dns_name = {});
 
 void write_file(const std::filesystem::path& path, const std::string& text);
 // Writes tls.crt and tls.key into dir (created if needed).

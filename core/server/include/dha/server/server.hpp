@@ -25,7 +25,11 @@
 //    away is what does (see docs/webhook.md);
 //  - tls.crt / tls.key re-read from `cert_dir` when they change on disk (cert-manager
 //    rotation): new connections get the new pair, open ones keep theirs, nothing is dropped;
-//    a half-written or mismatched pair is ignored until a valid one appears;
+//    a half-written or mismatched pair is ignored until a valid one appears; the client CA
+//    file (TlsOptions::client_ca_file) likewise;
+//  - with a client CA, a client without a certificate it verifies fails the TLS handshake and
+//    never reaches a route; one that passes is trusted with reserved slots as a vouched-for
+//    peer is (when the server is told no trusted networks);
 //  - graceful stop: no new connections, idle keep-alive connections closed, in-flight requests
 //    answered (with `Connection: close`) until the grace period ends.
 
@@ -49,6 +53,13 @@ struct TlsOptions {
   std::string cert_file = "tls.crt";               // inside cert_dir
   std::string key_file = "tls.key";                // inside cert_dir
   std::chrono::milliseconds reload_interval = 1s;  // how often the files are checked
+  // A PEM bundle of CAs: every client must present a certificate that chains to one of them
+  // and may authenticate a TLS client (extended key usage clientAuth, when it has one), or its
+  // handshake fails. Re-read with the certificate. Empty: no client certificate is asked for.
+  std::optional<std::filesystem::path> client_ca_file = std::nullopt;
+  // With client_ca_file, when not empty: the client certificate's subject common name or one
+  // of its DNS subjectAltNames must be one of these, exactly.
+  std::vector<std::string> client_names = {};
 };
 
 struct ServerOptions {
