@@ -132,7 +132,7 @@ std::string Client::list_pages(const ResourceRef& collection, ListOptions opts,
     first_opts.limit = sizer.next();
     try {
       ListPage first = list(collection, first_opts);
-      const std::string snapshot = first.resource_version;
+      std::string snapshot = first.resource_version;
       std::string token = first.continue_token;
       sizer.observe(first.list["items"].Size(), first.bytes);
       on_page(first, true);

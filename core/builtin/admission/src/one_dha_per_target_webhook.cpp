@@ -22,7 +22,9 @@ void mount_one_dha_per_target_webhook(server::Router& router, const OneDhaPerTar
       server::AttemptLimiter::Limits{options.per_peer_per_second, options.per_peer_burst, unbounded, unbounded, 4096});
   auto budget = [limiter, burst = options.per_peer_burst](const server::Request& request) {
     if (request.from_trusted_network) return true;
-    const auto cost = static_cast<double>(1 + request.body.size() / 65536);
+    // One for the review, one more for each whole 64 KB of its body (a whole number on purpose).
+    const std::size_t whole_64k = request.body.size() / 65536;
+    const auto cost = static_cast<double>(1 + whole_64k);
     return limiter->try_take(server::peer_address(request.remote_address), std::min(cost, burst));
   };
   mount_admission_review(router, options.path, std::move(decide), metrics, std::move(budget));
