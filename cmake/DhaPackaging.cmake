@@ -15,13 +15,15 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)
 
 set(CPACK_DEB_COMPONENT_INSTALL ON)
-set(CPACK_COMPONENTS_ALL operator debian sdk)
+set(CPACK_COMPONENTS_ALL operator debian sdk sdk_debian)
 # One package per group: db-autoscaler is the operator's files and what Debian adds to them
-# (packaging/: copyright, changelog, manual page, the chart's manifests).
+# (packaging/: copyright, changelog, manual page, the chart's manifests); db-autoscaler-sdk the
+# SDK's and its own copyright, changelog and manual pages.
 set(CPACK_COMPONENTS_GROUPING ONE_PER_GROUP)
 set(CPACK_COMPONENT_OPERATOR_GROUP operator)
 set(CPACK_COMPONENT_DEBIAN_GROUP operator)
 set(CPACK_COMPONENT_SDK_GROUP sdk)
+set(CPACK_COMPONENT_SDK_DEBIAN_GROUP sdk)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION admin)
 set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://github.com/cozystack/db-autoscaler")
@@ -45,12 +47,14 @@ set(CPACK_DEBIAN_SDK_PACKAGE_RECOMMENDS "db-autoscaler (= ${PROJECT_VERSION})")
 string(CONCAT CPACK_DEBIAN_SDK_PACKAGE_DEPENDS
   "cmake (>= 3.25), g++ (>= 4:12), pkg-config, rapidjson-dev, libboost-dev (>= 1.74), libboost-system-dev, "
   "libssl-dev, libcurl4-openssl-dev, libyaml-cpp-dev, libgtest-dev, libgmock-dev")
+# Debian's extended description: lines of at most 80 characters.
 string(CONCAT CPACK_COMPONENT_SDK_DESCRIPTION
   "SDK for db-autoscaler plugins\n"
-  "The plugin ABI headers and C++ wrapper, the CMake package (find_package(dha-sdk)) and\n"
-  "pkg-config file, the test kit (FakeHost, PluginUnderTest, Pipeline, an embedded API\n"
-  "server and a VictoriaMetrics fixture), dha-plugin-check, dha-apiserver, dha-world-sim,\n"
-  "dha-dev-env and a template.")
+  "The plugin ABI headers and C++ wrapper, the CMake package\n"
+  "(find_package(dha-sdk)) and pkg-config file, the test kit (FakeHost,\n"
+  "PluginUnderTest, Pipeline, an embedded API server and a VictoriaMetrics\n"
+  "fixture), dha-plugin-check, dha-apiserver, dha-world-sim, dha-dev-env and a\n"
+  "template.")
 # The DEB generator's own per-package variables, so neither package falls back to the other's text.
 set(CPACK_DEBIAN_OPERATOR_DESCRIPTION "${CPACK_COMPONENT_OPERATOR_DESCRIPTION}")
 set(CPACK_DEBIAN_SDK_DESCRIPTION "${CPACK_COMPONENT_SDK_DESCRIPTION}")

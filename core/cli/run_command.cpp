@@ -170,7 +170,9 @@ void add_server_options(CLI::App& run, RunFlags& f) {
                  "Address of /healthz and /readyz (plain HTTP); \"0\" disables")
       ->capture_default_str();
   run.add_option("--webhook-port", o.webhook_port, "Port of the admission webhook (HTTPS)")->capture_default_str();
-  run.add_option("--webhook-host", o.webhook_host, "Address the webhook listens on, e.g. the pod IP; empty = all")
+  run.add_option("--webhook-host", o.webhook_host,
+                 "Address the webhook listens on: loopback unless set (the chart passes the Pod's IP); empty "
+                 "= every interface")
       ->capture_default_str();
   run.add_option("--webhook-trusted-cidrs", o.webhook_trusted_networks,
                  "Comma-separated networks the API server calls the webhook from (e.g. the control-plane "

@@ -40,7 +40,10 @@ struct OperatorOptions {
   bool metrics_secure = true;
   std::string health_probe_bind_address = ":8081";
   int webhook_port = 9443;
-  std::string webhook_host;  // the address the webhook listens on; empty = all interfaces
+  // The address the webhook listens on. Loopback unless told otherwise: a process started on a
+  // host does not open an admission endpoint to its networks; in a Pod the chart passes the
+  // Pod's IP. Empty (or 0.0.0.0) = every IPv4 interface.
+  std::string webhook_host = "127.0.0.1";
   // Networks the API server calls the webhook from: its connection slots are reserved for
   // them. Empty: the webhook learns the few addresses that send it well-formed reviews.
   std::vector<std::string> webhook_trusted_networks;

@@ -55,6 +55,26 @@ func TestDeploymentReferenceAssertions(t *testing.T) {
 	only(t, r, "ServiceAccount", "db-autoscaler")
 }
 
+// The operator's webhook listens on loopback unless told otherwise; in the Pod it must listen
+// where the Service sends the API server's calls: the Pod's own address, from the downward API.
+func TestWebhookListensOnThePodsAddress(t *testing.T) {
+	r := renderChart(t, nil)
+	d := only(t, r, "Deployment", "db-autoscaler")
+	if got := flagValues(operatorArgs(t, r), "--webhook-host"); len(got) != 1 || got[0] != "$(POD_IP)" {
+		t.Errorf("--webhook-host: got %v, want the one value $(POD_IP)", got)
+	}
+	found := false
+	for _, e := range at(d, "spec.template.spec.containers[0].env").([]interface{}) {
+		if at(e, "name") == "POD_IP" {
+			found = true
+			expectEqual(t, "POD_IP's source", at(e, "valueFrom.fieldRef.fieldPath"), "status.podIP")
+		}
+	}
+	if !found {
+		t.Errorf("the container has no POD_IP variable for --webhook-host=$(POD_IP)")
+	}
+}
+
 // Every container, init containers included, runs under the restricted pod security standard.
 func TestEveryContainerIsRestricted(t *testing.T) {
 	for _, files := range [][]string{nil, {"plugins-extra.yaml"}} {
@@ -154,7 +174,7 @@ func TestSelectorsMatchThePods(t *testing.T) {
 var operatorFlags = map[string]bool{
 	"--kubeconfig": true, "--leader-elect": true, "--leader-election-namespace": true, "--shards": true, "--shard-key": true,
 	"--plugin-dir": true, "--plugins": true, "--plugin-config": true,
-	"--metrics-bind-address": true, "--health-probe-bind-address": true, "--webhook-port": true,
+	"--metrics-bind-address": true, "--health-probe-bind-address": true, "--webhook-port": true, "--webhook-host": true,
 	"--cert-dir": true, "--operator-username": true, "--apps-api-username": true,
 	"--sync-period": true, "--grouped-query-max-age": true, "--workers": true, "--kube-api-qps": true, "--kube-api-burst": true, "--log-level": true, "--log-format": true, "--metrics-secure": true,
 	"--webhook-client-ca": true, "--webhook-client-names": true,

@@ -6,8 +6,9 @@
 # `db-autoscaler run` command, run from that root against the embedded API server with only the
 # packaged CRD and webhook configuration applied, becomes ready, serves the webhook with its own
 # self-signed certificate (the API server's call refuses a second DHA on a target) and reconciles.
-# Only the listen addresses are added to the README's command, so that parallel tests do not
-# share ports, and an empty --cert-dir, so that no certificate left on this machine is used.
+# Only the ports are added to the README's command, so that parallel tests do not share them, and
+# an empty --cert-dir, so that no certificate left on this machine is used; the webhook listens
+# where the command alone puts it, on loopback.
 set -euo pipefail
 build_dir=$1; source_dir=$2; apiserver=$3
 work=$(mktemp -d)
@@ -90,7 +91,7 @@ EOF
 mkdir "$work/no-certs"
 : >"$work/operator.log"
 (cd "$work" && export PATH="$root/usr/bin:$PATH" &&
-  eval "exec $command --health-probe-bind-address 127.0.0.1:0 --webhook-host 127.0.0.1 --webhook-port 0 --cert-dir $work/no-certs") \
+  eval "exec $command --health-probe-bind-address 127.0.0.1:0 --webhook-port 0 --cert-dir $work/no-certs") \
   >"$work/operator.log" 2>&1 &
 operator=$!
 pids+=($operator)

@@ -285,7 +285,8 @@ std::vector<ConditionRecord> Pipeline::conditions(const std::string& ns, const s
 std::string kit_plugin_dir() {
   Dl_info info{};
   if (dladdr(reinterpret_cast<const void*>(&kit_plugin_dir), &info) != 0 && info.dli_fname != nullptr) {
-    const auto installed = std::filesystem::path(info.dli_fname).parent_path() / "dha-sdk" / "plugins";
+    // Installed: the library is lib/dha-sdk/kit/libdha-testkit.so, the plugins lib/dha-sdk/plugins.
+    const auto installed = std::filesystem::path(info.dli_fname).parent_path().parent_path() / "plugins";
     if (std::filesystem::exists(installed)) return installed.string();
   }
   return DHA_TESTKIT_BUILD_PLUGIN_DIR;  // inside db-autoscaler's own build tree

@@ -74,12 +74,12 @@ for key in ("tls.crt", "tls.key", "ca.crt"):
         f.write(base64.b64decode(secret["data"][key]))
 metrics_port, probe_port = free_port(), free_port()
 # The pod's arguments, but for what only a pod has: its ports on loopback, the plugin
-# directories of this build, the mounted certificate. The webhook stays off: it listens on every
-# address, and no API server here calls it.
+# directories of this build, the mounted certificate. The webhook stays off: it listens on the
+# Pod's address, and no API server here calls it.
 args = []
 for a in container["args"][1:]:
     flag = a.split("=", 1)[0]
-    if flag in ("--plugin-dir", "--webhook-port"):
+    if flag in ("--plugin-dir", "--webhook-port", "--webhook-host"):
         continue
     args.append({"--metrics-bind-address": f"--metrics-bind-address=127.0.0.1:{metrics_port}",
                  "--health-probe-bind-address": f"--health-probe-bind-address=127.0.0.1:{probe_port}",

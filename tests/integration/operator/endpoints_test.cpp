@@ -151,12 +151,12 @@ TEST_F(EndpointsTest, SecureMetricsWithoutACertificateServeASelfSignedOne) {
 }
 
 // The README's package command runs the webhook (on by default) without a certificate: it
-// serves a self-signed one, with a warning, instead of refusing to start.
-TEST_F(EndpointsTest, TheWebhookWithoutACertificateServesASelfSignedOne) {
+// serves a self-signed one, with a warning, instead of refusing to start. Without --webhook-host
+// it listens on loopback only: a command run on a host opens no admission endpoint to its networks.
+TEST_F(EndpointsTest, TheWebhookWithoutACertificateServesASelfSignedOneOnLoopback) {
   const auto webhook_port = testing::free_loopback_port();
   auto& op = start_operator('a', {{"--cert-dir", dir_ + "/no-certs-here"},
                                   {"--enable-webhook", "true"},
-                                  {"--webhook-host", "127.0.0.1"},
                                   {"--webhook-port", std::to_string(webhook_port)}});
   const std::string marker = "serving the webhook with a self-signed certificate from ";
   ASSERT_TRUE(eventually([&] { return op.log().find(marker) != std::string::npos || !op.running(); }, 20s)) << op.log();
@@ -175,6 +175,10 @@ TEST_F(EndpointsTest, TheWebhookWithoutACertificateServesASelfSignedOne) {
       << "no HTTPS webhook with the generated certificate: " << log;
   EXPECT_FALSE(kube::find_path(kube::parse_json(reply.body), {"response", "allowed"})->GetBool()) << reply.body;
   EXPECT_TRUE(op.running()) << "the operator must keep running without a provided certificate";
+  // Another loopback address reaches every interface a wildcard bind would serve.
+  EXPECT_FALSE(accepts_connections("127.0.0.2", webhook_port)) << "the webhook listens beyond loopback by default";
+  EXPECT_NE(op.log().find(fmt::format("webhook server listening on 127.0.0.1:{}", webhook_port)), std::string::npos)
+      << op.log();
 }
 
 TEST_F(EndpointsTest, AFixedTargetIsNoticedThroughItsWatchNotTheNextSync) {

@@ -41,7 +41,7 @@ for so in acmedb.so gate/acmedb-backup-window.so; do
     echo "$so must export only dha_plugin_entry_v1, exports: $exports"; exit 1
   fi
 done
-version=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --modversion dha-sdk)
+version=$(PKG_CONFIG_PATH="$prefix/share/pkgconfig" pkg-config --modversion dha-sdk)
 [[ "$version" == "1.2.0" ]] || { echo "pkg-config reports dha-sdk $version, expected 1.2.0"; exit 1; }
 
 "$host" plugin check "$work/build/acmedb.so"
