@@ -17,7 +17,7 @@ struct Case {
   const char* name;
   std::int64_t max_count;
   std::size_t budget;
-  std::vector<Seen> pages;  // observed in order
+  std::vector<Seen> pages;         // observed in order
   std::vector<std::int64_t> asks;  // next() before the first page and after each
 };
 
