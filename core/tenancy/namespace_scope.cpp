@@ -44,6 +44,14 @@ enum class Paren { kGroup, kCall, kAggregation };
 
 bool is_number_word(std::string_view w) { return w == "inf" || w == "nan"; }
 
+// Metric names VictoriaMetrics cannot carry through its own parse: it prints the parsed query
+// and parses the print again, and after an operator (a sign is `0 -`) it reads on, ignoring and
+// bool as modifiers (1.79.5 panics and exits there) and inf and nan as numbers. Case-insensitive.
+bool misread_metric_name(std::string_view name) {
+  const std::string w = lower(name);
+  return w == "on" || w == "ignoring" || w == "bool" || is_number_word(w);
+}
+
 struct Matcher {
   std::string label;
   std::string op;
@@ -293,6 +301,7 @@ class ScopeChecker {
         continue;
       }
       if (tok->kind == TokenKind::kString && !next_is(TokenKind::kOperator)) {
+        if (misread_metric_name(tok->text)) refuse(misread_name_reason(tok->text, tok->offset));
         ++i_;  // {"metric.name", ...}: a quoted metric name
         continue;
       }
@@ -312,10 +321,23 @@ class ScopeChecker {
     }
   }
 
+  static std::string misread_name_reason(std::string_view metric, size_t offset) {
+    return "the metric at offset " + std::to_string(offset) + " is named like a keyword (" + std::string(metric) +
+           "), which VictoriaMetrics misreads where it follows an operator";
+  }
+
   void check_group(const std::string& name, size_t offset, const std::vector<Matcher>& group) {
     const std::string where = "selector " + name + " at offset " + std::to_string(offset);
+    if (misread_metric_name(name)) {
+      refuse(misread_name_reason(name, offset));
+      return;
+    }
     bool pinned = false;
     for (const Matcher& m : group) {
+      if (m.label == "__name__" && m.op == "=" && misread_metric_name(m.value)) {
+        refuse(misread_name_reason(m.value, m.offset));
+        return;
+      }
       if (m.label != "namespace") continue;
       if (m.op != "=") {
         refuse(where + " matches namespace with " + m.op + "; only namespace=\"" + std::string(ns_) + "\" is allowed");
