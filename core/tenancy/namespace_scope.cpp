@@ -118,6 +118,9 @@ class ScopeChecker {
     const Token& t = t_[j];
     switch (t.kind) {
       case TokenKind::kRightParen:
+        // The list of on/ignoring/group_left/group_right ends a modifier, and the right operand
+        // is still to come: `x and on() -ignoring(y)` is minus a call of ignoring.
+        return std::find(join_lists_closed_at_.begin(), join_lists_closed_at_.end(), j) == join_lists_closed_at_.end();
       case TokenKind::kRightBrace:
       case TokenKind::kRightBracket:
       case TokenKind::kNumber:
@@ -170,15 +173,18 @@ class ScopeChecker {
         ++i_;
         label_list();
         if (word == "on" || word == "ignoring") join_list_closed_at_ = i_ - 1;
+        if (word != "by" && word != "without") join_lists_closed_at_.push_back(i_ - 1);
         return true;
       }
       return word == "group_left" || word == "group_right";
     }
+    // offset and limit modify the operand before them; with none there, the word is a metric.
+    const bool after_operand = prev != nullptr && ends_operand(i_ - 1);
     if (word == "offset") {
-      return next != nullptr &&
+      return after_operand && next != nullptr &&
              (next->kind == TokenKind::kNumber || (next->kind == TokenKind::kOperator && next->text == "-"));
     }
-    if (word == "limit") return next != nullptr && next->kind == TokenKind::kNumber;
+    if (word == "limit") return after_operand && next != nullptr && next->kind == TokenKind::kNumber;
     if (word == "keep_metric_names") return prev != nullptr && prev->kind == TokenKind::kRightParen;
     if (is_binary_keyword(word)) {
       // bool only after a comparison; the others only after an operand.
@@ -361,6 +367,8 @@ class ScopeChecker {
   size_t aggregation_closed_at_ = SIZE_MAX;
   size_t join_list_closed_at_ = SIZE_MAX;
   size_t binary_keyword_at_ = SIZE_MAX;
+  // Where each label list of on/ignoring/group_left/group_right closed.
+  std::vector<size_t> join_lists_closed_at_;
 };
 
 }  // namespace

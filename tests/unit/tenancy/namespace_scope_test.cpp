@@ -57,6 +57,12 @@ TEST(NamespaceScope, TableOfQueries) {
       {"on after and, ignoring after bool",
        R"((a{namespace="tenant-a"} and on(pod) b{namespace="tenant-a"}) == bool ignoring(x) c{namespace="tenant-a"})",
        nullptr},
+      {"offset after a selector", R"(x{namespace="tenant-a"} offset -1m + y{namespace="tenant-a"} offset 5m)", nullptr},
+      {"offset after a call and a range",
+       R"(sum(rate(x{namespace="tenant-a"}[5m] offset 5m)) offset 1m + x{namespace="tenant-a"}[5m:1m] offset 1m)",
+       nullptr},
+      {"limit after an aggregation", R"(sum(x{namespace="tenant-a"}) by (pod) limit 2)", nullptr},
+      {"sign after a join list", R"(x{namespace="tenant-a"} * on(pod) group_left() -y{namespace="tenant-a"})", nullptr},
       {"namespace twice, same value", R"(x{namespace="tenant-a", namespace="tenant-a"})", nullptr},
 
       // Refused.
@@ -125,6 +131,20 @@ TEST(NamespaceScope, TableOfQueries) {
        "named like"},
       {"metric named inf by __name__", R"(-{__name__="inf", namespace="tenant-a"})", "named like"},
       {"metric named on, quoted", R"({"on", namespace="tenant-a"})", "named like"},
+      // offset and limit modify what stands before them; with nothing there the word is a metric
+      // name to VictoriaMetrics (`- offset -1m` reads every namespace's series named offset).
+      {"offset with nothing to modify", "- offset -1m", "selector offset"},
+      {"offset at the start", " offset -sum (-0)", "selector offset"},
+      {"offset after an operator", R"(x{namespace="tenant-a"} * offset -1m)", "selector offset"},
+      {"limit with nothing to limit", "- limit 1", "selector limit"},
+      // A join's label list ends no operand: a sign after it starts the right operand, and what
+      // follows the sign is a call, not a second list (1.79.5 exits on `and on() -ignoring(y)`).
+      {"sign after an on list", R"(x{namespace="tenant-a"} and on() -ignoring(secret_metric))",
+       "unknown function ignoring"},
+      {"sign after an ignoring list", R"(x{namespace="tenant-a"} > ignoring() -ON(secret_metric))",
+       "unknown function ON"},
+      {"sign after a group_left list", R"(x{namespace="tenant-a"} * on(pod) group_left() -on(secret_metric))",
+       "unknown function on"},
       {"unbalanced open parenthesis", R"(sum(x{namespace="tenant-a"})", "unbalanced '('"},
       {"unbalanced close parenthesis", R"(x{namespace="tenant-a"}))", "unbalanced ')'"},
       {"empty", "  ", "the query is empty"},
