@@ -94,6 +94,11 @@ class ScopeChecker {
       case TokenKind::kRightBrace:
         refuse("unbalanced '}' at offset " + std::to_string(tok.offset));
         return;
+      case TokenKind::kColon:
+        // Ranges consume their own colons. Anywhere else VictoriaMetrics reads the colon as the
+        // start of a metric name (`:1m` selects the series named :1m, in every namespace).
+        refuse("':' at offset " + std::to_string(tok.offset) + " outside a range starts a metric name");
+        return;
       case TokenKind::kLeftParen:
         parens_.push_back(Paren::kGroup);
         ++i_;

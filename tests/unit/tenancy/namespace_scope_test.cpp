@@ -63,6 +63,7 @@ TEST(NamespaceScope, TableOfQueries) {
        nullptr},
       {"limit after an aggregation", R"(sum(x{namespace="tenant-a"}) by (pod) limit 2)", nullptr},
       {"sign after a join list", R"(x{namespace="tenant-a"} * on(pod) group_left() -y{namespace="tenant-a"})", nullptr},
+      {"recording-rule name", R"(job:rate5m{namespace="tenant-a"} / :x:y{namespace="tenant-a"}[5m:1m])", nullptr},
       {"namespace twice, same value", R"(x{namespace="tenant-a", namespace="tenant-a"})", nullptr},
 
       // Refused.
@@ -145,6 +146,10 @@ TEST(NamespaceScope, TableOfQueries) {
        "unknown function ON"},
       {"sign after a group_left list", R"(x{namespace="tenant-a"} * on(pod) group_left() -on(secret_metric))",
        "unknown function on"},
+      // Metric names may hold colons (job:rate5m), so outside a range a colon is part of a name
+      // to VictoriaMetrics: `:1m` reads every namespace's series named :1m.
+      {"colon outside a range", ":1m", "':' at offset 0"},
+      {"colon after an operator", R"(x{namespace="tenant-a"} + :5)", "':' at offset"},
       {"unbalanced open parenthesis", R"(sum(x{namespace="tenant-a"})", "unbalanced '('"},
       {"unbalanced close parenthesis", R"(x{namespace="tenant-a"}))", "unbalanced ')'"},
       {"empty", "  ", "the query is empty"},
