@@ -192,20 +192,18 @@ class ScopeChecker {
     if (word == "limit") return after_operand && next != nullptr && next->kind == TokenKind::kNumber;
     if (word == "keep_metric_names") return prev != nullptr && prev->kind == TokenKind::kRightParen;
     if (is_binary_keyword(word)) {
-      // bool only after a comparison; the others only after an operand.
-      const bool after_operand =
-          word == "bool"
-              ? prev != nullptr && is_comparison(*prev) && binary_operator_at(i_ - 1)
-              : prev != nullptr && (prev->kind == TokenKind::kRightParen || prev->kind == TokenKind::kRightBrace ||
-                                    prev->kind == TokenKind::kRightBracket || prev->kind == TokenKind::kNumber ||
-                                    prev->kind == TokenKind::kString || prev->kind == TokenKind::kIdentifier);
+      // bool only after a comparison; the others only after an operand: not after another
+      // keyword (`3 and unless unless y` is `and` of the metric unless), nor after a join's
+      // label list.
+      const bool keyword_after_operand =
+          word == "bool" ? prev != nullptr && is_comparison(*prev) && binary_operator_at(i_ - 1) : after_operand;
       const bool before_operand =
           next != nullptr && (next->kind == TokenKind::kIdentifier || next->kind == TokenKind::kString ||
                               next->kind == TokenKind::kNumber || next->kind == TokenKind::kLeftParen ||
                               next->kind == TokenKind::kLeftBrace ||
                               (next->kind == TokenKind::kOperator && (next->text == "-" || next->text == "+")));
-      if (after_operand && before_operand) binary_keyword_at_ = i_;
-      return after_operand && before_operand;
+      if (keyword_after_operand && before_operand) binary_keyword_at_ = i_;
+      return keyword_after_operand && before_operand;
     }
     return is_number_word(word);
   }

@@ -64,6 +64,8 @@ TEST(NamespaceScope, TableOfQueries) {
       {"limit after an aggregation", R"(sum(x{namespace="tenant-a"}) by (pod) limit 2)", nullptr},
       {"sign after a join list", R"(x{namespace="tenant-a"} * on(pod) group_left() -y{namespace="tenant-a"})", nullptr},
       {"recording-rule name", R"(job:rate5m{namespace="tenant-a"} / :x:y{namespace="tenant-a"}[5m:1m])", nullptr},
+      {"chained set operators",
+       R"(a{namespace="tenant-a"} and b{namespace="tenant-a"} or 3 unless c{namespace="tenant-a"})", nullptr},
       {"namespace twice, same value", R"(x{namespace="tenant-a", namespace="tenant-a"})", nullptr},
 
       // Refused.
@@ -150,6 +152,9 @@ TEST(NamespaceScope, TableOfQueries) {
       // to VictoriaMetrics: `:1m` reads every namespace's series named :1m.
       {"colon outside a range", ":1m", "':' at offset 0"},
       {"colon after an operator", R"(x{namespace="tenant-a"} + :5)", "':' at offset"},
+      // A binary keyword right after another has no left operand: it is a metric name there.
+      {"binary keyword after a binary keyword", R"(3 and unless unless y{namespace="tenant-a"})", "selector unless"},
+      {"or after or", R"(x{namespace="tenant-a"} or OR or y{namespace="tenant-a"})", "selector OR"},
       {"unbalanced open parenthesis", R"(sum(x{namespace="tenant-a"})", "unbalanced '('"},
       {"unbalanced close parenthesis", R"(x{namespace="tenant-a"}))", "unbalanced ')'"},
       {"empty", "  ", "the query is empty"},
