@@ -184,11 +184,19 @@ class Builder {
     return std::string(pick(rng_, kPlainMetrics));
   }
 
+  // A metric name given as a __name__ value, which VictoriaMetrics prints back as a name.
+  std::string name_value() {
+    static constexpr std::string_view kOdd[] = {"a b", "1a", ":1m", "", "x{", "-", "caf\u00e9", "with", "a\\b"};
+    if (chance(rng_, 20)) return std::string(pick(rng_, kKeywords));
+    if (chance(rng_, 10)) return std::string(pick(rng_, kOdd));
+    return std::string(pick(rng_, kPlainMetrics));
+  }
+
   std::string matcher() {
     static constexpr std::string_view kOps[] = {"=", "!=", "=~", "!~"};
     std::string label(pick(rng_, kLabelNames));
     if (chance(rng_, 8)) label = std::string(pick(rng_, kKeywords));
-    if (label == "__name__") return label + "=" + quoted(pick(rng_, kPlainMetrics));
+    if (label == "__name__") return label + "=" + quoted(name_value());
     return label + std::string(pick(rng_, kOps)) + string_literal();
   }
 
@@ -204,7 +212,7 @@ class Builder {
     std::vector<std::string> matchers;
     if (!chance(rng_, 4)) matchers.push_back(namespace_matcher());
     for (size_t n = below(rng_, 3); n > 0; --n) matchers.push_back(matcher());
-    if (chance(rng_, 6)) matchers.push_back("__name__=" + quoted(pick(rng_, kPlainMetrics)));
+    if (chance(rng_, 6)) matchers.push_back("__name__=" + quoted(name_value()));
     for (size_t i = matchers.size(); i > 1; --i) std::swap(matchers[i - 1], matchers[below(rng_, i)]);
     std::string braces = "{";
     for (size_t i = 0; i < matchers.size(); ++i) {
