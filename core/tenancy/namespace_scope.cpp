@@ -45,11 +45,13 @@ enum class Paren { kGroup, kCall, kAggregation };
 bool is_number_word(std::string_view w) { return w == "inf" || w == "nan"; }
 
 // Metric names VictoriaMetrics cannot carry through its own parse: it prints the parsed query
-// and parses the print again, and after an operator (a sign is `0 -`) it reads on, ignoring and
-// bool as modifiers (1.79.5 panics and exits there) and inf and nan as numbers. Case-insensitive.
+// (without the parentheses around a lone operand) and parses the print again, and after an
+// operator (a sign is `0 -`) it reads on, ignoring and bool as modifiers, after an on/ignoring
+// list group_left and group_right (1.79.5 panics and exits there), and inf and nan as numbers
+// anywhere. Case-insensitive.
 bool misread_metric_name(std::string_view name) {
   const std::string w = lower(name);
-  return w == "on" || w == "ignoring" || w == "bool" || is_number_word(w);
+  return w == "on" || w == "ignoring" || w == "bool" || w == "group_left" || w == "group_right" || is_number_word(w);
 }
 
 struct Matcher {

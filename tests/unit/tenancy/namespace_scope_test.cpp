@@ -134,6 +134,12 @@ TEST(NamespaceScope, TableOfQueries) {
        "named like"},
       {"metric named inf by __name__", R"(-{__name__="inf", namespace="tenant-a"})", "named like"},
       {"metric named on, quoted", R"({"on", namespace="tenant-a"})", "named like"},
+      // And after an on/ignoring list VictoriaMetrics reads group_left/group_right as modifiers:
+      // the parentheses around the operand are gone from its print.
+      {"metric named group_right after an ignoring list",
+       R"(x{namespace="tenant-a"} or ignoring(pod) (group_right{namespace="tenant-a"}))", "named like"},
+      {"metric named group_left by __name__",
+       R"(x{namespace="tenant-a"} and on(pod) ({__name__="Group_Left", namespace="tenant-a"}))", "named like"},
       // offset and limit modify what stands before them; with nothing there the word is a metric
       // name to VictoriaMetrics (`- offset -1m` reads every namespace's series named offset).
       {"offset with nothing to modify", "- offset -1m", "selector offset"},
