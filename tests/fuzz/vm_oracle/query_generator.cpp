@@ -312,7 +312,16 @@ class Builder {
   // The forms a token-level check is most likely to misread.
   std::string hostile(int depth) {
     const std::string word(pick(rng_, kKeywords));
-    switch (below(rng_, 8)) {
+    switch (below(rng_, 9)) {
+      case 8: {
+        // A keyword-named metric in parentheses after an operator and its modifiers: the server
+        // prints it without the parentheses and parses that print again.
+        const std::string s = selector();
+        std::string join = " " + std::string(pick(rng_, kBinaryOps));
+        if (chance(rng_, 60)) join += std::string(chance(rng_, 50) ? " on" : " ignoring") + label_list();
+        if (chance(rng_, 30)) join += std::string(chance(rng_, 50) ? " group_left" : " group_right") + label_list();
+        return expr(depth - 1) + join + " (" + word + s.substr(s.find('{')) + ")";
+      }
       case 0:
         return "-" + word + "(" + metric_name() + ")";  // sign, then a keyword used as a call
       case 1:
