@@ -185,14 +185,15 @@ class ScopeChecker {
       }
       return word == "group_left" || word == "group_right";
     }
-    // offset and limit modify the operand before them; with none there, the word is a metric.
+    // offset, limit and keep_metric_names modify the operand before them; with none there (a
+    // join's label list is none), the word is a metric.
     const bool after_operand = prev != nullptr && ends_operand(i_ - 1);
     if (word == "offset") {
       return after_operand && next != nullptr &&
              (next->kind == TokenKind::kNumber || (next->kind == TokenKind::kOperator && next->text == "-"));
     }
     if (word == "limit") return after_operand && next != nullptr && next->kind == TokenKind::kNumber;
-    if (word == "keep_metric_names") return prev != nullptr && prev->kind == TokenKind::kRightParen;
+    if (word == "keep_metric_names") return after_operand && prev->kind == TokenKind::kRightParen;
     if (is_binary_keyword(word)) {
       // bool only after a comparison; the others only after an operand: not after another
       // keyword (`3 and unless unless y` is `and` of the metric unless), nor after a join's

@@ -146,6 +146,9 @@ TEST(NamespaceScope, TableOfQueries) {
       {"offset at the start", " offset -sum (-0)", "selector offset"},
       {"offset after an operator", R"(x{namespace="tenant-a"} * offset -1m)", "selector offset"},
       {"limit with nothing to limit", "- limit 1", "selector limit"},
+      {"keep_metric_names after a join's list",
+       R"(x{namespace="tenant-a"} unless on(pod) keep_metric_names if y{namespace="tenant-a"})",
+       "selector keep_metric_names"},
       // A join's label list ends no operand: a sign after it starts the right operand, and what
       // follows the sign is a call, not a second list (1.79.5 exits on `and on() -ignoring(y)`).
       {"sign after an on list", R"(x{namespace="tenant-a"} and on() -ignoring(secret_metric))",
