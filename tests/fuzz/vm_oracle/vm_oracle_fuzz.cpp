@@ -239,7 +239,7 @@ class Fuzzer {
   const Stats& stats() const { return stats_; }
 
  private:
-  dha::testing::HttpResult ask(VictoriaMetrics& vm, const std::string& query) {
+  dha::testing::HttpResult ask(VictoriaMetrics& vm, const std::string& query) const {
     return dha::testing::http_request(
         "GET", vm.url() + "/api/v1/query?trace=1&time=" + std::to_string(at_ms_ / 1000) + "&query=" + url_encode(query),
         {}, std::chrono::seconds(15));
