@@ -96,6 +96,9 @@ class ScopeChecker {
       case TokenKind::kRightBrace:
         refuse("unbalanced '}' at offset " + std::to_string(tok.offset));
         return;
+      case TokenKind::kAt:
+        at_modifier();
+        return;
       case TokenKind::kColon:
         // Ranges consume their own colons. Anywhere else VictoriaMetrics reads the colon as the
         // start of a metric name (`:1m` selects the series named :1m, in every namespace).
@@ -265,6 +268,25 @@ class ScopeChecker {
       }
     }
     refuse("unterminated label list at offset " + std::to_string(open));
+  }
+
+  // @ <timestamp>, @ start(), @ end(). VictoriaMetrics also takes an expression after @, but
+  // prints it back without its parentheses and cannot parse that (1.79.5 exits on
+  // `x[5i] @ (y[5i] @ end())`).
+  void at_modifier() {
+    size_t j = i_ + 1;
+    const auto is = [&](size_t k, TokenKind kind) { return k < t_.size() && t_[k].kind == kind; };
+    if (is(j, TokenKind::kOperator) && (t_[j].text == "-" || t_[j].text == "+")) ++j;
+    if (is(j, TokenKind::kNumber)) {
+      i_ = j + 1;
+      return;
+    }
+    if (j == i_ + 1 && is(j, TokenKind::kIdentifier) && (lower(t_[j].text) == "start" || lower(t_[j].text) == "end") &&
+        is(j + 1, TokenKind::kLeftParen) && is(j + 2, TokenKind::kRightParen)) {
+      i_ = j + 3;
+      return;
+    }
+    refuse("the @ at offset " + std::to_string(t_[i_].offset) + " takes a timestamp, start() or end()");
   }
 
   // [5m], [30m:1m], [30m:] — durations and numbers only.

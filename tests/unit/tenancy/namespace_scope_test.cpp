@@ -66,6 +66,8 @@ TEST(NamespaceScope, TableOfQueries) {
       {"recording-rule name", R"(job:rate5m{namespace="tenant-a"} / :x:y{namespace="tenant-a"}[5m:1m])", nullptr},
       {"chained set operators",
        R"(a{namespace="tenant-a"} and b{namespace="tenant-a"} or 3 unless c{namespace="tenant-a"})", nullptr},
+      {"@ forms", R"(x{namespace="tenant-a"} @ -1 + x{namespace="tenant-a"} @ 1.7e9 + x{namespace="tenant-a"} @ END())",
+       nullptr},
       {"namespace twice, same value", R"(x{namespace="tenant-a", namespace="tenant-a"})", nullptr},
 
       // Refused.
@@ -164,6 +166,12 @@ TEST(NamespaceScope, TableOfQueries) {
       // A binary keyword right after another has no left operand: it is a metric name there.
       {"binary keyword after a binary keyword", R"(3 and unless unless y{namespace="tenant-a"})", "selector unless"},
       {"or after or", R"(x{namespace="tenant-a"} or OR or y{namespace="tenant-a"})", "selector OR"},
+      // @ takes a timestamp, start() or end(). VictoriaMetrics takes an expression too, but
+      // prints it back without its parentheses (1.79.5 exits on this one).
+      {"@ with an expression", R"(x{namespace="tenant-a"}[5i] @ (x{namespace="tenant-a"}[5i] @ end()) / 9)",
+       "@ at offset"},
+      {"@ with a call", R"(x{namespace="tenant-a"} @ time())", "@ at offset"},
+      {"@ with nothing", R"(x{namespace="tenant-a"} @)", "@ at offset"},
       {"unbalanced open parenthesis", R"(sum(x{namespace="tenant-a"})", "unbalanced '('"},
       {"unbalanced close parenthesis", R"(x{namespace="tenant-a"}))", "unbalanced ')'"},
       {"empty", "  ", "the query is empty"},
