@@ -232,6 +232,8 @@ class Builder {
     if (chance(rng_, 8)) {
       static constexpr std::string_view kAt[] = {"@ 1700000000", "@ start()", "@ end()", "@ -1"};
       out += " " + std::string(pick(rng_, kAt));
+    } else if (chance(rng_, 3)) {
+      out += " @ (" + (chance(rng_, 50) ? selector() + "[5i] @ end()" : std::string("time() - 60")) + ")";
     }
     return out;
   }
