@@ -44,6 +44,16 @@ enum class Paren { kGroup, kCall, kAggregation };
 
 bool is_number_word(std::string_view w) { return w == "inf" || w == "nan"; }
 
+// Metric names VictoriaMetrics cannot carry through its own parse: it prints the parsed query
+// (without the parentheses around a lone operand) and parses the print again, and after an
+// operator (a sign is `0 -`) it reads on, ignoring and bool as modifiers, after an on/ignoring
+// list group_left and group_right (1.79.5 panics and exits there), and inf and nan as numbers
+// anywhere. Case-insensitive.
+bool misread_metric_name(std::string_view name) {
+  const std::string w = lower(name);
+  return w == "on" || w == "ignoring" || w == "bool" || w == "group_left" || w == "group_right" || is_number_word(w);
+}
+
 struct Matcher {
   std::string label;
   std::string op;
@@ -86,6 +96,14 @@ class ScopeChecker {
       case TokenKind::kRightBrace:
         refuse("unbalanced '}' at offset " + std::to_string(tok.offset));
         return;
+      case TokenKind::kAt:
+        at_modifier();
+        return;
+      case TokenKind::kColon:
+        // Ranges consume their own colons. Anywhere else VictoriaMetrics reads the colon as the
+        // start of a metric name (`:1m` selects the series named :1m, in every namespace).
+        refuse("':' at offset " + std::to_string(tok.offset) + " outside a range starts a metric name");
+        return;
       case TokenKind::kLeftParen:
         parens_.push_back(Paren::kGroup);
         ++i_;
@@ -110,6 +128,9 @@ class ScopeChecker {
     const Token& t = t_[j];
     switch (t.kind) {
       case TokenKind::kRightParen:
+        // The list of on/ignoring/group_left/group_right ends a modifier, and the right operand
+        // is still to come: `x and on() -ignoring(y)` is minus a call of ignoring.
+        return std::find(join_lists_closed_at_.begin(), join_lists_closed_at_.end(), j) == join_lists_closed_at_.end();
       case TokenKind::kRightBrace:
       case TokenKind::kRightBracket:
       case TokenKind::kNumber:
@@ -162,31 +183,33 @@ class ScopeChecker {
         ++i_;
         label_list();
         if (word == "on" || word == "ignoring") join_list_closed_at_ = i_ - 1;
+        if (word != "by" && word != "without") join_lists_closed_at_.push_back(i_ - 1);
         return true;
       }
       return word == "group_left" || word == "group_right";
     }
+    // offset, limit and keep_metric_names modify the operand before them; with none there (a
+    // join's label list is none), the word is a metric.
+    const bool after_operand = prev != nullptr && ends_operand(i_ - 1);
     if (word == "offset") {
-      return next != nullptr &&
+      return after_operand && next != nullptr &&
              (next->kind == TokenKind::kNumber || (next->kind == TokenKind::kOperator && next->text == "-"));
     }
-    if (word == "limit") return next != nullptr && next->kind == TokenKind::kNumber;
-    if (word == "keep_metric_names") return prev != nullptr && prev->kind == TokenKind::kRightParen;
+    if (word == "limit") return after_operand && next != nullptr && next->kind == TokenKind::kNumber;
+    if (word == "keep_metric_names") return after_operand && prev->kind == TokenKind::kRightParen;
     if (is_binary_keyword(word)) {
-      // bool only after a comparison; the others only after an operand.
-      const bool after_operand =
-          word == "bool"
-              ? prev != nullptr && is_comparison(*prev) && binary_operator_at(i_ - 1)
-              : prev != nullptr && (prev->kind == TokenKind::kRightParen || prev->kind == TokenKind::kRightBrace ||
-                                    prev->kind == TokenKind::kRightBracket || prev->kind == TokenKind::kNumber ||
-                                    prev->kind == TokenKind::kString || prev->kind == TokenKind::kIdentifier);
+      // bool only after a comparison; the others only after an operand: not after another
+      // keyword (`3 and unless unless y` is `and` of the metric unless), nor after a join's
+      // label list.
+      const bool keyword_after_operand =
+          word == "bool" ? prev != nullptr && is_comparison(*prev) && binary_operator_at(i_ - 1) : after_operand;
       const bool before_operand =
           next != nullptr && (next->kind == TokenKind::kIdentifier || next->kind == TokenKind::kString ||
                               next->kind == TokenKind::kNumber || next->kind == TokenKind::kLeftParen ||
                               next->kind == TokenKind::kLeftBrace ||
                               (next->kind == TokenKind::kOperator && (next->text == "-" || next->text == "+")));
-      if (after_operand && before_operand) binary_keyword_at_ = i_;
-      return after_operand && before_operand;
+      if (keyword_after_operand && before_operand) binary_keyword_at_ = i_;
+      return keyword_after_operand && before_operand;
     }
     return is_number_word(word);
   }
@@ -247,6 +270,25 @@ class ScopeChecker {
     refuse("unterminated label list at offset " + std::to_string(open));
   }
 
+  // @ <timestamp>, @ start(), @ end(). VictoriaMetrics also takes an expression after @, but
+  // prints it back without its parentheses and cannot parse that (1.79.5 exits on
+  // `x[5i] @ (y[5i] @ end())`).
+  void at_modifier() {
+    size_t j = i_ + 1;
+    const auto is = [&](size_t k, TokenKind kind) { return k < t_.size() && t_[k].kind == kind; };
+    if (is(j, TokenKind::kOperator) && (t_[j].text == "-" || t_[j].text == "+")) ++j;
+    if (is(j, TokenKind::kNumber)) {
+      i_ = j + 1;
+      return;
+    }
+    if (j == i_ + 1 && is(j, TokenKind::kIdentifier) && (lower(t_[j].text) == "start" || lower(t_[j].text) == "end") &&
+        is(j + 1, TokenKind::kLeftParen) && is(j + 2, TokenKind::kRightParen)) {
+      i_ = j + 3;
+      return;
+    }
+    refuse("the @ at offset " + std::to_string(t_[i_].offset) + " takes a timestamp, start() or end()");
+  }
+
   // [5m], [30m:1m], [30m:] — durations and numbers only.
   void range_brackets() {
     const size_t open = t_[i_].offset;
@@ -293,6 +335,7 @@ class ScopeChecker {
         continue;
       }
       if (tok->kind == TokenKind::kString && !next_is(TokenKind::kOperator)) {
+        if (misread_metric_name(tok->text)) refuse(misread_name_reason(tok->text, tok->offset));
         ++i_;  // {"metric.name", ...}: a quoted metric name
         continue;
       }
@@ -312,10 +355,23 @@ class ScopeChecker {
     }
   }
 
+  static std::string misread_name_reason(std::string_view metric, size_t offset) {
+    return "the metric at offset " + std::to_string(offset) + " is named like a keyword (" + std::string(metric) +
+           "), which VictoriaMetrics misreads where it follows an operator";
+  }
+
   void check_group(const std::string& name, size_t offset, const std::vector<Matcher>& group) {
     const std::string where = "selector " + name + " at offset " + std::to_string(offset);
+    if (misread_metric_name(name)) {
+      refuse(misread_name_reason(name, offset));
+      return;
+    }
     bool pinned = false;
     for (const Matcher& m : group) {
+      if (m.label == "__name__" && m.op == "=" && misread_metric_name(m.value)) {
+        refuse(misread_name_reason(m.value, m.offset));
+        return;
+      }
       if (m.label != "namespace") continue;
       if (m.op != "=") {
         refuse(where + " matches namespace with " + m.op + "; only namespace=\"" + std::string(ns_) + "\" is allowed");
@@ -339,6 +395,8 @@ class ScopeChecker {
   size_t aggregation_closed_at_ = SIZE_MAX;
   size_t join_list_closed_at_ = SIZE_MAX;
   size_t binary_keyword_at_ = SIZE_MAX;
+  // Where each label list of on/ignoring/group_left/group_right closed.
+  std::vector<size_t> join_lists_closed_at_;
 };
 
 }  // namespace

@@ -48,11 +48,25 @@ TEST(NamespaceScope, TableOfQueries) {
       {"metricsql keep_metric_names", R"(rate(x{namespace="tenant-a"}[5m]) keep_metric_names)", nullptr},
       {"comment hides nothing", "x{namespace=\"tenant-a\"} # y{namespace=\"other\"}", nullptr},
       {"label named like a keyword", R"(x{namespace="tenant-a", on="1", by="2"})", nullptr},
+      {"metric named like other keywords", R"(-offset{namespace="tenant-a"} - {__name__="by", namespace="tenant-a"})",
+       nullptr},
+      {"__name__ regex naming on", R"(-{__name__=~"on", namespace="tenant-a"})", nullptr},
       {"metric named like a function", R"(rate{namespace="tenant-a"})", nullptr},
       {"functions in any case", R"(SUM(Rate(x{namespace="tenant-a"}[5m])))", nullptr},
       {"metricsql functions", R"(range_median(median_over_time(x{namespace="tenant-a"}[5m])))", nullptr},
       {"on after and, ignoring after bool",
        R"((a{namespace="tenant-a"} and on(pod) b{namespace="tenant-a"}) == bool ignoring(x) c{namespace="tenant-a"})",
+       nullptr},
+      {"offset after a selector", R"(x{namespace="tenant-a"} offset -1m + y{namespace="tenant-a"} offset 5m)", nullptr},
+      {"offset after a call and a range",
+       R"(sum(rate(x{namespace="tenant-a"}[5m] offset 5m)) offset 1m + x{namespace="tenant-a"}[5m:1m] offset 1m)",
+       nullptr},
+      {"limit after an aggregation", R"(sum(x{namespace="tenant-a"}) by (pod) limit 2)", nullptr},
+      {"sign after a join list", R"(x{namespace="tenant-a"} * on(pod) group_left() -y{namespace="tenant-a"})", nullptr},
+      {"recording-rule name", R"(job:rate5m{namespace="tenant-a"} / :x:y{namespace="tenant-a"}[5m:1m])", nullptr},
+      {"chained set operators",
+       R"(a{namespace="tenant-a"} and b{namespace="tenant-a"} or 3 unless c{namespace="tenant-a"})", nullptr},
+      {"@ forms", R"(x{namespace="tenant-a"} @ -1 + x{namespace="tenant-a"} @ 1.7e9 + x{namespace="tenant-a"} @ END())",
        nullptr},
       {"namespace twice, same value", R"(x{namespace="tenant-a", namespace="tenant-a"})", nullptr},
 
@@ -108,6 +122,56 @@ TEST(NamespaceScope, TableOfQueries) {
        "unknown function group_left"},
       {"bool not after a comparison", "sum(bool - secret_metric)", "selector bool"},
       {"bool after an arithmetic operator", R"(x{namespace="tenant-a"} + bool secret_metric)", "selector bool"},
+      // Metrics named like the modifiers on, ignoring and bool: VictoriaMetrics prints what it
+      // parsed and parses that again, and its print of `-on{...}` (or `x - (on{...})`) is
+      // `0 - on{...}`, where on is a modifier; 1.79.5 panics and exits on it. inf and nan
+      // come back as numbers. Refused whether named, quoted or matched by __name__.
+      {"metric named on after a sign", R"(-on{namespace="tenant-a"})", "named like"},
+      {"metric named ignoring after an operator", R"(x{namespace="tenant-a"} - (ignoring{namespace="tenant-a"}))",
+       "named like"},
+      {"metric named bool in capitals", R"(sum(-Bool{namespace="tenant-a"}))", "named like"},
+      {"metric named on anywhere", R"(sum(on{namespace="tenant-a"}))", "named like"},
+      {"metric named on by __name__", R"(-{__name__="on", namespace="tenant-a"})", "named like"},
+      {"metric named BOOL by __name__", R"(x{namespace="tenant-a"} - {namespace="tenant-a",__name__="BOOL"})",
+       "named like"},
+      {"metric named inf by __name__", R"(-{__name__="inf", namespace="tenant-a"})", "named like"},
+      {"metric named on, quoted", R"({"on", namespace="tenant-a"})", "named like"},
+      // And after an on/ignoring list VictoriaMetrics reads group_left/group_right as modifiers:
+      // the parentheses around the operand are gone from its print.
+      {"metric named group_right after an ignoring list",
+       R"(x{namespace="tenant-a"} or ignoring(pod) (group_right{namespace="tenant-a"}))", "named like"},
+      {"metric named group_left by __name__",
+       R"(x{namespace="tenant-a"} and on(pod) ({__name__="Group_Left", namespace="tenant-a"}))", "named like"},
+      // offset and limit modify what stands before them; with nothing there the word is a metric
+      // name to VictoriaMetrics (`- offset -1m` reads every namespace's series named offset).
+      {"offset with nothing to modify", "- offset -1m", "selector offset"},
+      {"offset at the start", " offset -sum (-0)", "selector offset"},
+      {"offset after an operator", R"(x{namespace="tenant-a"} * offset -1m)", "selector offset"},
+      {"limit with nothing to limit", "- limit 1", "selector limit"},
+      {"keep_metric_names after a join's list",
+       R"(x{namespace="tenant-a"} unless on(pod) keep_metric_names if y{namespace="tenant-a"})",
+       "selector keep_metric_names"},
+      // A join's label list ends no operand: a sign after it starts the right operand, and what
+      // follows the sign is a call, not a second list (1.79.5 exits on `and on() -ignoring(y)`).
+      {"sign after an on list", R"(x{namespace="tenant-a"} and on() -ignoring(secret_metric))",
+       "unknown function ignoring"},
+      {"sign after an ignoring list", R"(x{namespace="tenant-a"} > ignoring() -ON(secret_metric))",
+       "unknown function ON"},
+      {"sign after a group_left list", R"(x{namespace="tenant-a"} * on(pod) group_left() -on(secret_metric))",
+       "unknown function on"},
+      // Metric names may hold colons (job:rate5m), so outside a range a colon is part of a name
+      // to VictoriaMetrics: `:1m` reads every namespace's series named :1m.
+      {"colon outside a range", ":1m", "':' at offset 0"},
+      {"colon after an operator", R"(x{namespace="tenant-a"} + :5)", "':' at offset"},
+      // A binary keyword right after another has no left operand: it is a metric name there.
+      {"binary keyword after a binary keyword", R"(3 and unless unless y{namespace="tenant-a"})", "selector unless"},
+      {"or after or", R"(x{namespace="tenant-a"} or OR or y{namespace="tenant-a"})", "selector OR"},
+      // @ takes a timestamp, start() or end(). VictoriaMetrics takes an expression too, but
+      // prints it back without its parentheses (1.79.5 exits on this one).
+      {"@ with an expression", R"(x{namespace="tenant-a"}[5i] @ (x{namespace="tenant-a"}[5i] @ end()) / 9)",
+       "@ at offset"},
+      {"@ with a call", R"(x{namespace="tenant-a"} @ time())", "@ at offset"},
+      {"@ with nothing", R"(x{namespace="tenant-a"} @)", "@ at offset"},
       {"unbalanced open parenthesis", R"(sum(x{namespace="tenant-a"})", "unbalanced '('"},
       {"unbalanced close parenthesis", R"(x{namespace="tenant-a"}))", "unbalanced ')'"},
       {"empty", "  ", "the query is empty"},

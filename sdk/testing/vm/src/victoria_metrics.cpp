@@ -24,15 +24,15 @@ VictoriaMetrics::VictoriaMetrics(Options options) : options_(std::move(options))
   port_ = free_loopback_port();
   url_ = "http://127.0.0.1:" + std::to_string(port_) + options_.path_prefix;
   try {
-    process_ = std::make_unique<ChildProcess>(
-        std::vector<std::string>{options_.binary, "-httpListenAddr=127.0.0.1:" + std::to_string(port_),
-                                 "-storageDataPath=" + data_dir_ + "/data",
-                                 "-retentionPeriod=" + options_.retention_period,
-                                 // Fresh samples must be visible at once, and every query must see
-                                 // the latest import rather than a cached answer.
-                                 "-search.latencyOffset=0s", "-search.disableCache", "-loggerLevel=WARN",
-                                 "-http.pathPrefix=" + options_.path_prefix},
-        data_dir_ + "/victoria-metrics.log");
+    std::vector<std::string> argv{options_.binary, "-httpListenAddr=127.0.0.1:" + std::to_string(port_),
+                                  "-storageDataPath=" + data_dir_ + "/data",
+                                  "-retentionPeriod=" + options_.retention_period,
+                                  // Fresh samples must be visible at once, and every query must see
+                                  // the latest import rather than a cached answer.
+                                  "-search.latencyOffset=0s", "-search.disableCache", "-loggerLevel=WARN",
+                                  "-http.pathPrefix=" + options_.path_prefix};
+    argv.insert(argv.end(), options_.extra_args.begin(), options_.extra_args.end());
+    process_ = std::make_unique<ChildProcess>(argv, data_dir_ + "/victoria-metrics.log");
     const auto deadline = std::chrono::steady_clock::now() + options_.startup_timeout;
     while (true) {
       const HttpResult health = http_request("GET", url_ + "/health", {}, std::chrono::seconds(1));
@@ -62,6 +62,12 @@ VictoriaMetrics::~VictoriaMetrics() {
 
 void VictoriaMetrics::stop() {
   if (process_) process_->stop();
+}
+
+bool VictoriaMetrics::running() { return process_ && process_->running(); }
+
+std::string VictoriaMetrics::log_tail(size_t bytes) const {
+  return process_ ? process_->log_tail(bytes) : std::string();
 }
 
 void VictoriaMetrics::import_prometheus(std::string_view exposition) {

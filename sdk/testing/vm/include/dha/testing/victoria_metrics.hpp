@@ -34,6 +34,8 @@ class VictoriaMetrics {
     // Serve every path under this prefix, e.g. "/select/0/prometheus" to look like a vmselect
     // (cluster) endpoint to the client; url() includes it.
     std::string path_prefix;
+    // More command-line flags, e.g. "-search.maxQueryDuration=5s".
+    std::vector<std::string> extra_args;
   };
 
   VictoriaMetrics();
@@ -65,6 +67,10 @@ class VictoriaMetrics {
 
   // Stops the server now (for "metrics backend down" tests). Idempotent.
   void stop();
+  // Whether the server process is still alive (false after stop() or a crash).
+  bool running();
+  // The end of the server's log, e.g. the panic that ended it.
+  std::string log_tail(size_t bytes = 4000) const;
 
  private:
   Options options_;
