@@ -230,9 +230,12 @@ if ! until_ok_quiet 180 upgraded; then
   kubectl -n "$NAMESPACE" get pods -o wide >&2 || true
   fail "not within 180s: 2 replicas Ready on the upgraded image (images: $(pod_images))"
 fi
-for pod in $old_pods; do
-  [[ " $(operator_pods) " != *" $pod "* ]] || fail "helm upgrade to a new image left the Pod $pod running"
-done
+# The old Pods drain and go (they were not counted above once terminating).
+old_pods_gone() {
+  local pod now; now=" $(operator_pods) "
+  for pod in $old_pods; do [[ "$now" != *" $pod "* ]] || return 1; done
+}
+until_ok 120 "the Pods from before the upgrade ($old_pods) gone" old_pods_gone
 note "helm upgrade (values and image) -> 2 new replicas Ready in $(( $(now_ms) - start )) ms"
 kubectl -n "$NAMESPACE" get secret "$RELEASE-cert" -o go-template='{{index .data "ca.crt" | base64decode}}' >"$WORK/ca.crt"
 [[ "$(sha256sum <"$WORK/ca.crt")" == "$ca_before" ]] ||
