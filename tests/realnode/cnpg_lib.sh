@@ -130,6 +130,10 @@ cluster_describe() {
   kubectl -n "$DB_NS" get pods,pvc -o wide 2>&1 | sed 's/^/  /'
 }
 
+# A loopback port nothing listens on now (the kernel's choice; other tests on this machine pick
+# theirs the same way, so a fixed or random one may be taken).
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
 # metrics_setup: kube-state-metrics (kube_pod_labels with the CNPG labels the plugin joins on) and
 # vmagent scraping it and every instance's exporter (port 9187, Kubernetes service discovery with
 # the admin kubeconfig; namespace and pod labels as a PodMonitor sets them), writing into
@@ -138,9 +142,9 @@ metrics_setup() {
   local ksm ksm_port agent_port pid
   ksm=$("$REPO_ROOT/scripts/build-go-tool" sdk/testing/realnode/kube-state-metrics \
     k8s.io/kube-state-metrics/v2 kube-state-metrics) || fail "could not build kube-state-metrics"
-  ksm_port=$(( 30000 + RANDOM % 5000 ))
+  ksm_port=$(free_port)
   "$ksm" --kubeconfig "$KUBECONFIG" --host 127.0.0.1 --port "$ksm_port" --telemetry-host 127.0.0.1 \
-    --telemetry-port $((ksm_port + 1)) --resources pods --namespaces "$DB_NS" \
+    --telemetry-port "$(free_port)" --resources pods --namespaces "$DB_NS" \
     --metric-labels-allowlist 'pods=[cnpg.io/cluster,cnpg.io/instanceRole]' >"$WORK/ksm.log" 2>&1 &
   pid=$!
   CLEANUP+=("kill $pid 2>/dev/null; wait $pid 2>/dev/null")
@@ -162,7 +166,7 @@ scrape_configs:
   - {source_labels: [__meta_kubernetes_namespace], target_label: namespace}
   - {source_labels: [__meta_kubernetes_pod_name], target_label: pod}
 YAML
-  agent_port=$(( 35000 + RANDOM % 5000 ))
+  agent_port=$(free_port)
   vmagent -promscrape.config="$WORK/vmagent.yaml" -remoteWrite.url="$vm_url/api/v1/write" \
     -remoteWrite.tmpDataPath="$WORK/vmagent-data" -remoteWrite.flushInterval=1s -promscrape.kubernetesSDCheckInterval=2s \
     -httpListenAddr="127.0.0.1:$agent_port" >"$WORK/vmagent.log" 2>&1 &
@@ -202,4 +206,25 @@ SQL
     exec pgbench -n -c "$clients" -j 1 -T "$seconds" -D scale="$PGBENCH_SCALE" -f "$WORK/read.sql" -P 10 ) >"$WORK/$name.log" 2>&1 &
   echo $! >"$WORK/$name.pid"
   CLEANUP+=("kill $! 2>/dev/null")
+}
+
+# DHA_REALNODE_KEEP_LOGS=DIR: before the node goes down, what a failed run needs to be read
+# afterwards (the Pods, CNPG's and the operator's logs, each instance's log, vmagent's,
+# kube-state-metrics') is copied to DIR.
+cnpg_keep_logs() {
+  local dir=${DHA_REALNODE_KEEP_LOGS:-} pod
+  [[ -n "$dir" ]] || return 0
+  mkdir -p "$dir"
+  kubectl get pods,pvc,pv,jobs,clusters -A -o wide >"$dir/objects.txt" 2>&1 || true
+  kubectl get events -A --sort-by=.lastTimestamp >"$dir/events.txt" 2>&1 || true
+  kubectl -n cnpg-system logs deployment/cnpg-controller-manager >"$dir/cnpg-manager.log" 2>&1 || true
+  for pod in $(kubectl -n "$DB_NS" get pods -o name 2>/dev/null); do
+    kubectl -n "$DB_NS" logs "$pod" --all-containers >"$dir/${pod#pod/}.log" 2>&1 || true
+  done
+  for pod in $(kubectl -n "$NAMESPACE" get pods -o name 2>/dev/null); do
+    kubectl -n "$NAMESPACE" logs "$pod" >"$dir/${pod#pod/}.log" 2>&1 || true
+  done
+  kubectl -n "$DB_NS" get databasehorizontalautoscalers -o yaml >"$dir/dha.yaml" 2>&1 || true
+  cp "$WORK"/*.log "$dir/" 2>/dev/null || true
+  cp "$WORK/state/logs/"*.log "$dir/" 2>/dev/null || true
 }

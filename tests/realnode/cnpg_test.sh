@@ -22,6 +22,7 @@ cnpg_prerequisites
 export DHA_REALNODE_DNS=1
 test_start=$(now_ms)
 node_up
+CLEANUP+=(cnpg_keep_logs)
 chart_setup -search.latencyOffset=0s
 cnpg_install
 storage_setup 8
@@ -161,7 +162,22 @@ for step in "2 -> 3" "3 -> 4" "4 -> 3" "3 -> 2"; do
 done
 
 # --- a tenant scales the Cluster by hand: OwnershipConflict ----------------------------------
-kubectl -n "$DB_NS" scale "clusters.postgresql.cnpg.io/$CLUSTER" --replicas=3 >/dev/null
+# The tenant (the control plane's tenant-user) may scale Clusters in its namespace.
+kubectl -n "$DB_NS" apply -f - >/dev/null <<YAML
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: cluster-scaler, namespace: $DB_NS}
+rules:
+- {apiGroups: [postgresql.cnpg.io], resources: [clusters, clusters/scale], verbs: [get, list, patch, update]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: cluster-scaler, namespace: $DB_NS}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: cluster-scaler}
+subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: tenant-user}]
+YAML
+kubectl --kubeconfig "$WORK/state/cp/kubeconfig-tenant" -n "$DB_NS" scale "clusters.postgresql.cnpg.io/$CLUSTER" --replicas=3 >/dev/null ||
+  fail "the tenant's kubectl scale of the Cluster was refused"
 conflict() { [[ "$(dha_condition ScalingLimited reason)" == OwnershipConflict && "$(dha_condition ScalingLimited status)" == True ]]; }
 until_ok 60 "ScalingLimited=True OwnershipConflict on the DHA after a tenant's kubectl scale" conflict
 note "kubectl scale to 3 -> the DHA: $(dha_condition ScalingLimited reason): $(dha_condition ScalingLimited message)"
