@@ -228,3 +228,29 @@ cnpg_keep_logs() {
   cp "$WORK"/*.log "$dir/" 2>/dev/null || true
   cp "$WORK/state/logs/"*.log "$dir/" 2>/dev/null || true
 }
+
+# checkpoint_wait_ms FROM_MS TO_MS: how long the primary's checkpoint for a base backup took
+# between the two times (pg_basebackup asks for one, spread by default, before it copies: CNPG's
+# join does not ask for a fast one), from the "checkpoint starting: force wait" and
+# "checkpoint complete" records in the primary's log; empty if there is none.
+checkpoint_wait_ms() {
+  kubectl -n "$DB_NS" logs "$(primary)" -c postgres 2>/dev/null | python3 -c '
+import json, sys
+from datetime import datetime, timezone
+lo, hi = int(sys.argv[1]), int(sys.argv[2])
+start = None
+for line in sys.stdin:
+    try:
+        r = json.loads(line)["record"]
+    except (ValueError, KeyError, TypeError):
+        continue
+    t = datetime.strptime(r["log_time"], "%Y-%m-%d %H:%M:%S.%f %Z").replace(tzinfo=timezone.utc).timestamp() * 1000
+    if not lo <= t <= hi:
+        continue
+    if r.get("message", "").startswith("checkpoint starting: force wait"):
+        start = t
+    elif r.get("message", "").startswith("checkpoint complete") and start is not None:
+        print(int(t - start))
+        break
+' "$1" "$2"
+}

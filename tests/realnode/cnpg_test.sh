@@ -125,9 +125,14 @@ load_rise=$(now_ms)
 read_load 6 900 load1
 t_scale3=$(wait_spec 3 240)
 streams_at_scale3=$(streaming_count)
-t_stream3=$(wait_streaming 3 300)
-note "load rise -> /scale to 3 after $(( t_scale3 - load_rise )) ms (the decision: $(vm_query "$replica_backends") active backends on the standbys)"
-note "/scale to 3 -> the third instance streaming after $(( t_stream3 - t_scale3 )) ms (CloudNativePG's clone of $data_mb MB)"
+t_stream3=$(wait_streaming 3 420)
+scaled_reason() {
+  kubectl -n "$DB_NS" get events --field-selector reason=Scaled -o jsonpath='{range .items[*]}{.message}{"\n"}{end}' |
+    grep "replicas $1;" | sed 's/.*reason: //'
+}
+checkpoint3=$(checkpoint_wait_ms "$t_scale3" "$t_stream3")
+note "load rise -> /scale to 3 after $(( t_scale3 - load_rise )) ms ($(scaled_reason '2 -> 3'))"
+note "/scale to 3 -> the third instance streaming after $(( t_stream3 - t_scale3 )) ms (CloudNativePG's clone of $data_mb MB; the primary's checkpoint for it: ${checkpoint3:-?} ms)"
 [[ "$streams_at_scale3" == 1 ]] || fail "at the /scale to 3, $streams_at_scale3 standbys streamed (want 1)"
 writes=$(scale_writes)
 grep -q '"replicas":3' <<<"$writes" || fail "no /scale write of 3 replicas in the audit log: $(tail -c 600 <<<"$writes")"
@@ -137,10 +142,11 @@ grep -q "system:serviceaccount:$NAMESPACE:$RELEASE" <<<"$writes" || fail "the /s
 read_load 6 900 load2
 t_scale4=$(wait_spec 4 240)
 streams_at_scale4=$(streaming_count)
-t_stream4=$(wait_streaming 4 300)
+t_stream4=$(wait_streaming 4 420)
 (( streams_at_scale4 >= 2 )) || fail "the operator asked for the fourth instance while only $streams_at_scale4 standbys streamed"
 (( t_scale4 >= t_stream3 )) || fail "the fourth instance was asked for before the third streamed"
-note "/scale to 4 -> the fourth instance streaming after $(( t_stream4 - t_scale4 )) ms"
+checkpoint4=$(checkpoint_wait_ms "$t_scale4" "$t_stream4")
+note "/scale to 4 -> the fourth instance streaming after $(( t_stream4 - t_scale4 )) ms ($(scaled_reason '3 -> 4'); the primary's checkpoint: ${checkpoint4:-?} ms)"
 applied_4() { [[ "$(dha_field .status.lastAppliedReplicas)" == 4 ]]; }
 until_ok 60 "the DHA's lastAppliedReplicas 4" applied_4
 sleep 10
@@ -187,8 +193,8 @@ sleep 15
 conflict || fail "the conflict did not hold: $(dha_condition ScalingLimited reason)"
 
 echo "--- figures (PostgreSQL data: $data_mb MB; pgbench -s $PGBENCH_SCALE)"
-echo "    /scale 2->3 -> third instance streaming:  $(( t_stream3 - t_scale3 )) ms"
-echo "    /scale 3->4 -> fourth instance streaming: $(( t_stream4 - t_scale4 )) ms"
+echo "    /scale 2->3 -> third instance streaming:  $(( t_stream3 - t_scale3 )) ms (of which the primary's checkpoint ${checkpoint3:-?} ms)"
+echo "    /scale 3->4 -> fourth instance streaming: $(( t_stream4 - t_scale4 )) ms (of which the primary's checkpoint ${checkpoint4:-?} ms)"
 echo "    load rise -> third instance streaming:    $(( t_stream3 - load_rise )) ms = decision $(( t_scale3 - load_rise )) ms + CloudNativePG $(( t_stream3 - t_scale3 )) ms"
 echo "    whole test: $(( $(now_ms) - test_start )) ms"
 echo "realnode.cnpg: 1 passed, 0 failed"
