@@ -3,14 +3,14 @@
 # a user installs it.
 NAMESPACE=cozy-db-autoscaler RELEASE=db-autoscaler IMAGE=localhost/db-autoscaler:realnode
 
-# chart_setup: Helm, VictoriaMetrics on the node's address (where Pods reach the host), the CRDs
-# of the kinds the operator works on. Sets $helm and $vm_url.
+# chart_setup [VICTORIA-METRICS ARGS...]: Helm, VictoriaMetrics on the node's address (where
+# Pods reach the host), the CRDs of the kinds the operator works on. Sets $helm and $vm_url.
 chart_setup() {
   helm=$("$REPO_ROOT/scripts/build-go-tool" tests/chart/helm helm.sh/helm/v3/cmd/helm helm) || fail "could not build Helm"
   export HELM_CONFIG_HOME=$WORK/helm/config HELM_CACHE_HOME=$WORK/helm/cache HELM_DATA_HOME=$WORK/helm/data
   local vm_port=$(( 20000 + RANDOM % 10000 ))
   victoria-metrics -httpListenAddr="$DHA_REALNODE_NODE_IP:$vm_port" -storageDataPath="$WORK/vm" \
-    -retentionPeriod=1d >"$WORK/vm.log" 2>&1 &
+    -retentionPeriod=1d "$@" >"$WORK/vm.log" 2>&1 &
   local pid=$!
   CLEANUP+=("kill $pid 2>/dev/null; wait $pid 2>/dev/null")
   vm_url=http://$DHA_REALNODE_NODE_IP:$vm_port

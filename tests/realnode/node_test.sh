@@ -51,13 +51,41 @@ resolv=$(kubectl exec in-cluster-client -- cat /etc/resolv.conf)
 pod_ip=$(kubectl get pod in-cluster-client -o jsonpath='{.status.podIP}')
 [[ "$pod_ip" == 10.213.0.* ]] || fail "Pod IP $pod_ip is not from the node's Pod range"
 
+# A Pod reaches another Pod through a Service address: kube-proxy's DNAT sends the packet back
+# out of the bridge it came in by, so the node must forward what arrives on the bridge.
+kubectl apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: echo-server, namespace: default, labels: {app: echo-server}}
+spec:
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: server
+    image: $DHA_REALNODE_TOOLBOX_IMAGE
+    imagePullPolicy: Never
+    command: [sh, -c, 'while true; do echo pong | nc -l -p 8080; done']
+---
+apiVersion: v1
+kind: Service
+metadata: {name: echo-server, namespace: default}
+spec:
+  selector: {app: echo-server}
+  ports: [{port: 80, targetPort: 8080}]
+YAML
+until_ok 120 "Pod echo-server running" kubectl wait --for=condition=Ready pod/echo-server --timeout=2s
+service_ip=$(kubectl get service echo-server -o jsonpath='{.spec.clusterIP}')
+through_service() { [[ "$(kubectl exec in-cluster-client -- sh -c "nc -w 2 $service_ip 80 </dev/null")" == pong ]]; }
+until_ok 30 "Pod in-cluster-client reaching Pod echo-server through its Service ($service_ip:80)" through_service
+note "Pod to Pod through a Service address: answered"
+
 # Traffic stays on the machine: the fixture's table drops what the bridge would forward
-# elsewhere, and IP forwarding is as the host had it.
+# elsewhere, and IP forwarding is as the host had it but on the node's bridge.
 rules=$(nft list table ip dha_realnode)
 grep -Eq 'iifname "dha-br0" ip daddr != \{ (10\.96\.0\.0/16, 10\.213\.0\.0/24|10\.213\.0\.0/24, 10\.96\.0\.0/16) \} drop' <<<"$rules" ||
   fail "the rule that keeps the bridge's traffic inside is missing"
 [[ "$(sysctl -n net.ipv4.ip_forward)" == "$(sed -n 's/^net.ipv4.ip_forward = //p' "$WORK/before/sysctl")" ]] ||
   fail "net.ipv4.ip_forward changed while the node runs"
+[[ "$(sysctl -n net.ipv4.conf.dha-br0.forwarding)" == 1 ]] || fail "forwarding is off on the node's bridge"
 
 node_down
 "$FIXTURE" snapshot "$WORK/after"

@@ -134,10 +134,21 @@ build_operator_image() {
     die "DHA_REALNODE_IMAGE_BUILD=$mode: want runtime or full"
   fi
   say "buildah bud $mode: $dockerfile"
+  build_dockerfile "$dockerfile" "$context" "$ref" image-build
+}
+
+# build_dockerfile DOCKERFILE CONTEXT REF LOG: any Dockerfile on the Debian base above (its FROM
+# names docker.io/library/debian:12 or :12-slim) built with buildah's layer cache and imported
+# into the node's containerd as REF; buildah's output in $STATE/logs/LOG.log.
+build_dockerfile() {
+  local dockerfile=$1 context=$2 ref=$3 log=$STATE/logs/$4.log
+  command -v buildah >/dev/null || die "no buildah (package buildah)"
+  mkdir -p "$STATE/buildah-run" "$STATE/images" "$(realnode_cache)"
+  import_debian_base
   buildah_ bud --isolation chroot --network host --layers --pull=never \
-    -f "$dockerfile" -t "$ref" "$context" >"$STATE/logs/image-build.log" 2>&1 ||
-    { tail -n 30 "$STATE/logs/image-build.log" >&2; die "the Dockerfile did not build ($STATE/logs/image-build.log)"; }
-  local archive=$STATE/images/operator.tar
+    -f "$dockerfile" -t "$ref" "$context" >"$log" 2>&1 ||
+    { tail -n 30 "$log" >&2; die "$dockerfile did not build ($log)"; }
+  local archive; archive=$STATE/images/$(basename "$log" .log).tar
   buildah_ push --quiet "$ref" "oci-archive:$archive:${ref##*:}" >/dev/null
   ctr_ images import --base-name "${ref%:*}" "$archive" >/dev/null
   rm -f "$archive"

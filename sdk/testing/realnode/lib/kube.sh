@@ -30,6 +30,9 @@ start_kubelet() {
   # loopback and fails there instead of leaving the machine. (A file without a nameserver would
   # not do: containerd then copies the host's /etc/resolv.conf into the Pod.)
   printf '# dha-real-node: no upstream resolver\nnameserver 127.0.0.1\n' >"$STATE/resolv.conf"
+  # With cluster DNS (dns.sh), ClusterFirst Pods ask CoreDNS on the node's address instead.
+  local cluster_dns=""
+  dns_wanted && cluster_dns="clusterDNS: [$NODE_IP]"
   cat >"$STATE/kubelet/config.yaml" <<YAML
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
@@ -50,6 +53,7 @@ containerRuntimeEndpoint: unix://$(containerd_sock)
 volumePluginDir: /var/lib/kubelet/volume-plugins
 resolvConf: $STATE/resolv.conf
 clusterDomain: cluster.local
+$cluster_dns
 staticPodPath: ""
 serializeImagePulls: false
 # A shared machine's disk and memory are not this node's to police: evict only when nearly out.

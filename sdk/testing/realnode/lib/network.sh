@@ -1,6 +1,7 @@
 # The node's network: a bridge of its own with the node's address, the Pods' range on it (the
 # CNI bridge plugin attaches Pods to it and never makes it a gateway, so it never turns on IP
-# forwarding), and one nftables table of our own:
+# forwarding; the fixture turns it on for this bridge alone, see network_up), and one nftables
+# table of our own:
 #   - Pods reach the API server, which listens on 127.0.0.1 only, through one DNAT of the
 #     `kubernetes` Service address, with route_localnet on this bridge alone (never on lo or
 #     "all"). It runs before kube-proxy's own prerouting chains, which would reject a Service
@@ -18,6 +19,11 @@ network_up() {
   ip addr add "$NODE_IP/${POD_CIDR#*/}" dev "$BRIDGE"
   ip link set "$BRIDGE" up
   sysctl -qw "net.ipv4.conf.$BRIDGE.route_localnet=1"
+  # A Pod reaching another Pod through a Service address: kube-proxy's DNAT turns the packet
+  # around on the host, which must then route it back out of the bridge. Forwarding for what
+  # arrives on this bridge only (net.ipv4.ip_forward stays as it is); the chains below keep it
+  # between the Pod and Service ranges.
+  sysctl -qw "net.ipv4.conf.$BRIDGE.forwarding=1"
   ip route add "$SERVICE_CIDR" dev "$BRIDGE"
   nft -f - <<NFT
 table ip $NFT_TABLE {
