@@ -383,7 +383,7 @@ void Operator::run_leader_election(const std::string& lease_namespace) {
   le.renew_deadline = options_.renew_deadline;
   le.retry_period = options_.retry_period;
   le.identity = make_identity();
-  le.on_started_leading = [this, &p, id = le.identity, lease = le.lease_name] {
+  le.on_started_leading = [&p, id = le.identity, lease = le.lease_name] {
     spdlog::info("became leader ({}); reconciling", id);
     p.wiring->metrics->set_leader(true);
     p.wiring->metrics->set_lease_held(lease, true);

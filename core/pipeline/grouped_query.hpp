@@ -27,7 +27,8 @@ struct GroupedQueryKey {
   std::string kind;  // apiGroup/Kind of the targets
   std::string what;  // the signal ("ReadConnections", "lag", "write activity")
   std::string query_template;
-  auto operator<=>(const GroupedQueryKey&) const = default;
+  // clang-tidy 14 reads the defaulted <=>'s comparison with 0 as a null pointer constant.
+  auto operator<=>(const GroupedQueryKey&) const = default;  // NOLINT(modernize-use-nullptr)
 };
 
 // Grouped answers shared by the reconciles that ask the same question close together. An answer

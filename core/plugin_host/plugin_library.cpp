@@ -33,7 +33,7 @@ std::string host_abi() { return fmt::format("{}.{}", DHA_ABI_VERSION_MAJOR, DHA_
 std::string other_major_symbol(const boost::dll::shared_library& lib, unsigned& major) {
   for (major = 0; major < 10; ++major) {
     if (major == DHA_ABI_VERSION_MAJOR) continue;
-    const std::string symbol = fmt::format("dha_plugin_entry_v{}", major);
+    std::string symbol = fmt::format("dha_plugin_entry_v{}", major);
     if (lib.has(symbol)) return symbol;
   }
   return {};

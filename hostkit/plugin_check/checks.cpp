@@ -89,7 +89,8 @@ CheckOutcome check_create(const Options& options) {
       if (!offered) fail("plugin \"{}\": declares {} but get_extension does not return a usable table", info.id, cap);
     }
   }
-  for (const auto& [id, unused] : options.config_by_id) {
+  for (const auto& entry : options.config_by_id) {
+    const std::string& id = entry.first;
     const auto& plugins = registry.plugins();
     if (std::none_of(plugins.begin(), plugins.end(), [&](const auto& info) { return info.id == id; }))
       fail("a configuration is given for \"{}\", which is not a plugin of {}", id, options.file);

@@ -45,7 +45,7 @@ class RedisConnection {
   }
   ~RedisConnection() { ::close(fd_); }
   // One inline command; returns the first reply chunk.
-  std::string command(const std::string& line) {
+  std::string command(const std::string& line) const {
     const std::string out = line + "\r\n";
     if (::send(fd_, out.data(), out.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(out.size())) return "";
     char buf[4096];
