@@ -7,7 +7,11 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <map>
+#include <optional>
 #include <set>
+#include <string>
+#include <vector>
 
 namespace dha::testing::apiserver {
 
@@ -48,7 +52,8 @@ std::string resource_list(const ServerState& state, const std::string& group, co
   w.String(gv(group, version));
   w.Key("resources");
   w.StartArray();
-  for (const auto& [key, type] : state.types) {
+  for (const auto& entry : state.types) {
+    const auto& type = entry.second;
     if (type->group != group) continue;
     const ResourceVersionInfo* v = type->version(version);
     if (!v) continue;
@@ -265,6 +270,94 @@ std::string openapi_definition_name(const std::string& group, const std::string&
   return reversed + "." + version + "." + kind;
 }
 
+namespace {
+
+using GroupVersions = std::map<std::string, std::vector<std::string>>;
+
+// /apis: every group but the core one.
+std::string api_group_list(const GroupVersions& groups) {
+  rapidjson::StringBuffer buffer;
+  Writer w(buffer);
+  w.StartObject();
+  w.Key("kind");
+  w.String("APIGroupList");
+  w.Key("apiVersion");
+  w.String("v1");
+  w.Key("groups");
+  w.StartArray();
+  for (const auto& [group, versions] : groups)
+    if (!group.empty()) group_object(w, group, versions);
+  w.EndArray();
+  w.EndObject();
+  return buffer.GetString();
+}
+
+// /apis/<group> (its APIGroup) and /apis/<group>/<version> (its resources); nullopt for 404.
+std::optional<std::string> api_group_or_resources(const ServerState& state, const GroupVersions& groups,
+                                                  std::string rest) {
+  if (!rest.empty() && rest.back() == '/') rest.pop_back();
+  const auto slash = rest.find('/');
+  const std::string group = rest.substr(0, slash);
+  const auto it = groups.find(group);
+  if (it == groups.end()) return std::nullopt;
+  if (slash == std::string::npos) {
+    rapidjson::StringBuffer buffer;
+    Writer w(buffer);
+    group_object(w, group, it->second);
+    const std::string body = buffer.GetString();
+    return "{\"kind\":\"APIGroup\",\"apiVersion\":\"v1\"," + body.substr(1);
+  }
+  const std::string version = rest.substr(slash + 1);
+  if (version.find('/') != std::string::npos) return std::nullopt;
+  if (std::find(it->second.begin(), it->second.end(), version) == it->second.end()) return std::nullopt;
+  return resource_list(state, group, version);
+}
+
+// /openapi/v3: where each group version's document is, with a hash that changes with the types.
+std::string openapi_v3_index(const ServerState& state, const GroupVersions& groups) {
+  rapidjson::StringBuffer buffer;
+  Writer w(buffer);
+  w.StartObject();
+  w.Key("paths");
+  w.StartObject();
+  for (const auto& [group, versions] : groups) {
+    for (const auto& v : versions) {
+      std::string key = group.empty() ? "api/" + v : "apis/" + group + "/" + v;
+      w.Key(key.c_str());
+      w.StartObject();
+      w.Key("serverRelativeURL");
+      w.String("/openapi/v3/" + key + "?hash=" + std::to_string(state.types_generation));
+      w.EndObject();
+    }
+  }
+  w.EndObject();
+  w.EndObject();
+  return buffer.GetString();
+}
+
+// /openapi/v3/api/<version> and /openapi/v3/apis/<group>/<version>; nullopt for 404.
+std::optional<std::string> openapi_v3_document(const ServerState& state, const GroupVersions& groups,
+                                               const std::string& key) {
+  std::string group, version;
+  if (key.rfind("api/", 0) == 0) {
+    version = key.substr(4);
+  } else if (key.rfind("apis/", 0) == 0) {
+    const auto rest = key.substr(5);
+    const auto slash = rest.find('/');
+    if (slash == std::string::npos) return std::nullopt;
+    group = rest.substr(0, slash);
+    version = rest.substr(slash + 1);
+  } else {
+    return std::nullopt;
+  }
+  const auto it = groups.find(group);
+  if (it == groups.end() || std::find(it->second.begin(), it->second.end(), version) == it->second.end())
+    return std::nullopt;
+  return openapi_group_version(state, group, version);
+}
+
+}  // namespace
+
 bool handle_discovery(ServerState& state, const HttpRequest& request, HttpResponse& response) {
   const std::string& p = request.path;
   std::lock_guard lock(state.mu);
@@ -278,97 +371,26 @@ bool handle_discovery(ServerState& state, const HttpRequest& request, HttpRespon
     response.content_type = "text/plain; charset=utf-8";
     return true;
   }
-  auto groups = group_versions(state);
+  const GroupVersions groups = group_versions(state);
+  std::optional<std::string> body;
   if (p == "/api" || p == "/api/") {
-    response = ok(
+    body =
         R"({"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[{"clientCIDR":"0.0.0.0/0","serverAddress":")" +
-        state.base_url.substr(state.base_url.find("//") + 2) + "\"}]}");
-    return true;
+        state.base_url.substr(state.base_url.find("//") + 2) + "\"}]}";
+  } else if (p == "/api/v1" || p == "/api/v1/") {
+    body = resource_list(state, "", "v1");
+  } else if (p == "/apis" || p == "/apis/") {
+    body = api_group_list(groups);
+  } else if (p.rfind("/apis/", 0) == 0) {
+    body = api_group_or_resources(state, groups, p.substr(6));
+  } else if (p == "/openapi/v3" || p == "/openapi/v3/") {
+    body = openapi_v3_index(state, groups);
+  } else if (p.rfind("/openapi/v3/", 0) == 0) {
+    body = openapi_v3_document(state, groups, p.substr(12));
   }
-  if (p == "/api/v1" || p == "/api/v1/") {
-    response = ok(resource_list(state, "", "v1"));
-    return true;
-  }
-  if (p == "/apis" || p == "/apis/") {
-    rapidjson::StringBuffer buffer;
-    Writer w(buffer);
-    w.StartObject();
-    w.Key("kind");
-    w.String("APIGroupList");
-    w.Key("apiVersion");
-    w.String("v1");
-    w.Key("groups");
-    w.StartArray();
-    for (const auto& [group, versions] : groups)
-      if (!group.empty()) group_object(w, group, versions);
-    w.EndArray();
-    w.EndObject();
-    response = ok(buffer.GetString());
-    return true;
-  }
-  if (p.rfind("/apis/", 0) == 0) {
-    std::string rest = p.substr(6);
-    if (!rest.empty() && rest.back() == '/') rest.pop_back();
-    auto slash = rest.find('/');
-    std::string group = rest.substr(0, slash);
-    auto it = groups.find(group);
-    if (slash == std::string::npos) {
-      if (it == groups.end()) return false;
-      rapidjson::StringBuffer buffer;
-      Writer w(buffer);
-      group_object(w, group, it->second);
-      std::string body = buffer.GetString();
-      response = ok("{\"kind\":\"APIGroup\",\"apiVersion\":\"v1\"," + body.substr(1));
-      return true;
-    }
-    std::string version = rest.substr(slash + 1);
-    if (version.find('/') != std::string::npos || it == groups.end()) return false;
-    if (std::find(it->second.begin(), it->second.end(), version) == it->second.end()) return false;
-    response = ok(resource_list(state, group, version));
-    return true;
-  }
-  if (p == "/openapi/v3" || p == "/openapi/v3/") {
-    rapidjson::StringBuffer buffer;
-    Writer w(buffer);
-    w.StartObject();
-    w.Key("paths");
-    w.StartObject();
-    for (const auto& [group, versions] : groups) {
-      for (const auto& v : versions) {
-        std::string key = group.empty() ? "api/" + v : "apis/" + group + "/" + v;
-        w.Key(key.c_str());
-        w.StartObject();
-        w.Key("serverRelativeURL");
-        w.String("/openapi/v3/" + key + "?hash=" + std::to_string(state.types_generation));
-        w.EndObject();
-      }
-    }
-    w.EndObject();
-    w.EndObject();
-    response = ok(buffer.GetString());
-    return true;
-  }
-  if (p.rfind("/openapi/v3/", 0) == 0) {
-    std::string key = p.substr(12);
-    std::string group, version;
-    if (key.rfind("api/", 0) == 0) {
-      version = key.substr(4);
-    } else if (key.rfind("apis/", 0) == 0) {
-      auto rest = key.substr(5);
-      auto slash = rest.find('/');
-      if (slash == std::string::npos) return false;
-      group = rest.substr(0, slash);
-      version = rest.substr(slash + 1);
-    } else {
-      return false;
-    }
-    auto it = groups.find(group);
-    if (it == groups.end() || std::find(it->second.begin(), it->second.end(), version) == it->second.end())
-      return false;
-    response = ok(openapi_group_version(state, group, version));
-    return true;
-  }
-  return false;
+  if (!body) return false;
+  response = ok(*body);
+  return true;
 }
 
 }  // namespace dha::testing::apiserver
