@@ -87,6 +87,23 @@ grep -Eq 'iifname "dha-br0" ip daddr != \{ (10\.96\.0\.0/16, 10\.213\.0\.0/24|10
   fail "net.ipv4.ip_forward changed while the node runs"
 [[ "$(sysctl -n net.ipv4.conf.dha-br0.forwarding)" == 1 ]] || fail "forwarding is off on the node's bridge"
 
+# One node per machine, and nobody else's teardown: a second `up` is refused before it changes
+# anything, and a `down` of a state that is not the running node leaves the node alone.
+if out=$("$FIXTURE" up "$WORK/second" 2>&1); then fail "a second real node started beside the first"; fi
+grep -q 'another real node holds' <<<"$out" || fail "the second up failed, but not on the lock: $out"
+[[ ! -e "$WORK/second/host-before" ]] || fail "the refused up took a host snapshot (its down would restore it)"
+mkdir -p "$WORK/stranger/host-before" "$WORK/stranger/pids"
+echo $$ >"$WORK/stranger/pids/mountns"
+if out=$("$FIXTURE" down "$WORK/stranger" 2>&1); then fail "down of another state tore the running node down"; fi
+grep -q 'is not the one in' <<<"$out" || fail "down of another state failed, but not because the node is not its own: $out"
+node_ready() {
+  [[ "$(kubectl get node "$DHA_REALNODE_NODE" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')" == True ]]
+}
+until_ok 30 "the node still Ready after the refused up and down" node_ready
+[[ "$(kubectl exec in-cluster-client -- sh -c "nc -w 2 $service_ip 80 </dev/null")" == pong ]] ||
+  fail "the node's Pods stopped answering after the refused up and down"
+note "a second up refused by the lock; a down of another state refused: the node kept running"
+
 node_down
 "$FIXTURE" snapshot "$WORK/after"
 "$FIXTURE" diff "$WORK/before" "$WORK/after" || fail "the host is not as it was before the node started"

@@ -2,7 +2,8 @@
 # Sourced by dha-real-node; expects $STATE (the fixture's state directory) to be set.
 
 # Fixed names: one real node per machine at a time (the kubelet's port, the bridge, the cgroups
-# are host-wide), so `up` takes a lock and a second one fails saying who holds it.
+# are host-wide), so `up` takes a lock before it touches anything and a second one fails saying
+# who holds it, and `down` leaves alone a node that is not its own.
 NODE_NAME=dha-node
 BRIDGE=dha-br0
 POD_CIDR=10.213.0.0/24
@@ -37,8 +38,27 @@ start_proc() {
   mkdir -p "$STATE/logs" "$STATE/pids"
   setsid nsenter --mount="/proc/$(cat "$STATE/pids/mountns")/ns/mnt" -- \
     bash -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' _ "$(procs_cgroup_dir)" "$@" \
-    >"$STATE/logs/$name.log" 2>&1 </dev/null &
+    >"$STATE/logs/$name.log" 2>&1 </dev/null 8>&- &
   echo $! >"$STATE/pids/$name"
+}
+
+# take_node_lock: the one-node-per-machine lock on fd 8, or die naming its holder. Taken first
+# thing in `up`, so a refused `up` has changed nothing its teardown could undo; the mount
+# namespace's holder inherits fd 8 and keeps the lock until `down` stops it.
+take_node_lock() {
+  exec 8>"$LOCK_FILE"
+  flock -n 8 || die "another real node holds $LOCK_FILE (its mount namespace: pid $(cat "$LOCK_FILE.pid" 2>/dev/null || echo unknown))"
+}
+
+# own_node_or_die: `down` tears down host-wide things (the process cgroup, the bridge, netfilter,
+# sysctls), so it goes ahead only for the node this STATE started, never for another one running.
+own_node_or_die() {
+  local holder mine
+  holder=$(cat "$LOCK_FILE.pid" 2>/dev/null || true)
+  mine=$(cat "$STATE/pids/mountns" 2>/dev/null || true)
+  if [[ -n "$holder" && "$holder" != "$mine" ]] && kill -0 "$holder" 2>/dev/null; then
+    die "the real node running on this machine is not the one in $STATE (its mount namespace is pid $holder): left alone"
+  fi
 }
 
 alive() { [[ -f "$STATE/pids/$1" ]] && kill -0 "$(cat "$STATE/pids/$1")" 2>/dev/null; }

@@ -6,7 +6,8 @@
 # kubelet's certificates and device-plugin socket) — fixed paths whatever the flags say — are
 # the fixture's own directories. Host mounts still propagate in (slave), none propagate out.
 #
-# The namespace is held by one process, which also holds the one-node-per-machine lock.
+# The namespace is held by one process, which also holds the one-node-per-machine lock (fd 8,
+# inherited from `up`: see take_node_lock).
 
 start_mount_namespace() {
   mkdir -p "$STATE/pids" "$STATE/logs" "$STATE/cni-lib" "$STATE/kubelet"
@@ -18,8 +19,6 @@ start_mount_namespace() {
   rm -f "$STATE/mountns.ready"
   setsid bash -c '
     echo $$ >"$1/cgroup.procs"
-    exec 9>"$2"
-    flock -n 9 || { echo "another real node holds $2 (pid $(cat "$2.pid" 2>/dev/null))" >&2; exit 1; }
     echo $$ >"$2.pid"
     exec unshare --mount --propagation slave -- bash -c "
       mount -t tmpfs -o mode=0755 dha-realnode-run /run &&
