@@ -268,6 +268,26 @@ void OperatorWorld::set_quota_used(const std::string& used_cpu) {
   admin_->update_status(ref, q);
 }
 
+void OperatorWorld::grant_helmrelease_editing(const std::string& subjects_json) {
+  const std::string rbac = "/apis/rbac.authorization.k8s.io/v1/";
+  const auto role =
+      cluster_->request("admin", "POST", rbac + "clusterroles",
+                        R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole",)"
+                        R"("metadata":{"name":"test:helmreleases"},)"
+                        R"("rules":[{"apiGroups":["helm.toolkit.fluxcd.io"],"resources":["helmreleases"],)"
+                        R"("verbs":["get","list","patch","update"]}]})");
+  ASSERT_EQ(role.status, 201) << role.body;
+  const auto binding = cluster_->request(
+      "admin", "POST", rbac + "clusterrolebindings",
+      fmt::format(
+          R"({{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding",)"
+          R"("metadata":{{"name":"test:helmreleases"}},)"
+          R"("roleRef":{{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"test:helmreleases"}},)"
+          R"("subjects":[{}]}})",
+          subjects_json));
+  ASSERT_EQ(binding.status, 201) << binding.body;
+}
+
 void OperatorWorld::set_replicas_as(const std::string& identity, int replicas) {
   kube::Client client(config_for(*cluster_, identity));
   client.merge_patch(postgres_ref(), fmt::format(R"({{"spec":{{"replicas":{}}}}})", replicas));

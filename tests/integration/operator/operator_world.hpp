@@ -87,6 +87,9 @@ class OperatorWorld : public ::testing::Test {
   void set_quota_used(const std::string& used_cpu);
   // As the identity "admin", "tenant", "operator-a", "operator-b", "scraper" or "apps".
   void set_replicas_as(const std::string& identity, int replicas);
+  // Lets the RBAC subjects given (a JSON array's items) edit HelmReleases as far as RBAC goes:
+  // the operator's chart RBAC has no HelmRelease access, so the decision is the webhook's alone.
+  void grant_helmrelease_editing(const std::string& subjects_json);
 
   // --- reading it back ---
   int replicas();

@@ -140,26 +140,8 @@ TEST_F(WebhookClientCertificateTest, KubeApiserverCallsWithItsClientCertificateA
   if (cluster_->backend() != testing::KubeBackend::real)
     GTEST_SKIP() << "needs kube-apiserver's admission configuration";
   start_webhook();
-  // The tenant may edit HelmReleases as far as RBAC goes: the decision is the webhook's.
-  const std::string rbac = "/apis/rbac.authorization.k8s.io/v1/";
-  ASSERT_EQ(cluster_
-                ->request("admin", "POST", rbac + "clusterroles",
-                          R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole",)"
-                          R"("metadata":{"name":"test:helmreleases"},)"
-                          R"("rules":[{"apiGroups":["helm.toolkit.fluxcd.io"],"resources":["helmreleases"],)"
-                          R"("verbs":["get","list","patch","update"]}]})")
-                .status,
-            201);
-  ASSERT_EQ(cluster_
-                ->request("admin", "POST", rbac + "clusterrolebindings",
-                          R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding",)"
-                          R"("metadata":{"name":"test:helmreleases"},)"
-                          R"("roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole",)"
-                          R"("name":"test:helmreleases"},)"
-                          R"("subjects":[{"apiGroup":"rbac.authorization.k8s.io","kind":"User",)"
-                          R"("name":"tenant-user"}]})")
-                .status,
-            201);
+  grant_helmrelease_editing(R"({"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":"tenant-user"})");
+  if (HasFatalFailure()) return;
   const auto created = cluster_->request(
       "admin", "POST", kReleases,
       R"({"apiVersion":"helm.toolkit.fluxcd.io/v2","kind":"HelmRelease","metadata":{"name":"postgres-db",)"

@@ -55,31 +55,12 @@ TEST_F(WebhookDenialTest, ATenantsKubectlPatchOfManagedReplicasIsDeniedByKubeApi
       'a', {{"--cert-dir", certs}, {"--enable-webhook", "true"}, {"--webhook-port", std::to_string(webhook_port)}});
   ASSERT_TRUE(eventually([&] { return listening(webhook_port); }, 20s)) << "the operator's webhook does not listen";
 
-  // Writers may edit HelmReleases as far as RBAC goes (the operator's chart RBAC has no
-  // HelmRelease access; this grant leaves the decision to the webhook alone).
-  const std::string rbac = "/apis/rbac.authorization.k8s.io/v1/";
-  ASSERT_EQ(cluster_
-                ->request("admin", "POST", rbac + "clusterroles",
-                          R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole",)"
-                          R"("metadata":{"name":"test:helmreleases"},)"
-                          R"("rules":[{"apiGroups":["helm.toolkit.fluxcd.io"],"resources":["helmreleases"],)"
-                          R"("verbs":["get","list","patch","update"]}]})")
-                .status,
-            201);
-  ASSERT_EQ(cluster_
-                ->request("admin", "POST", rbac + "clusterrolebindings",
-                          fmt::format(R"({{"apiVersion":"rbac.authorization.k8s.io/v1",)"
-                                      R"("kind":"ClusterRoleBinding","metadata":{{"name":"test:helmreleases"}},)"
-                                      R"("roleRef":{{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole",)"
-                                      R"("name":"test:helmreleases"}},)"
-                                      R"("subjects":[{{"apiGroup":"rbac.authorization.k8s.io","kind":"User",)"
-                                      R"("name":"tenant-user"}},)"
-                                      R"({{"kind":"ServiceAccount","namespace":"cozy-system",)"
-                                      R"("name":"cozystack-api"}},)"
-                                      R"({{"kind":"ServiceAccount","namespace":"{}","name":"db-autoscaler-a"}}]}})",
-                                      kReleaseNamespace))
-                .status,
-            201);
+  grant_helmrelease_editing(
+      fmt::format(R"({{"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":"tenant-user"}},)"
+                  R"({{"kind":"ServiceAccount","namespace":"cozy-system","name":"cozystack-api"}},)"
+                  R"({{"kind":"ServiceAccount","namespace":"{}","name":"db-autoscaler-a"}})",
+                  kReleaseNamespace));
+  if (HasFatalFailure()) return;
   const auto created = cluster_->request(
       "admin", "POST", kReleases,
       R"({"apiVersion":"helm.toolkit.fluxcd.io/v2","kind":"HelmRelease","metadata":{"name":"postgres-db",)"
