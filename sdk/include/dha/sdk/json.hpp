@@ -65,7 +65,10 @@ inline Document parse(std::string_view text, std::string_view what) {
                 std::string(what) + ": JSON nested deeper than " + std::to_string(kMaxDepth) + " levels");
   }
   Document doc;
-  doc.Parse<rapidjson::kParseIterativeFlag>(text.data(), text.size());
+  // Full precision: a double the SDK wrote (shortest form) reads back as the same double. The
+  // default, faster reading can be one unit in the last place off, so a sample crossing the
+  // plugin boundary could change on the way (the prometheus_response fuzzer found 2.4e28).
+  doc.Parse<rapidjson::kParseIterativeFlag | rapidjson::kParseFullPrecisionFlag>(text.data(), text.size());
   if (doc.HasParseError()) {
     throw Error(DHA_INVALID_ARGUMENT, std::string(what) + ": malformed JSON at offset " +
                                           std::to_string(doc.GetErrorOffset()) + ": " +
