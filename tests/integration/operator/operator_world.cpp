@@ -1,8 +1,12 @@
 #include "operator_world.hpp"
 
+#include <arpa/inet.h>
 #include <fmt/format.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -286,6 +290,28 @@ void OperatorWorld::grant_helmrelease_editing(const std::string& subjects_json) 
           R"("subjects":[{}]}})",
           subjects_json));
   ASSERT_EQ(binding.status, 201) << binding.body;
+}
+
+bool OperatorWorld::listening_on_loopback(std::uint16_t port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+  ::close(fd);
+  return ok;
+}
+
+void OperatorWorld::create_managed_helmrelease() {
+  const auto created = cluster_->request(
+      "admin", "POST", "/apis/helm.toolkit.fluxcd.io/v2/namespaces/tenant-a/helmreleases",
+      R"({"apiVersion":"helm.toolkit.fluxcd.io/v2","kind":"HelmRelease","metadata":{"name":"postgres-db",)"
+      R"("namespace":"tenant-a",)"
+      R"("annotations":{"apps.cozystack.io-autoscaling.cozystack.io/managed-by":"db"}},)"
+      R"("spec":{"interval":"5m","chart":{"spec":{"chart":"postgres"}},"values":{"replicas":3,"size":"10Gi"}}})");
+  ASSERT_EQ(created.status, 201) << created.body;
 }
 
 void OperatorWorld::set_replicas_as(const std::string& identity, int replicas) {

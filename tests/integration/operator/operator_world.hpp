@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
+#include <cstdint>
 
 #include <atomic>
 #include <chrono>
@@ -90,6 +91,10 @@ class OperatorWorld : public ::testing::Test {
   // Lets the RBAC subjects given (a JSON array's items) edit HelmReleases as far as RBAC goes:
   // the operator's chart RBAC has no HelmRelease access, so the decision is the webhook's alone.
   void grant_helmrelease_editing(const std::string& subjects_json);
+  // The HelmRelease tenant-a/postgres-db (3 replicas) with the marker of the DHA "db" managing it.
+  void create_managed_helmrelease();
+  // Whether something accepts a TCP connection on 127.0.0.1:port.
+  static bool listening_on_loopback(std::uint16_t port);
 
   // --- reading it back ---
   int replicas();

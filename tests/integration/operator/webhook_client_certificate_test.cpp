@@ -21,19 +21,6 @@
 namespace dha::optest {
 namespace {
 
-constexpr const char* kReleases = "/apis/helm.toolkit.fluxcd.io/v2/namespaces/tenant-a/helmreleases";
-
-bool listening(std::uint16_t port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(port);
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  const bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-  ::close(fd);
-  return ok;
-}
-
 class WebhookClientCertificateTest : public OperatorWorld {
  protected:
   // The certificates and, for the real backend, kube-apiserver's admission configuration,
@@ -76,7 +63,8 @@ class WebhookClientCertificateTest : public OperatorWorld {
                          {"--webhook-client-ca", (files_.path() / "client-ca.pem").string()},
                          {"--health-probe-bind-address", fmt::format("127.0.0.1:{}", probe_port_)},
                          {"--metrics-secure", "true"}});
-    ASSERT_TRUE(eventually([&] { return listening(webhook_port_); }, 20s)) << "the operator's webhook does not listen";
+    ASSERT_TRUE(eventually([&] { return listening_on_loopback(webhook_port_); }, 20s))
+        << "the operator's webhook does not listen";
   }
 
   // A review posted to the webhook by a client presenting `cert` (none when empty).
@@ -142,13 +130,8 @@ TEST_F(WebhookClientCertificateTest, KubeApiserverCallsWithItsClientCertificateA
   start_webhook();
   grant_helmrelease_editing(R"({"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":"tenant-user"})");
   if (HasFatalFailure()) return;
-  const auto created = cluster_->request(
-      "admin", "POST", kReleases,
-      R"({"apiVersion":"helm.toolkit.fluxcd.io/v2","kind":"HelmRelease","metadata":{"name":"postgres-db",)"
-      R"("namespace":"tenant-a",)"
-      R"("annotations":{"apps.cozystack.io-autoscaling.cozystack.io/managed-by":"db"}},)"
-      R"("spec":{"interval":"5m","chart":{"spec":{"chart":"postgres"}},"values":{"replicas":3,"size":"10Gi"}}})");
-  ASSERT_EQ(created.status, 201) << created.body;
+  create_managed_helmrelease();
+  if (HasFatalFailure()) return;
   const auto configured =
       cluster_->request("admin", "POST", "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
                         chart_webhooks_on_loopback(render_chart(), webhook_port_, serving_.ca.cert));

@@ -30,17 +30,6 @@ using CommandResult = dha::testsupport::ShellRun;
 // Its standard error too: kubectl says why it was refused there.
 CommandResult run(const std::string& command) { return dha::testsupport::run_shell(command + " 2>&1"); }
 
-bool listening(std::uint16_t port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(port);
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  const bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-  ::close(fd);
-  return ok;
-}
-
 TEST_F(WebhookDenialTest, ATenantsKubectlPatchOfManagedReplicasIsDeniedByKubeApiserverCallingTheOperator) {
   if (cluster_->backend() != testing::KubeBackend::real)
     GTEST_SKIP() << "the force-writer suite covers the embedded server";
@@ -53,7 +42,8 @@ TEST_F(WebhookDenialTest, ATenantsKubectlPatchOfManagedReplicasIsDeniedByKubeApi
   const auto webhook_port = testing::free_loopback_port();
   start_operator(
       'a', {{"--cert-dir", certs}, {"--enable-webhook", "true"}, {"--webhook-port", std::to_string(webhook_port)}});
-  ASSERT_TRUE(eventually([&] { return listening(webhook_port); }, 20s)) << "the operator's webhook does not listen";
+  ASSERT_TRUE(eventually([&] { return listening_on_loopback(webhook_port); }, 20s))
+      << "the operator's webhook does not listen";
 
   grant_helmrelease_editing(
       fmt::format(R"({{"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":"tenant-user"}},)"
@@ -61,13 +51,8 @@ TEST_F(WebhookDenialTest, ATenantsKubectlPatchOfManagedReplicasIsDeniedByKubeApi
                   R"({{"kind":"ServiceAccount","namespace":"{}","name":"db-autoscaler-a"}})",
                   kReleaseNamespace));
   if (HasFatalFailure()) return;
-  const auto created = cluster_->request(
-      "admin", "POST", kReleases,
-      R"({"apiVersion":"helm.toolkit.fluxcd.io/v2","kind":"HelmRelease","metadata":{"name":"postgres-db",)"
-      R"("namespace":"tenant-a",)"
-      R"("annotations":{"apps.cozystack.io-autoscaling.cozystack.io/managed-by":"db"}},)"
-      R"("spec":{"interval":"5m","chart":{"spec":{"chart":"postgres"}},"values":{"replicas":3,"size":"10Gi"}}})");
-  ASSERT_EQ(created.status, 201) << created.body;
+  create_managed_helmrelease();
+  if (HasFatalFailure()) return;
   const auto configured =
       cluster_->request("admin", "POST", "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
                         chart_webhooks_on_loopback(render_chart(), webhook_port, cert.ca_pem));
