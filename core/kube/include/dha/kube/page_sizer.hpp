@@ -2,10 +2,11 @@
 // How many objects to ask for in the next page of a list, when pages are bounded by bytes as
 // well as by count. A page is held whole as received (its text, then its parsed document)
 // until its items are handed over, so its weight is what a list costs in memory at its peak;
-// objects a tenant pads (annotations, finalizers) weigh a thousand times a plain one. Asked
-// first for a few, the count per page then follows the weight of the objects seen so far:
-// plain objects soon come `max_count` to a page, padded ones few enough to stay near the
-// budget.
+// objects a tenant pads (annotations, finalizers) weigh a thousand times a plain one. The first
+// page asks for one object, since nothing is known of their weight yet and one object is the
+// only count that cannot overshoot; the count per page then follows the weight of the objects
+// seen so far, at most doubling: plain objects come `max_count` to a page after a few pages,
+// padded ones few enough to stay near the budget.
 
 #include <algorithm>
 #include <cstddef>
@@ -18,9 +19,7 @@ class PageSizer {
   // max_count: the most objects a page may hold (ListOptions::limit). byte_budget 0: pages are
   // bounded by count alone and every page asks for max_count.
   PageSizer(std::int64_t max_count, std::size_t byte_budget)
-      : max_(std::max<std::int64_t>(max_count, 1)),
-        budget_(byte_budget),
-        next_(byte_budget == 0 ? max_ : std::max<std::int64_t>(max_ / 8, 1)) {}
+      : max_(std::max<std::int64_t>(max_count, 1)), budget_(byte_budget), next_(byte_budget == 0 ? max_ : 1) {}
 
   std::int64_t next() const { return next_; }
 
