@@ -55,7 +55,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCsv{"no_time", "t,ReadConnections\n", "load.csv line 1: header has no \"time\" column"},
         BadCsv{"unknown_column", "time,Reads\n",
                "load.csv line 1: unknown column \"Reads\" (expected time, ReadConnections, ReadCPUUtilization, "
-               "lagSeconds, writeRate)"},
+               "lagSeconds, writeRate, readyEstimateSeconds)"},
         BadCsv{"no_rows", "time,ReadConnections\n", "load.csv: has a header but no rows"},
         BadCsv{"not_a_number", "time,ReadConnections\n0,lots\n",
                "load.csv line 2: column ReadConnections: \"lots\" is not a number"},
