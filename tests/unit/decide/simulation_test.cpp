@@ -414,6 +414,30 @@ TEST(SimulationAdaptive, MeetsAStepInOneMoveAndIsOverloadedOnlyWhileProvisioning
   EXPECT_EQ(r.summary.seconds_above_target, 750 - 601);  // seen at 660, ready at 750
 }
 
+// A trace's readyEstimateSeconds column is the observation's: before a scale-up has been measured,
+// a growing overload is met with the step its estimated ready time asks for.
+TEST(SimulationAdaptive, SizesTheFirstStepForTheTracesReadyEstimate) {
+  const auto spec = spec_from_json(R"({"minReplicas":2,"maxReplicas":8,
+      "metrics":[{"type":"ReadConnections","target":{"averageValue":"100"}}],"behavior":{"policy":"Adaptive"}})");
+  SimulationParams params;
+  params.initial_replicas = 3;
+  // A minute before the trace the demand was 2.25 read replicas; at its start, 2.5 and growing.
+  params.initial_state = [](std::int32_t, std::int64_t now) {
+    model::DecisionState state;
+    state.last_demand = model::Demand{now - 60, 2.25};
+    return state;
+  };
+  const auto first_step = [&](const std::string& estimate_column) {
+    const std::string csv = "time,ReadConnections" + estimate_column + "\n0,250,600\n600,250,600\n";
+    for (const auto& step : decide::simulate(spec, LoadTrace::parse_csv(csv), params).steps)
+      if (step.applied) return step.desired_replicas;
+    return 0;
+  };
+  // 120 s assumed: 2.5 + 0.5 = 3.0 expected, / 0.88 -> 4 readers; 600 s: 5.0 expected -> 6 readers.
+  EXPECT_EQ(first_step(",ReadCPUUtilization"), 5);  // a column the spec does not read
+  EXPECT_EQ(first_step(",readyEstimateSeconds"), 7);
+}
+
 // The figures the new default must win, on the generated families (seed 2, target 150 per read
 // replica, 2..8 instances, replicas ready in 120 s, a decision a minute; docs/decide.md): never
 // overloaded for want of asking, at most 1.25x the bound, and no more actions than the HPA-style
