@@ -76,6 +76,7 @@ std::string series_until(std::int64_t until) {
       if (role == "primary")
         d += "cnpg_pg_stat_replication_sent_diff_bytes{" + id + ",application_name=\"s\"} " + std::to_string(6000 * k) +
              at;
+      if (role == "primary") d += "cnpg_pg_database_size_bytes{" + id + ",datname=\"app\"} 536870912" + at;
     }
   }
   return d;
@@ -196,6 +197,10 @@ TEST_F(OneReadingPath, MetricsReadsWhatTheOperatorReads) {
             "sum of 1 series, from the namespace's grouped answer");
   // What the gates compare: per read replica (3 instances, one primary).
   EXPECT_NEAR(doc["perReadReplica"]["driver"]["ReadCPUUtilization"].GetDouble(), kCpuPercent / 2, 0.01);
+  // The ready estimate an Adaptive DHA without a measured ready time decides with: 0.5 GiB, 90 s.
+  ASSERT_TRUE(reference.observation.ready_estimate_seconds);
+  EXPECT_DOUBLE_EQ(*reference.observation.ready_estimate_seconds, 90);
+  EXPECT_DOUBLE_EQ(doc["values"]["readyEstimateSeconds"].GetDouble(), 90);
 }
 
 TEST_F(OneReadingPath, SimulateAndBacktestReadTheSameHistory) {
