@@ -64,6 +64,11 @@ class PostgresQueriesOnVictoriaMetrics : public dha::testing::VmQuerySuite<Postg
  public:
   static std::string series(int64_t t1, int64_t t0) {
     std::string data;
+    // Database sizes: 1.25 GiB on the target's primary (a replica still catching up reports less).
+    data += size_series({"tenant-a", "db", "postgres-db-1", "primary"}, 1.0, t1);
+    data += size_series({"tenant-a", "db", "postgres-db-2", "replica"}, 0.5, t1);
+    data += size_series({"tenant-b", "db", "postgres-db-1", "primary"}, 40, t1);
+    data += size_series({"tenant-a", "db2", "postgres-db2-1", "primary"}, 20, t1);
     // The target: tenant-a/db, primary db-1, replicas db-2 and db-3.
     data += pod_series({"tenant-a", "db", "postgres-db-1", "primary"}, 900, 0, 3.0, 100, t1, t0);
     data += pod_series({"tenant-a", "db", "postgres-db-2", "replica"}, 30, 3, 0.1, 7000, t1, t0);
@@ -73,11 +78,6 @@ class PostgresQueriesOnVictoriaMetrics : public dha::testing::VmQuerySuite<Postg
     data += pod_series({"tenant-b", "db", "postgres-db-2", "replica"}, 5000, 900, 9.0, 50000, t1, t0);
     data += pod_series({"tenant-a", "db2", "postgres-db2-1", "primary"}, 7000, 0, 9.0, 70000, t1, t0);
     data += pod_series({"tenant-a", "db2", "postgres-db2-2", "replica"}, 7000, 800, 9.0, 70000, t1, t0);
-    // Database sizes: 1.25 GiB on the target's primary (a replica still catching up reports less).
-    data += size_series({"tenant-a", "db", "postgres-db-1", "primary"}, 1.0, t1);
-    data += size_series({"tenant-a", "db", "postgres-db-2", "replica"}, 0.5, t1);
-    data += size_series({"tenant-b", "db", "postgres-db-1", "primary"}, 40, t1);
-    data += size_series({"tenant-a", "db2", "postgres-db2-1", "primary"}, 20, t1);
     return data;
   }
 
@@ -111,13 +111,6 @@ TEST_F(PostgresQueriesOnVictoriaMetrics, WriteActivityIsThePrimarysOnly) {
   EXPECT_NEAR(value(app_queries().write_activity), 100, 0.5);
 }
 
-// 60 s + 60 s per GiB of the primary's databases (1 + 0.25 GiB): the replicas, the other tenant
-// and the other application are not counted.
-TEST_F(PostgresQueriesOnVictoriaMetrics, ReadyEstimateIsFromThePrimarysDatabaseSizes) {
-  EXPECT_NEAR(value(app_queries().ready_estimate), 60 + 60 * 1.25, 0.01);
-  EXPECT_NEAR(value(app_queries().ready_estimate, "db2"), 60 + 60 * 20.25, 0.01);
-}
-
 TEST_F(PostgresQueriesOnVictoriaMetrics, TheOtherApplicationSeesItsOwnReplicas) {
   EXPECT_DOUBLE_EQ(value(app_queries().driver.at("ReadConnections"), "db2"), 7000);
 }
@@ -129,6 +122,13 @@ TEST_F(PostgresQueriesOnVictoriaMetrics, CnpgClusterTargetJoinsOnTheClusterLabel
           .queries({"tenant-a", "postgres-db", "postgres-db", "postgresql.cnpg.io", "Cluster", {"ReadConnections"}});
   EXPECT_DOUBLE_EQ(value(q.driver.at("ReadConnections"), "postgres-db"), 30 + 12);
   EXPECT_DOUBLE_EQ(value(q.lag_query, "postgres-db"), 7);
+}
+
+// 60 s + 60 s per GiB of the primary's databases (1 + 0.25 GiB): the replicas, the other tenant
+// and the other application are not counted.
+TEST_F(PostgresQueriesOnVictoriaMetrics, ReadyEstimateIsFromThePrimarysDatabaseSizes) {
+  EXPECT_NEAR(value(app_queries().ready_estimate), 60 + 60 * 1.25, 0.01);
+  EXPECT_NEAR(value(app_queries().ready_estimate, "db2"), 60 + 60 * 20.25, 0.01);
 }
 
 }  // namespace

@@ -77,10 +77,12 @@ class MetricsCommand : public ::testing::Test {
       if (role == "primary") {
         d += "cnpg_pg_stat_replication_sent_diff_bytes{" + id + ",application_name=\"s\"}" + at(0, t0) +
              "cnpg_pg_stat_replication_sent_diff_bytes{" + id + ",application_name=\"s\"}" + at(6000, t1);
-        d += "cnpg_pg_database_size_bytes{" + id + ",datname=\"app\"}" + at(1.5 * 1073741824, t1);
       }
     }
     d += "cnpg_backends_total{namespace=\"tenant-b\",pod=\"postgres-db-2\",state=\"active\"}" + at(5000, t1);
+    // The primary's database sizes, 1.5 GiB: what the postgres adapter's ready estimate reads.
+    d += "cnpg_pg_database_size_bytes{namespace=\"tenant-a\",pod=\"postgres-db-1\",datname=\"app\"}" +
+         at(1.5 * 1073741824, t1);
     vm_->import_prometheus(d);
   }
   static void TearDownTestSuite() {

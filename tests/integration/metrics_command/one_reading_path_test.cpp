@@ -70,13 +70,13 @@ std::string series_until(std::int64_t until) {
            "label_cnpg_io_instance_role=\"" +
            role + "\"} 1" + at;
       d += "cnpg_backends_total{" + id + ",datname=\"app\",state=\"active\"} " + std::to_string(active) + at;
+      if (role == "primary") d += "cnpg_pg_database_size_bytes{" + id + ",datname=\"app\"} 536870912" + at;
       d += "container_cpu_usage_seconds_total{" + id + ",container=\"postgres\"} " +
            std::to_string(1000 + cores * 60 * k) + at;
       d += "cnpg_pg_replication_lag{" + id + "} " + (role == "primary" ? "0" : "2") + at;
       if (role == "primary")
         d += "cnpg_pg_stat_replication_sent_diff_bytes{" + id + ",application_name=\"s\"} " + std::to_string(6000 * k) +
              at;
-      if (role == "primary") d += "cnpg_pg_database_size_bytes{" + id + ",datname=\"app\"} 536870912" + at;
     }
   }
   return d;
