@@ -59,6 +59,8 @@ std::string series(const Db& db, const std::string& active, double cpu, double l
     const std::string pod = db.name + "-" + std::to_string(d.size());  // unique within the database
     const std::string id = "namespace=\"" + db.ns + "\",pod=\"" + pod + "\"";
     d += "kube_pod_labels{" + id + "," + owner + ",label_cnpg_io_instance_role=\"" + role + "\"}" + at("1", t1);
+    if (role == "primary" && !active.empty())  // 1 GiB of databases: a 120 s ready estimate
+      d += "cnpg_pg_database_size_bytes{" + id + ",datname=\"app\"}" + at("1073741824", t1);
     if (!active.empty()) {
       d += "cnpg_backends_total{" + id + ",datname=\"app\",state=\"active\"}" + at(active, t1);
       d += "cnpg_backends_total{" + id + ",datname=\"other\",state=\"active\"}" + at("2", t1);
@@ -71,7 +73,6 @@ std::string series(const Db& db, const std::string& active, double cpu, double l
     if (role == "primary" && !active.empty()) {
       d += "cnpg_pg_stat_replication_sent_diff_bytes{" + id + ",application_name=\"s\"}" + at("0", t0) +
            "cnpg_pg_stat_replication_sent_diff_bytes{" + id + ",application_name=\"s\"}" + at("6000", t1);
-      d += "cnpg_pg_database_size_bytes{" + id + ",datname=\"app\"}" + at("1073741824", t1);  // 1 GiB: 120 s
     }
   }
   return d;
