@@ -69,6 +69,7 @@ std::vector<Key> keys_of(const MetricsReport& r) {
   for (const auto& type : pipeline::metric_types_of(r.spec)) keys.push_back({"driver." + type, type});
   keys.push_back({"lag", "lag"});
   keys.push_back({"writeActivity", "write activity"});
+  keys.push_back({"readyEstimate", "ready estimate"});  // only when read: an Adaptive DHA, not yet measured
   return keys;
 }
 
@@ -90,6 +91,10 @@ void write_queries(Writer& w, const MetricsReport& r) {
   query("lag");
   w.Key("writeActivity");
   query("write activity");
+  if (reading_of(r.signals, "ready estimate") != nullptr) {
+    w.Key("readyEstimate");
+    query("ready estimate");
+  }
   w.EndObject();
   // How the series of each query were combined into its value, and how many there were.
   w.Key("aggregation");
@@ -122,6 +127,10 @@ void write_values(Writer& w, const MetricsReport& r) {
   write_value(w, obs.lag_seconds);
   w.Key("writeRate");
   write_value(w, obs.write_rate);
+  if (reading_of(r.signals, "ready estimate") != nullptr) {
+    w.Key("readyEstimateSeconds");
+    write_value(w, obs.ready_estimate_seconds);
+  }
   w.EndObject();
 }
 

@@ -296,7 +296,8 @@ void add_simulate_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("simulate", "Replay a load trace through the decision core over simulated time");
   auto f = std::make_shared<SimulateFlags>();
   cmd->add_option("--dha", f->dha, "DHA (YAML or JSON: the object or its spec); repeatable with --compare");
-  cmd->add_option("--load", f->load, "load trace CSV: time, <metric type>..., optional lagSeconds, writeRate");
+  cmd->add_option("--load", f->load,
+                  "load trace CSV: time, <metric type>..., optional lagSeconds, writeRate, readyEstimateSeconds");
   auto* from_metrics =
       cmd->add_option("--from-metrics", f->metrics_url,
                       "instead of --load: replay the target's own history, read as the operator reads it, from this "

@@ -318,13 +318,22 @@ void Observe::observe_metrics(const ObserveRequest& r, Signals& out) const {
     obs.write_rate = query(queries.write_activity, grouped ? grouped->write_activity : no_group, queries, r,
                            Aggregation::kSum, "write activity", out.notes, out);
   }
+  // A new replica's ready time as the adapter estimates it, only where it is used: by the Adaptive
+  // policy, until the DHA has measured its own. A failed query is no estimate (a note, no freeze).
+  // Nothing is listed when it is not read: an adapter without the query reads as it did before.
+  const bool measured = r.predictive != nullptr && r.predictive->ready_seconds;
+  if (!queries.ready_estimate.empty() && r.spec.behavior.policy == model::ScalingPolicy::Adaptive && !measured)
+    obs.ready_estimate_seconds = query(queries.ready_estimate, queries.grouped_ready_estimate, queries, r,
+                                       Aggregation::kSum, "ready estimate", out.notes, out);
   if (r.predictive != nullptr && wants_forecast(r.spec)) {
     const tenancy::TargetLabels target{r.namespace_name, kube::name_of(r.target), r.topology.release_name};
     std::vector<std::string> unused;  // a metric without its request is already unavailable
     const HistorySource history{
         *plugins_.metric_source(),   queries, target, monitoring_ns, options_.query_timeout_seconds,
         utilization_scale(r, unused)};
-    observe_forecast(history_, history, r.spec, *r.predictive, obs);
+    PredictiveContext context = *r.predictive;
+    context.ready_estimate_seconds = obs.ready_estimate_seconds;
+    observe_forecast(history_, history, r.spec, context, obs);
   }
 }
 

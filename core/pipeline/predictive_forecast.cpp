@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "dha/decide/adaptive_policy.hpp"
 #include "dha/decide/seasonal_forecast.hpp"
 #include "pipeline/metric_history.hpp"
 
@@ -46,7 +47,9 @@ ForecastOrReason forecast_from(const HistoryOrReason& history, const model::DhaS
                                const PredictiveContext& context) {
   if (const auto* reason = std::get_if<std::string>(&history)) return {std::nullopt, *reason};
   const auto& fetched = std::get<FetchedHistory>(history);
-  const std::int64_t horizon = decide::forecast_horizon(spec, context.ready_seconds, context.interval_seconds);
+  // The ready time decide() sizes a step for: measured, else the adapter's estimate, else assumed.
+  const std::int64_t ready = decide::ready_time(spec, context.ready_seconds, context.ready_estimate_seconds).seconds;
+  const std::int64_t horizon = decide::forecast_horizon(spec, ready, context.interval_seconds);
   auto forecast = decide::seasonal_forecast(spec, fetched.trace, context.now - fetched.start, horizon);
   if (!forecast) return {std::nullopt, "the metric history holds no earlier day to forecast from"};
   return {forecast, ""};

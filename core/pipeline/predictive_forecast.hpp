@@ -19,11 +19,14 @@ namespace dha::pipeline {
 
 // What a reconcile knows that the forecast depends on, besides the target.
 struct PredictiveContext {
-  std::string uid;                     // the DHA's
-  std::int64_t generation = 0;         // the DHA spec's (not a key of the history: see HistoryCache)
-  std::int64_t now = 0;                // unix seconds
-  std::int64_t ready_seconds = 0;      // how long a new replica takes to become ready
-  std::int64_t interval_seconds = 60;  // between reconciles
+  std::string uid;              // the DHA's
+  std::int64_t generation = 0;  // the DHA spec's (not a key of the history: see HistoryCache)
+  std::int64_t now = 0;         // unix seconds
+  // How long a new replica took to become ready, measured on the DHA's last scale-up (status
+  // readySeconds); nullopt: not measured yet, and the adapter's estimate or the assumption serves.
+  std::optional<std::int64_t> ready_seconds;
+  std::int64_t interval_seconds = 60;                           // between reconciles
+  std::optional<double> ready_estimate_seconds = std::nullopt;  // the adapter's, read in this cycle
 };
 
 // Two weeks and a day, so the forecast can compare each weekday with the same weekday of the two

@@ -196,8 +196,7 @@ kube::ReconcileResult Reconciler::reconcile_dha(const std::string& ns, const std
 
   // OBSERVE
   const PredictiveContext predictive{kube::uid_of(*dha), report.generation, report.now,
-                                     report.previous.state.ready_seconds.value_or(decide::kAssumedReadySeconds),
-                                     options_.sync_period.count()};
+                                     report.previous.state.ready_seconds, options_.sync_period.count()};
   auto observed = observe_.run(ns, name, spec, &predictive, read_notice(ns, name));
   if (const auto* stop = std::get_if<Stop>(&observed)) {
     status_.stopped(report, stop->reason, stop->message, stop->current, &spec);

@@ -175,10 +175,13 @@ CheckOutcome check_engine_queries(const Options& options) {
       std::vector<std::pair<std::string, std::string>> all(queries.driver.begin(), queries.driver.end());
       if (!queries.lag_query.empty()) all.emplace_back("lag", queries.lag_query);
       if (!queries.write_activity.empty()) all.emplace_back("writeActivity", queries.write_activity);
+      if (!queries.ready_estimate.empty()) all.emplace_back("readyEstimate", queries.ready_estimate);
       if (const auto& g = queries.grouped) {
         for (const auto& [type, query] : g->driver) all.emplace_back("grouped " + type, query);
         if (!g->lag_query.empty()) all.emplace_back("grouped lag", g->lag_query);
         if (!g->write_activity.empty()) all.emplace_back("grouped writeActivity", g->write_activity);
+        if (!queries.grouped_ready_estimate.empty())
+          all.emplace_back("grouped readyEstimate", queries.grouped_ready_estimate);
         for (const auto& [which, query] : all)
           if (which.starts_with("grouped ") && !tenancy::is_namespace_wide(query))
             fail("plugin \"{}\": {} query {} names one target (${{name}} or ${{release}}): it cannot answer for all",

@@ -68,6 +68,22 @@ Shapes shapes(bool cnpg, bool grouped) {
               role_join(cnpg, "primary", grouped) + " )"};
 }
 
+// A new instance is ready after it has cloned the primary (pg_basebackup copies every database)
+// and started streaming: about kReadyBaseSeconds plus kReadySecondsPerGiB for each GiB of data.
+// Placeholder figures, the one place to put a measured fit.
+constexpr int kReadyBaseSeconds = 60;
+constexpr int kReadySecondsPerGiB = 60;
+
+// The estimate from the primary's database sizes (CloudNativePG's default monitoring exports
+// cnpg_pg_database_size_bytes{datname} on every instance; the primary's are what a clone copies).
+// Grouped: the same for every target of the kind in the namespace, by the label that names it.
+std::string ready_estimate(bool cnpg, bool grouped) {
+  const std::string by = grouped ? " by (" + std::string(name_label(cnpg)) + ")" : "";
+  return std::to_string(kReadyBaseSeconds) + " + " + std::to_string(kReadySecondsPerGiB) + " * sum" + by +
+         R"(( cnpg_pg_database_size_bytes{namespace="${namespace}"})" + role_join(cnpg, "primary", grouped) +
+         " ) / 1073741824";
+}
+
 }  // namespace
 
 PostgresAdapter::PostgresAdapter(const sdk::Host&, const json::Value& config)
@@ -136,6 +152,8 @@ sdk::Queries PostgresAdapter::queries(const sdk::QueryRequest& request) const {
   q.lag_query = one.lag;
   q.lag_unit = "seconds";
   q.write_activity = one.writes;
+  q.ready_estimate = ready_estimate(cnpg, false);
+  q.grouped_ready_estimate = ready_estimate(cnpg, true);
   return q;
 }
 

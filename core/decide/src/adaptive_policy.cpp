@@ -23,6 +23,27 @@ std::int32_t total_for(double read_replicas, std::int32_t primary_count) {
 
 }  // namespace
 
+std::string ReadyTime::origin() const {
+  switch (source) {
+    case Source::Measured:
+      return "measured on our last scale-up";
+    case Source::Estimated:
+      return "estimated by the engine adapter";
+    case Source::Assumed:
+      break;
+  }
+  return "assumed: none measured or estimated yet";
+}
+
+ReadyTime ready_time(const model::DhaSpec& spec, std::optional<std::int64_t> measured, std::optional<double> estimate) {
+  if (measured) return {*measured, ReadyTime::Source::Measured};
+  if (!estimate || !std::isfinite(*estimate) || *estimate <= 0) return {};
+  const double most =
+      std::max<double>(kMinReadyEstimateSeconds, static_cast<double>(spec.behavior.convergence_deadline_seconds));
+  const double bounded = std::clamp(*estimate, static_cast<double>(kMinReadyEstimateSeconds), most);
+  return {static_cast<std::int64_t>(std::llround(bounded)), ReadyTime::Source::Estimated};
+}
+
 double demand_read_replicas(const MetricsResult& metrics, std::int32_t current, std::int32_t primary_count) {
   const double rcur = read_replicas(current, primary_count);
   double demand = 0;
@@ -53,7 +74,8 @@ AdaptiveProposal reactive_proposal(const model::DhaSpec& spec, const model::Obse
                           demand, reads, rules.up_margin * 100)};
     // Size the step for the load expected when the new replicas are ready, not for now. Only an
     // overload that is still growing has a trend; a jump from within target is met at its size.
-    const std::int64_t ready = state.ready_seconds.value_or(kAssumedReadySeconds);
+    const ReadyTime ready_in = ready_time(spec, obs, state);
+    const std::int64_t ready = ready_in.seconds;
     double slope = 0;
     if (again) slope = std::max(0.0, (demand - previous->read_replicas) / static_cast<double>(now - previous->time));
     const double expected = demand + slope * static_cast<double>(ready);
@@ -62,25 +84,26 @@ AdaptiveProposal reactive_proposal(const model::DhaSpec& spec, const model::Obse
     const std::int32_t proposal =
         std::max(total_for(expected / (1 - rules.down_hysteresis), obs.primary_count), saturating_add(current, 1));
     return {proposal, comfortable, "Overload",
-            fmt::format("demand {:.2f} read replicas over {:g}; {:.2f} expected in {}s when new replicas are ready; "
-                        "{} replicas keep {:g}% headroom",
-                        demand, reads, expected, ready, proposal, rules.down_hysteresis * 100)};
+            fmt::format("demand {:.2f} read replicas over {:g}; {:.2f} expected in {}s when new replicas are ready "
+                        "({}); {} replicas keep {:g}% headroom",
+                        demand, reads, expected, ready, ready_in.origin(), proposal, rules.down_hysteresis * 100)};
   }
   if (comfortable < current) {
     // No fall that the load's own growth would reverse before a replica asked for again could be
     // ready and the down-window had passed: down then up is two moves and an overload between.
     if (previous != nullptr && demand > previous->read_replicas) {
-      const std::int64_t ready = state.ready_seconds.value_or(kAssumedReadySeconds);
-      const std::int64_t reversal = ready + spec.behavior.scale_down.stabilization_window_seconds;
+      const ReadyTime ready = ready_time(spec, obs, state);
+      const std::int64_t reversal = ready.seconds + spec.behavior.scale_down.stabilization_window_seconds;
       const double slope = (demand - previous->read_replicas) / static_cast<double>(now - previous->time);
       const double expected = demand + slope * static_cast<double>(reversal);
       if (total_for(expected, obs.primary_count) > comfortable) {
         const std::int32_t held =
             std::min(current, total_for(expected / (1 - rules.down_hysteresis), obs.primary_count));
         return {std::max(held, comfortable), comfortable, "Rising",
-                fmt::format("demand {:.2f} read replicas is rising: {:.2f} expected within {}s would overload "
-                            "{} replicas again; holding {}",
-                            demand, expected, reversal, comfortable, std::max(held, comfortable))};
+                fmt::format("demand {:.2f} read replicas is rising: {:.2f} expected within {}s (a replica ready in "
+                            "{}s, {}, and the down-window) would overload {} replicas again; holding {}",
+                            demand, expected, reversal, ready.seconds, ready.origin(), comfortable,
+                            std::max(held, comfortable))};
       }
     }
     return {comfortable, comfortable, "Headroom",

@@ -35,7 +35,8 @@ std::vector<std::string> split(std::string_view line) {
 }
 
 bool known_column(const std::string& name) {
-  return name == "lagSeconds" || name == "writeRate" || model::parse_metric_type(name).has_value();
+  return name == "lagSeconds" || name == "writeRate" || name == "readyEstimateSeconds" ||
+         model::parse_metric_type(name).has_value();
 }
 
 // The longest stretch between two rows that is still a measurement. A trace sampled at a regular
@@ -80,7 +81,7 @@ LoadTrace LoadTrace::parse_csv(std::string_view text, const std::string& source)
         if (!known_column(header[i]))
           throw model::InputError(where, "unknown column \"" + header[i] +
                                              "\" (expected time, ReadConnections, ReadCPUUtilization, "
-                                             "lagSeconds, writeRate)");
+                                             "lagSeconds, writeRate, readyEstimateSeconds)");
         if (std::count(header.begin(), header.end(), header[i]) > 1)
           throw model::InputError(where, "duplicate column \"" + header[i] + "\"");
         trace.columns_.push_back(header[i]);

@@ -45,6 +45,7 @@ Observation parse_observation(const rapidjson::Value& v, const std::string& path
   obs.lag_seconds = json::optional_number(v, "lagSeconds", path);
   obs.write_rate = json::optional_number(v, "writeRate", path);
   obs.quota_max_replicas = json::optional_int32(v, "quotaMaxReplicas", path, 0);
+  obs.ready_estimate_seconds = json::optional_number(v, "readyEstimateSeconds", path);
   if (const auto* f = json::find(v, "forecast"); f != nullptr && !f->IsNull()) {
     const std::string fp = child(path, "forecast");
     json::require_object(*f, fp);
@@ -98,6 +99,9 @@ rapidjson::Value observation_to_json(const Observation& obs, rapidjson::Document
     out.AddMember("quotaMaxReplicas", *obs.quota_max_replicas, a);
   else
     out.AddMember("quotaMaxReplicas", Value(rapidjson::kNullType), a);
+  // Only when there is one: an observation without an estimate reads as it did before.
+  if (obs.ready_estimate_seconds)
+    out.AddMember("readyEstimateSeconds", number_or_null(obs.ready_estimate_seconds, a), a);
   return out;
 }
 

@@ -169,8 +169,10 @@ model::Observation observation_at(const model::DhaSpec& spec, const LoadTrace& l
     obs.metrics.push_back({type, total});
     step.load.emplace_back(type, total);
   }
+  // An engine adapter's ready-time estimate, when the trace has the column.
+  obs.ready_estimate_seconds = load.at("readyEstimateSeconds", static_cast<double>(t));
   if (predictive) {
-    const std::int64_t ready = state.ready_seconds.value_or(kAssumedReadySeconds);
+    const std::int64_t ready = ready_time(spec, obs, state).seconds;
     obs.forecast = seasonal_forecast(spec, load, t, forecast_horizon(spec, ready, params.interval_seconds));
     if (!obs.forecast) obs.forecast_missing = "the history holds no earlier period to forecast from";
     if (obs.forecast) {

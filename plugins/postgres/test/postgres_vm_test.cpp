@@ -52,10 +52,23 @@ std::string pod_series(const Pod& p, double backends_active, double lag, double 
   return s;
 }
 
+// CloudNativePG's default pg_database query: every instance reports the size of each database.
+std::string size_series(const Pod& p, double app_gib, int64_t t1) {
+  const std::string id = "namespace=\"" + p.ns + "\",pod=\"" + p.pod + "\",job=\"postgres-" + p.app + "\"";
+  const auto at = [&](double v) { return " " + std::to_string(v) + " " + std::to_string(t1) + "\n"; };
+  return "cnpg_pg_database_size_bytes{" + id + ",datname=\"app\"}" + at(app_gib * 1073741824.0) +
+         "cnpg_pg_database_size_bytes{" + id + ",datname=\"postgres\"}" + at(0.25 * 1073741824.0);
+}
+
 class PostgresQueriesOnVictoriaMetrics : public dha::testing::VmQuerySuite<PostgresQueriesOnVictoriaMetrics> {
  public:
   static std::string series(int64_t t1, int64_t t0) {
     std::string data;
+    // Database sizes: 1.25 GiB on the target's primary (a replica still catching up reports less).
+    data += size_series({"tenant-a", "db", "postgres-db-1", "primary"}, 1.0, t1);
+    data += size_series({"tenant-a", "db", "postgres-db-2", "replica"}, 0.5, t1);
+    data += size_series({"tenant-b", "db", "postgres-db-1", "primary"}, 40, t1);
+    data += size_series({"tenant-a", "db2", "postgres-db2-1", "primary"}, 20, t1);
     // The target: tenant-a/db, primary db-1, replicas db-2 and db-3.
     data += pod_series({"tenant-a", "db", "postgres-db-1", "primary"}, 900, 0, 3.0, 100, t1, t0);
     data += pod_series({"tenant-a", "db", "postgres-db-2", "replica"}, 30, 3, 0.1, 7000, t1, t0);
@@ -109,6 +122,13 @@ TEST_F(PostgresQueriesOnVictoriaMetrics, CnpgClusterTargetJoinsOnTheClusterLabel
           .queries({"tenant-a", "postgres-db", "postgres-db", "postgresql.cnpg.io", "Cluster", {"ReadConnections"}});
   EXPECT_DOUBLE_EQ(value(q.driver.at("ReadConnections"), "postgres-db"), 30 + 12);
   EXPECT_DOUBLE_EQ(value(q.lag_query, "postgres-db"), 7);
+}
+
+// 60 s + 60 s per GiB of the primary's databases (1 + 0.25 GiB): the replicas, the other tenant
+// and the other application are not counted.
+TEST_F(PostgresQueriesOnVictoriaMetrics, ReadyEstimateIsFromThePrimarysDatabaseSizes) {
+  EXPECT_NEAR(value(app_queries().ready_estimate), 60 + 60 * 1.25, 0.01);
+  EXPECT_NEAR(value(app_queries().ready_estimate, "db2"), 60 + 60 * 20.25, 0.01);
 }
 
 }  // namespace

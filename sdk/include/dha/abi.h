@@ -40,7 +40,7 @@ extern "C" {
 #endif
 
 #define DHA_ABI_VERSION_MAJOR 1
-#define DHA_ABI_VERSION_MINOR 2
+#define DHA_ABI_VERSION_MINOR 3
 
 /* The one symbol a plugin library exports. The host looks it up by this exact name. */
 #define DHA_PLUGIN_ENTRY_SYMBOL "dha_plugin_entry_v1"

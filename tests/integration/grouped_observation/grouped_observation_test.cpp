@@ -31,7 +31,9 @@ class Observer {
  public:
   Observer(const std::string& vm_url, bool grouped, std::int64_t max_age_seconds, const TestClock& clock)
       : observer_(DHA_POSTGRES_DIR, "postgres", DHA_METRICS_VM_DIR, vm_url, grouped, max_age_seconds, clock) {}
-  dha::pipeline::Signals signals(const Db& db) const { return observer_.signals(target_of(db)); }
+  dha::pipeline::Signals signals(const Db& db, const std::string& behavior = "") const {
+    return observer_.signals(target_of(db), behavior);
+  }
   double queries_sent(const std::string& shape) const { return observer_.queries_sent(shape); }
 
  private:
@@ -57,6 +59,8 @@ std::string series(const Db& db, const std::string& active, double cpu, double l
     const std::string pod = db.name + "-" + std::to_string(d.size());  // unique within the database
     const std::string id = "namespace=\"" + db.ns + "\",pod=\"" + pod + "\"";
     d += "kube_pod_labels{" + id + "," + owner + ",label_cnpg_io_instance_role=\"" + role + "\"}" + at("1", t1);
+    if (role == "primary" && !active.empty())  // 1 GiB of databases: a 120 s ready estimate
+      d += "cnpg_pg_database_size_bytes{" + id + ",datname=\"app\"}" + at("1073741824", t1);
     if (!active.empty()) {
       d += "cnpg_backends_total{" + id + ",datname=\"app\",state=\"active\"}" + at(active, t1);
       d += "cnpg_backends_total{" + id + ",datname=\"other\",state=\"active\"}" + at("2", t1);
@@ -170,6 +174,26 @@ TEST_F(GroupedObservation, ANamespaceCostsOneQueryPerSignalPerCycleNotOnePerDha)
   clock_.seconds += 60;
   for (const auto& db : namespace_a) grouped.signals(db);
   EXPECT_EQ(grouped.queries_sent("grouped"), 2 * signals) << "a new cycle asks again";
+}
+
+// An Adaptive DHA without a measured ready time also reads the adapter's ready estimate: one
+// grouped query for the namespace, the same value and causes as each DHA's own query.
+TEST_F(GroupedObservation, AnAdaptiveDhasReadyEstimateIsOneGroupedQueryToo) {
+  const std::string adaptive = R"({"policy": "Adaptive"})";
+  const Observer grouped(vm_->url(), true, 60, clock_);
+  const Observer own(vm_->url(), false, 60, clock_);
+  for (const auto& db : kDbs) expect_same(grouped.signals(db, adaptive), own.signals(db, adaptive), db);
+  const auto db1 = own.signals({"tenant-a", "db1"}, adaptive).observation.ready_estimate_seconds;
+  ASSERT_TRUE(db1);
+  EXPECT_DOUBLE_EQ(*db1, 120);
+  EXPECT_FALSE(own.signals({"tenant-a", "gone"}, adaptive).observation.ready_estimate_seconds) << "no sizes";
+  EXPECT_FALSE(own.signals({"tenant-a", "db1"}).observation.ready_estimate_seconds) << "Windowed: not read";
+
+  const Observer counted(vm_->url(), true, 60, clock_);
+  for (const Db& db : {Db{"tenant-a", "db1"}, Db{"tenant-a", "db2"}, Db{"tenant-a", "orders"}})
+    counted.signals(db, adaptive);
+  EXPECT_EQ(counted.queries_sent("grouped"), 5) << "two driver metrics, lag, write activity and the estimate";
+  EXPECT_EQ(counted.queries_sent("target"), 0);
 }
 
 // With no metric source to reach, the one grouped query fails for every DHA exactly as each

@@ -76,11 +76,13 @@ class Observer {
         [this](const std::string& scope, const std::string& outcome) { metrics_.count_metric_query(scope, outcome); });
   }
 
-  // The signals of a DHA on `t` with both driver metrics (averageValue targets).
-  dha::pipeline::Signals signals(const TargetObject& t) const {
+  // The signals of a DHA on `t` with both driver metrics (averageValue targets); `behavior` is its
+  // spec.behavior ("" = the model's defaults, the Windowed policy).
+  dha::pipeline::Signals signals(const TargetObject& t, const std::string& behavior = "") const {
     const auto spec = dha::model::parse_spec(dha::kube::parse_json(
         R"({"targetRef": {"apiGroup": ")" + t.api_group + R"(", "kind": ")" + t.kind + R"(", "name": ")" + t.name +
-        R"("}, "minReplicas": 2, "maxReplicas": 6,
+        R"("}, "minReplicas": 2, "maxReplicas": 6,)" + (behavior.empty() ? "" : R"("behavior": )" + behavior + ",") +
+        R"(
             "metrics": [{"type": "ReadConnections", "target": {"averageValue": "100"}},
                         {"type": "ReadCPUUtilization", "target": {"averageValue": "500"}}]})"));
     auto located = dha::pipeline::locate_target(*plugins_, *spec.target_ref, t.ns);
@@ -146,6 +148,7 @@ inline void expect_same(const dha::pipeline::Signals& grouped, const dha::pipeli
   }
   EXPECT_EQ(optional_text(g.lag_seconds), optional_text(o.lag_seconds)) << "lag";
   EXPECT_EQ(optional_text(g.write_rate), optional_text(o.write_rate)) << "write rate";
+  EXPECT_EQ(optional_text(g.ready_estimate_seconds), optional_text(o.ready_estimate_seconds)) << "ready estimate";
   EXPECT_EQ(g.quota_max_replicas, o.quota_max_replicas);
   EXPECT_EQ(g.forecast, o.forecast);
   EXPECT_EQ(g.forecast_missing, o.forecast_missing);

@@ -80,6 +80,9 @@ class MetricsCommand : public ::testing::Test {
       }
     }
     d += "cnpg_backends_total{namespace=\"tenant-b\",pod=\"postgres-db-2\",state=\"active\"}" + at(5000, t1);
+    // The primary's database sizes, 1.5 GiB: what the postgres adapter's ready estimate reads.
+    d += "cnpg_pg_database_size_bytes{namespace=\"tenant-a\",pod=\"postgres-db-1\",datname=\"app\"}" +
+         at(1.5 * 1073741824, t1);
     vm_->import_prometheus(d);
   }
   static void TearDownTestSuite() {
@@ -152,6 +155,10 @@ spec:
   EXPECT_FALSE(doc["values"]["driver"].HasMember("ReadCPUUtilization")) << "only the DHA's metric types";
   EXPECT_EQ(std::string(doc["target"]["kind"].GetString()), "Postgres");
   EXPECT_EQ(std::string(doc["target"]["name"].GetString()), "db");
+  // The CRD's default policy is Adaptive, and nothing is measured yet: the adapter's ready
+  // estimate is read, 60 s + 60 s per GiB of the primary's 1.5 GiB.
+  ASSERT_TRUE(doc["values"].HasMember("readyEstimateSeconds")) << r.out;
+  EXPECT_DOUBLE_EQ(doc["values"]["readyEstimateSeconds"].GetDouble(), 150);
 }
 
 TEST_F(MetricsCommand, EveryQueryAnsweredExitsZero) {

@@ -70,6 +70,7 @@ std::string series_until(std::int64_t until) {
            "label_cnpg_io_instance_role=\"" +
            role + "\"} 1" + at;
       d += "cnpg_backends_total{" + id + ",datname=\"app\",state=\"active\"} " + std::to_string(active) + at;
+      if (role == "primary") d += "cnpg_pg_database_size_bytes{" + id + ",datname=\"app\"} 536870912" + at;
       d += "container_cpu_usage_seconds_total{" + id + ",container=\"postgres\"} " +
            std::to_string(1000 + cores * 60 * k) + at;
       d += "cnpg_pg_replication_lag{" + id + "} " + (role == "primary" ? "0" : "2") + at;
@@ -196,6 +197,10 @@ TEST_F(OneReadingPath, MetricsReadsWhatTheOperatorReads) {
             "sum of 1 series, from the namespace's grouped answer");
   // What the gates compare: per read replica (3 instances, one primary).
   EXPECT_NEAR(doc["perReadReplica"]["driver"]["ReadCPUUtilization"].GetDouble(), kCpuPercent / 2, 0.01);
+  // The ready estimate an Adaptive DHA without a measured ready time decides with: 0.5 GiB, 90 s.
+  ASSERT_TRUE(reference.observation.ready_estimate_seconds);
+  EXPECT_DOUBLE_EQ(*reference.observation.ready_estimate_seconds, 90);
+  EXPECT_DOUBLE_EQ(doc["values"]["readyEstimateSeconds"].GetDouble(), 90);
 }
 
 TEST_F(OneReadingPath, SimulateAndBacktestReadTheSameHistory) {

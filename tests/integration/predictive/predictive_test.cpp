@@ -59,6 +59,18 @@ class Predictive : public ::testing::Test {
     return pipeline_->get(kDha);
   }
 
+  // CloudNativePG's database sizes on the primary db-1, `gib` GiB in all, as of now: what the
+  // postgres adapter estimates a new instance's ready time from (60 s + 60 s per GiB).
+  void import_primary_database_size(double gib) {
+    const std::string t = " " + std::to_string(now_ * 1000) + "\n";
+    world_->vm().import_prometheus(
+        R"(cnpg_pg_database_size_bytes{namespace="tenant-a",pod="db-1",datname="app"} )" +
+        std::to_string(static_cast<std::int64_t>(gib * 1073741824)) + t +
+        R"(kube_pod_labels{namespace="tenant-a",pod="db-1",label_apps_cozystack_io_application_name="db",)"
+        R"(label_apps_cozystack_io_application_kind="Postgres",label_cnpg_io_instance_role="primary"} 1)" +
+        t);
+  }
+
   std::unique_ptr<dha::testing::PipelineWorld> world_;
   dha::testing::Pipeline* pipeline_ = nullptr;
   std::int64_t now_ = 0;
@@ -75,6 +87,30 @@ TEST_F(Predictive, ScalesUpAheadOfTheDailyPeak) {
   EXPECT_NE(dha.find("forecast 5.00 read replicas within"), std::string::npos) << dha;
   // The gate that raised it says so in its trace line: "<gate>: <in> -> <out>, Forecast: ...".
   EXPECT_NE(dha.find(", Forecast: forecast"), std::string::npos) << dha;
+}
+
+// Before the DHA has measured a scale-up of its own, the ready time is the adapter's estimate
+// from the data a new instance clones: 2 GiB, 180 s; the trace says where the figure comes from.
+// (How it sizes a growing overload is decide's, tested there.)
+TEST_F(Predictive, AnOverloadSaysItsReadyTimeIsTheAdaptersEstimate) {
+  world_->vm().import_prometheus(dha::integration::replica_connections("500", now_ * 1000));
+  import_primary_database_size(2);
+  create(false);
+  const std::string dha = reconcile();
+  EXPECT_EQ(pipeline_->read_int(kDb, "spec.replicas"), 7) << dha;  // 5 read replicas / 0.88 -> 6, + the primary
+  EXPECT_NE(dha.find("expected in 180s when new replicas are ready (estimated by the engine adapter)"),
+            std::string::npos)
+      << dha;
+}
+
+// The forecast looks as far ahead as the same ready time, plus a cycle and the down-window:
+// 180 + 60 + 600 s (with the assumed 120 s it would be 780 s).
+TEST_F(Predictive, TheForecastHorizonUsesTheSameReadyTime) {
+  import_load(true);
+  import_primary_database_size(2);
+  create(true);
+  const std::string dha = reconcile();
+  EXPECT_NE(dha.find("read replicas within 840s"), std::string::npos) << dha;
 }
 
 TEST_F(Predictive, WithoutPredictiveTheSameHistoryChangesNothing) {

@@ -42,7 +42,7 @@ for so in acmedb.so gate/acmedb-backup-window.so; do
   fi
 done
 version=$(PKG_CONFIG_PATH="$prefix/share/pkgconfig" pkg-config --modversion dha-sdk)
-[[ "$version" == "1.2.0" ]] || { echo "pkg-config reports dha-sdk $version, expected 1.2.0"; exit 1; }
+[[ "$version" == "1.3.0" ]] || { echo "pkg-config reports dha-sdk $version, expected 1.3.0"; exit 1; }
 
 "$host" plugin check "$work/build/acmedb.so"
 if rejected=$("$host" plugin check "$work/build/acmedb.so" --config '{"minQuorum": 0}' 2>&1) \

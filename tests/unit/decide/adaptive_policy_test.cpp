@@ -8,8 +8,11 @@
 #include <fmt/format.h>
 
 #include <functional>
+#include <limits>
+#include <optional>
 
 #include "decide_test_support.hpp"
+#include "dha/decide/adaptive_policy.hpp"
 #include "dha/model/input_error.hpp"
 #include "dha/model/status.hpp"
 
@@ -481,6 +484,121 @@ TEST(AdaptiveSpec, DefaultsItsWindowsAndSteps) {
   EXPECT_EQ(spec.behavior.scale_down.step, 8);  // the whole surplus at once
   EXPECT_DOUBLE_EQ(spec.behavior.adaptive.up_margin, 0);
   EXPECT_DOUBLE_EQ(spec.behavior.adaptive.down_hysteresis, 0.12);
+}
+
+// The ready time a rising overload is sized for: the DHA's own measurement, else the engine
+// adapter's estimate (bounded), else the assumed 120 s. Baseline demand 2.8, up from 2.5 a minute
+// ago (0.005 read replicas a second), max 20 so that no row is capped.
+struct ReadyRow {
+  const char* name;
+  std::optional<std::int64_t> measured;
+  std::optional<double> estimate;
+  std::int64_t ready;    // the figure used
+  std::int32_t desired;  // ceil((2.8 + 0.005 x ready) x 1.25) readers + the primary
+  const char* origin;    // how the trace names where the figure comes from
+};
+
+class ReadyTimeTable : public ::testing::TestWithParam<ReadyRow> {};
+
+DecideCase rising_case(const ReadyRow& row) {
+  DecideCase c = adaptive_case();
+  c.spec.max_replicas = 20;
+  c.state.last_demand = model::Demand{c.now - 60, 2.5};
+  c.state.ready_seconds = row.measured;
+  c.obs.ready_estimate_seconds = row.estimate;
+  return c;
+}
+
+TEST_P(ReadyTimeTable, SizesTheStepForIt) {
+  const ReadyRow& row = GetParam();
+  const DecideCase c = rising_case(row);
+  const auto d = c.run();
+  EXPECT_EQ(model::to_string(d.kind), model::to_string(DecisionKind::Scale));
+  EXPECT_EQ(d.desired_replicas, row.desired) << d.message;
+  EXPECT_EQ(decide::ready_time(c.spec, c.obs, c.state).seconds, row.ready);
+  ASSERT_FALSE(d.trace.empty());
+  EXPECT_EQ(d.trace.front().gate, "Adaptive");
+  EXPECT_NE(d.trace.front().message.find(
+                fmt::format("expected in {}s when new replicas are ready ({})", row.ready, row.origin)),
+            std::string::npos)
+      << d.trace.front().message;
+}
+
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+const double kInf = std::numeric_limits<double>::infinity();
+
+INSTANTIATE_TEST_SUITE_P(
+    Rows, ReadyTimeTable,
+    ::testing::Values(
+        ReadyRow{"assumed_without_either", std::nullopt, std::nullopt, 120, 6,
+                 "assumed: none measured or estimated yet"},
+        // 2.8 + 3.0 = 5.8 expected: x 1.25 = 7.25 -> 8 readers, where 120 s asked for 5.
+        ReadyRow{"a_large_estimate_gets_a_bigger_step", std::nullopt, 600.0, 600, 9, "estimated by the engine adapter"},
+        ReadyRow{"a_small_estimate_a_smaller_one", std::nullopt, 20.0, 20, 5, "estimated by the engine adapter"},
+        ReadyRow{"an_estimate_is_rounded", std::nullopt, 299.6, 300, 7, "estimated by the engine adapter"},
+        ReadyRow{"the_measurement_wins_over_an_estimate", 120, 600.0, 120, 6, "measured on our last scale-up"},
+        ReadyRow{"a_measurement_wins_over_a_small_estimate", 300, 20.0, 300, 7, "measured on our last scale-up"},
+        // Bounded: not below 10 s, not beyond the convergence deadline (900 s by default).
+        ReadyRow{"below_ten_seconds_is_ten", std::nullopt, 0.5, 10, 5, "estimated by the engine adapter"},
+        ReadyRow{"beyond_the_deadline_is_the_deadline", std::nullopt, 1e9, 900, 11, "estimated by the engine adapter"},
+        // Garbage is no estimate.
+        ReadyRow{"nan_is_no_estimate", std::nullopt, kNaN, 120, 6, "assumed: none measured or estimated yet"},
+        ReadyRow{"infinity_is_no_estimate", std::nullopt, kInf, 120, 6, "assumed: none measured or estimated yet"},
+        ReadyRow{"negative_is_no_estimate", std::nullopt, -600.0, 120, 6, "assumed: none measured or estimated yet"},
+        ReadyRow{"zero_is_no_estimate", std::nullopt, 0.0, 120, 6, "assumed: none measured or estimated yet"}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+// The bound follows the spec's own convergence deadline.
+TEST(ReadyTime, IsBoundedByTheConvergenceDeadline) {
+  model::DhaSpec spec = adaptive_spec();
+  spec.behavior.convergence_deadline_seconds = 240;
+  EXPECT_EQ(decide::ready_time(spec, std::nullopt, 600.0),
+            (decide::ReadyTime{240, decide::ReadyTime::Source::Estimated}));
+  EXPECT_EQ(decide::ready_time(spec, std::nullopt, 200.0),
+            (decide::ReadyTime{200, decide::ReadyTime::Source::Estimated}));
+  // A measurement is the DHA's own: used as it is.
+  EXPECT_EQ(decide::ready_time(spec, 600, 200.0), (decide::ReadyTime{600, decide::ReadyTime::Source::Measured}));
+  EXPECT_EQ(decide::ready_time(spec, std::nullopt, std::nullopt), decide::ReadyTime{});
+}
+
+// A DHA that has measured its ready time decides exactly as it did before estimates existed,
+// whatever the adapter estimates: same decision, same next state.
+TEST(ReadyTime, AStoredMeasurementDecidesAsBefore) {
+  for (const double estimate : {5.0, 60.0, 600.0, 5000.0, kNaN}) {
+    DecideCase before = adaptive_case();
+    before.state.last_demand = model::Demand{before.now - 60, 2.5};
+    before.state.ready_seconds = 300;
+    DecideCase now = before;
+    now.obs.ready_estimate_seconds = estimate;
+    const auto a = before.run();
+    const auto b = now.run();
+    EXPECT_EQ(b.desired_replicas, a.desired_replicas) << estimate;
+    EXPECT_EQ(b.desired_replicas, 7) << estimate;  // the measured-ready-time row of the table above
+    EXPECT_EQ(model::to_string(b.kind), model::to_string(a.kind));
+    EXPECT_EQ(b.next_state, a.next_state) << estimate;
+    ASSERT_EQ(b.trace.size(), a.trace.size());
+    for (std::size_t i = 0; i < a.trace.size(); ++i) EXPECT_EQ(b.trace[i].message, a.trace[i].message);
+  }
+}
+
+// The no-reversal rule looks as far ahead as a replica asked for again takes, plus the
+// down-window (600 s): with the same figure.
+TEST(ReadyTime, TheRisingHoldUsesTheEstimateToo) {
+  DecideCase c = adaptive_case();
+  c.current(6).load(225);  // 1.5, up from 1.47 a minute ago: 0.0005 read replicas a second
+  c.state.last_demand = model::Demand{c.now - 60, 1.47};
+  // 120 s: 1.5 + 0.0005 x 720 = 1.86 expected, two readers still serve it; the fall goes through.
+  EXPECT_EQ(c.run().desired_replicas, 3);
+  // 900 s: 1.5 + 0.0005 x 1500 = 2.25 would overload two readers; 3 readers (2.8 with headroom) held.
+  c.obs.ready_estimate_seconds = 900;
+  const auto d = c.run();
+  EXPECT_EQ(d.desired_replicas, 4) << d.message;
+  ASSERT_FALSE(d.trace.empty());
+  EXPECT_EQ(d.trace.front().reason, "Rising");
+  EXPECT_NE(d.trace.front().message.find("(a replica ready in 900s, estimated by the engine adapter, and the "
+                                         "down-window)"),
+            std::string::npos)
+      << d.trace.front().message;
 }
 
 TEST(AdaptiveSpec, KeepsWhatTheSpecSays) {

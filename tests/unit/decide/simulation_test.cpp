@@ -55,7 +55,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCsv{"no_time", "t,ReadConnections\n", "load.csv line 1: header has no \"time\" column"},
         BadCsv{"unknown_column", "time,Reads\n",
                "load.csv line 1: unknown column \"Reads\" (expected time, ReadConnections, ReadCPUUtilization, "
-               "lagSeconds, writeRate)"},
+               "lagSeconds, writeRate, readyEstimateSeconds)"},
         BadCsv{"no_rows", "time,ReadConnections\n", "load.csv: has a header but no rows"},
         BadCsv{"not_a_number", "time,ReadConnections\n0,lots\n",
                "load.csv line 2: column ReadConnections: \"lots\" is not a number"},
@@ -412,6 +412,30 @@ TEST(SimulationAdaptive, MeetsAStepInOneMoveAndIsOverloadedOnlyWhileProvisioning
   EXPECT_EQ(r.summary.scale_actions, 1);
   EXPECT_EQ(r.summary.overload_other, 0);
   EXPECT_EQ(r.summary.seconds_above_target, 750 - 601);  // seen at 660, ready at 750
+}
+
+// A trace's readyEstimateSeconds column is the observation's: before a scale-up has been measured,
+// a growing overload is met with the step its estimated ready time asks for.
+TEST(SimulationAdaptive, SizesTheFirstStepForTheTracesReadyEstimate) {
+  const auto spec = spec_from_json(R"({"minReplicas":2,"maxReplicas":8,
+      "metrics":[{"type":"ReadConnections","target":{"averageValue":"100"}}],"behavior":{"policy":"Adaptive"}})");
+  SimulationParams params;
+  params.initial_replicas = 3;
+  // A minute before the trace the demand was 2.25 read replicas; at its start, 2.5 and growing.
+  params.initial_state = [](std::int32_t, std::int64_t now) {
+    model::DecisionState state;
+    state.last_demand = model::Demand{now - 60, 2.25};
+    return state;
+  };
+  const auto first_step = [&](const std::string& estimate_column) {
+    const std::string csv = "time,ReadConnections" + estimate_column + "\n0,250,600\n600,250,600\n";
+    for (const auto& step : decide::simulate(spec, LoadTrace::parse_csv(csv), params).steps)
+      if (step.applied) return step.desired_replicas;
+    return 0;
+  };
+  // 120 s assumed: 2.5 + 0.5 = 3.0 expected, / 0.88 -> 4 readers; 600 s: 5.0 expected -> 6 readers.
+  EXPECT_EQ(first_step(",ReadCPUUtilization"), 5);  // a column the spec does not read
+  EXPECT_EQ(first_step(",readyEstimateSeconds"), 7);
 }
 
 // The figures the new default must win, on the generated families (seed 2, target 150 per read

@@ -76,6 +76,29 @@ TEST(SdkTypes, QueriesRoundTripAndLagUnitIsChecked) {
             "queries.driver: field 'ReadConnections' must be a string");
 }
 
+// SDK 1.3's ready estimate crosses as "readyEstimate"; an answer without it (an adapter built
+// against an older SDK) reads as no estimate, and an adapter that sets none answers as before.
+TEST(SdkTypes, QueriesReadyEstimateIsOptional) {
+  Queries q;
+  q.driver = {{"ReadConnections", "sum(x{namespace=\"${namespace}\"})"}};
+  q.write_activity = "sum(w{namespace=\"${namespace}\"})";
+  EXPECT_EQ(q.to_json().find("readyEstimate"), std::string::npos) << q.to_json();
+  const json::Document old = json::parse(R"({"driver": {}, "lag": {"query": ""}, "writeActivity": ""})", "old");
+  EXPECT_EQ(Queries::from_json(old).ready_estimate, "");
+  q.ready_estimate = "60 + 60 * sum(s{namespace=\"${namespace}\"}) / 1073741824";
+  EXPECT_NE(q.to_json().find("\"readyEstimate\":"), std::string::npos) << q.to_json();
+  EXPECT_EQ(round_trip(q), q);
+  q.grouped = GroupedQueries{{{"cluster", "${name}"}}, {}, "", ""};
+  const json::Document written = json::parse(q.to_json(), "written");
+  EXPECT_FALSE(written["grouped"].HasMember("readyEstimate")) << q.to_json();
+  q.grouped_ready_estimate = "60 + sum by (cluster)(s{namespace=\"${namespace}\"})";
+  const json::Document with_grouped = json::parse(q.to_json(), "written");
+  EXPECT_TRUE(with_grouped["grouped"].HasMember("readyEstimate")) << q.to_json();
+  EXPECT_EQ(round_trip(q), q);
+  const auto read = [](const json::Value& v) { (void)Queries::from_json(v); };
+  EXPECT_EQ(error_of(R"({"readyEstimate": 90})", read), "queries: field 'readyEstimate' must be a string");
+}
+
 TEST(SdkTypes, QueryRequestRoundTrips) {
   QueryRequest r{"tenant-a", "db", "postgres-db", "apps.cozystack.io", "Postgres", {"ReadConnections"}};
   EXPECT_EQ(round_trip(r), r);

@@ -44,10 +44,10 @@ TEST(PluginQueries, EveryEngineQueryIsScopedToTheTargetNamespace) {
           const json::Document doc = json::parse(r.output, "queries");
           const sdk::Queries q = sdk::Queries::from_json(doc);
           EXPECT_EQ(q.driver.size(), 2u) << info.id << " " << kind.kind;
-          std::vector<std::string> all{q.lag_query, q.write_activity};
+          std::vector<std::string> all{q.lag_query, q.write_activity, q.ready_estimate};
           for (const auto& [type, tmpl] : q.driver) all.push_back(tmpl);
           if (q.grouped) {  // namespace-wide queries: checked the same, and they name no target
-            std::vector<std::string> grouped{q.grouped->lag_query, q.grouped->write_activity};
+            std::vector<std::string> grouped{q.grouped->lag_query, q.grouped->write_activity, q.grouped_ready_estimate};
             for (const auto& [type, tmpl] : q.grouped->driver) grouped.push_back(tmpl);
             for (const std::string& tmpl : grouped) EXPECT_TRUE(is_namespace_wide(tmpl)) << info.id << ": " << tmpl;
             all.insert(all.end(), grouped.begin(), grouped.end());

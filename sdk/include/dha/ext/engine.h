@@ -37,7 +37,9 @@
  *         "grouped": {                                      // since 1.2, optional
  *           "by": {"label_apps_cozystack_io_application_name": "${name}"},
  *           "driver": {"ReadConnections": "<promql>", ...},
- *           "lag": "<promql>", "writeActivity": "<promql>"}}  // "" = per target only
+ *           "lag": "<promql>", "writeActivity": "<promql>",   // "" = per target only
+ *           "readyEstimate": "<promql>"},                   // since 1.3, optional
+ *         "readyEstimate": "<promql>"}                      // since 1.3, optional
  *   Queries are templates. Label values that come from the target are written as the
  *   placeholders ${namespace}, ${name} and ${release} inside double quotes, e.g.
  *   `cnpg_backends_total{namespace="${namespace}"}`. The host substitutes them with escaped
@@ -54,6 +56,11 @@
  *   answer's series with those label values, scoped and checked as any query, and asks the
  *   per-target query when the grouped one cannot serve (a signal left out, a refusal, a
  *   non-finite series, an answer too large). A host before 1.2 ignores the field.
+ *   "readyEstimate" (since 1.3; absent or "" = none) is the seconds a new replica of this target
+ *   would take to become ready, estimated from the data it must copy; a query like the others,
+ *   with its grouped form in "grouped" as for any signal. The host reads it only for an Adaptive DHA that has not yet measured a ready time
+ *   of its own, bounds it, and treats a failed or non-finite answer as no estimate. A host
+ *   before 1.3 ignores the field.
  *
  * health(in) -> out:
  *   in:  {"target": <target object>, "object": <health object, or the target again when the

@@ -305,7 +305,8 @@ struct GroupedQueries {
   std::string lag_query;                      // "" = the per-target lag query is used
   std::string write_activity;                 // "" = the per-target write query is used
 
-  void write(json::Writer& w) const {
+  // `ready_estimate` (since SDK 1.3, Queries::grouped_ready_estimate): written when not empty.
+  void write(json::Writer& w, std::string_view ready_estimate = {}) const {
     w.StartObject();
     json::write_key(w, "by");
     detail::write_string_map(w, by);
@@ -315,6 +316,10 @@ struct GroupedQueries {
     json::write_string(w, lag_query);
     json::write_key(w, "writeActivity");
     json::write_string(w, write_activity);
+    if (!ready_estimate.empty()) {
+      json::write_key(w, "readyEstimate");
+      json::write_string(w, ready_estimate);
+    }
     w.EndObject();
   }
   static GroupedQueries from_json(const json::Value& v) {
@@ -339,6 +344,14 @@ struct Queries {
   std::string lag_unit = "seconds";           // "seconds" or "bytes"
   std::string write_activity;                 // "" = no write signal
   std::optional<GroupedQueries> grouped;      // since SDK 1.2; absent: per-target queries only
+  // Since SDK 1.3: the seconds a new replica of this target takes to be ready, estimated from
+  // what it must copy (e.g. `60 + 60 * <database size in GiB>`); "" = no estimate. The host reads
+  // it for an Adaptive DHA that has not measured a ready time of its own yet.
+  std::string ready_estimate;
+  // Since SDK 1.3: its namespace-wide form, written as `grouped.readyEstimate` (only with
+  // `grouped`); "" = the per-target one is used. A field here rather than in GroupedQueries so
+  // that adapters which brace-initialise GroupedQueries compile as before.
+  std::string grouped_ready_estimate;
 
   void write(json::Writer& w) const {
     w.StartObject();
@@ -355,7 +368,11 @@ struct Queries {
     json::write_string(w, write_activity);
     if (grouped) {
       json::write_key(w, "grouped");
-      grouped->write(w);
+      grouped->write(w, grouped_ready_estimate);
+    }
+    if (!ready_estimate.empty()) {
+      json::write_key(w, "readyEstimate");
+      json::write_string(w, ready_estimate);
     }
     w.EndObject();
   }
@@ -375,8 +392,11 @@ struct Queries {
       }
     }
     q.write_activity = json::string_or(v, "writeActivity", "", what);
-    if (const json::Value* grouped = json::find(v, "grouped"); grouped != nullptr && !grouped->IsNull())
+    if (const json::Value* grouped = json::find(v, "grouped"); grouped != nullptr && !grouped->IsNull()) {
       q.grouped = GroupedQueries::from_json(*grouped);
+      q.grouped_ready_estimate = json::string_or(*grouped, "readyEstimate", "", "queries.grouped");
+    }
+    q.ready_estimate = json::string_or(v, "readyEstimate", "", what);
     return q;
   }
   bool operator==(const Queries&) const = default;

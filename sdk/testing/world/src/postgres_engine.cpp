@@ -46,6 +46,9 @@ series:
 - metric: container_cpu_usage_seconds_total
   value: readCpuSeconds
   labels: {namespace: "${namespace}", pod: "${pod}", container: postgres}
+- metric: cnpg_pg_database_size_bytes  # CNPG's default pg_database query, per database
+  value: 536870912                     # 0.5 GiB: what a new instance clones
+  labels: {namespace: "${namespace}", pod: "${pod}", datname: app}
 )";
 }
 

@@ -17,6 +17,27 @@ namespace dha::decide {
 inline constexpr std::int64_t kAssumedReadySeconds = 120;
 // A previous demand older than this says nothing about the trend or a confirmation.
 inline constexpr std::int64_t kDemandMemorySeconds = 300;
+// An engine adapter's ready-time estimate below this is raised to it (no replica is ready sooner).
+inline constexpr std::int64_t kMinReadyEstimateSeconds = 10;
+
+// How long a new replica is expected to take to be ready, and where the figure comes from: the
+// DHA's own measurement (status readySeconds) if it has one, else the engine adapter's estimate
+// (observation readyEstimateSeconds, bounded to kMinReadyEstimateSeconds .. the spec's
+// convergenceDeadlineSeconds; not finite or not positive = none), else kAssumedReadySeconds.
+struct ReadyTime {
+  enum class Source { Measured, Estimated, Assumed };
+  std::int64_t seconds = kAssumedReadySeconds;
+  Source source = Source::Assumed;
+  // For the trace: where the figure comes from.
+  std::string origin() const;
+  bool operator==(const ReadyTime&) const = default;
+};
+
+ReadyTime ready_time(const model::DhaSpec& spec, std::optional<std::int64_t> measured, std::optional<double> estimate);
+inline ReadyTime ready_time(const model::DhaSpec& spec, const model::Observation& obs,
+                            const model::DecisionState& state) {
+  return ready_time(spec, state.ready_seconds, obs.ready_estimate_seconds);
+}
 
 struct AdaptiveProposal {
   std::int32_t replicas = 0;

@@ -12,12 +12,13 @@ namespace dha::decide {
 
 // A load curve for the simulator: a CSV with a header row. Columns: `time` (seconds, strictly
 // increasing), one column per metric type holding the TOTAL read load across the database
-// (ReadConnections: connections; ReadCPUUtilization: millicores), optional `lagSeconds` and
-// `writeRate`. An empty cell is "no reading" (a metric outage, or no lag/write signal), and so is
-// one that is not a reading by the operator's rule (model/reading.hpp: negative, NaN, infinite or
-// implausible): a hole, not a refused trace; a column without a single reading is refused. In a
-// regularly sampled trace, a hole between two rows longer than kOutageGapFactor times the usual
-// spacing is no reading too: nothing is drawn across it.
+// (ReadConnections: connections; ReadCPUUtilization: millicores), optional `lagSeconds`,
+// `writeRate` and `readyEstimateSeconds` (an engine adapter's ready-time estimate). An empty cell
+// is "no reading" (a metric outage, or no lag/write signal), and so is one that is not a reading
+// by the operator's rule (model/reading.hpp: negative, NaN, infinite or implausible): a hole, not
+// a refused trace; a column without a single reading is refused. In a regularly sampled trace, a
+// hole between two rows longer than kOutageGapFactor times the usual spacing is no reading too:
+// nothing is drawn across it.
 inline constexpr double kOutageGapFactor = 5;
 
 class LoadTrace {

@@ -45,6 +45,10 @@ struct Observation {
   std::optional<double> write_rate;                // nullopt: write activity unknown
   std::optional<std::int32_t> quota_max_replicas;  // nullopt: no quota ceiling
   std::optional<Forecast> forecast;                // used only by the Adaptive policy when predictive
+  // The engine adapter's estimate of how long a new replica of this target takes to be ready, in
+  // seconds (from the data it must copy). nullopt: no estimate. The Adaptive policy uses it only
+  // while the DHA has no measured ready time of its own, and only within a sane range.
+  std::optional<double> ready_estimate_seconds;
   // Why a predictive DHA's observation has no forecast (the history could not be read, or holds no
   // earlier day): shown in the decision's trace, so that the tenant sees what the operator lacks.
   std::string forecast_missing;

@@ -13,6 +13,7 @@
 //   cnpg_pg_stat_replication_sent_diff_bytes{namespace, pod}         (counter, on the primary)
 //   container_cpu_usage_seconds_total{namespace, pod, container="postgres"}  (counter, if the
 //                                                                     curve has ReadCPUUtilization)
+//   cnpg_pg_database_size_bytes{namespace, pod, datname="app"}       (0.5 GiB, every instance)
 //
 // The load of the curve is spread evenly over the AVAILABLE read replicas; with none available it
 // lands on the primary, where the replica-role join does not see it. Provisioning pods already have
