@@ -179,6 +179,7 @@ if ! until_ok_quiet 90 wants_3; then
   dha_describe >&2; fail "not within 90s of the read load: the DHA wanting 3 instances while LagBrake holds it at 2"
 fi
 t_wants3=$(now_ms)
+raw_wanted=$(dha_field .status.lastDecision.rawDesiredReplicas)
 held_summary=$(dha_field .status.summary)
 held_describe=$(kubectl -n "$DB_NS" describe databasehorizontalautoscalers "$CLUSTER" | grep -E "ReplicationLag|Summary" | sed 's/^ */    /')
 # Held: the scale-up window (10 s) long past, and still no /scale write, for 20 s more.
@@ -199,7 +200,7 @@ psql_pod "$standby" "select pg_terminate_backend(pid) from pg_stat_activity wher
 burst_end=$(now_ms)
 pg_env rw
 burst_mb=$(psql -XqAt -c "select round(pg_total_relation_size('burst') / 1048576.0)" 2>/dev/null || echo '?')
-note "LagBrake held 2 instances while the DHA wanted 3 for $(( burst_end - t_wants3 )) ms, no /scale write: $held_summary"
+note "LagBrake held 2 instances while the DHA wanted $raw_wanted for $(( burst_end - t_wants3 )) ms, no /scale write: $held_summary"
 echo "$held_describe"
 note "the burst: $(( burst_end - burst_start )) ms, ${burst_mb} MB inserted; standby lag peak ${lag_peak} s (VictoriaMetrics, 1 s polls); the primary's WAL rate(cnpg_collector_wal_bytes[5m]) ${wal_during} B/s; rate(cnpg_pg_stat_replication_sent_diff_bytes[5m]) ${unsent_during}"
 psql -XqAt -c "DROP TABLE burst" >/dev/null || fail "DROP TABLE burst"
@@ -278,7 +279,7 @@ echo "--- figures (PostgreSQL data: $data_mb MB; pgbench -s $PGBENCH_SCALE)"
 echo "    /scale 2->3 -> third instance streaming:  $(( t_stream3 - t_scale3 )) ms (of which the primary's checkpoint ${checkpoint3:-?} ms)"
 echo "    /scale 3->4 -> fourth instance streaming: $(( t_stream4 - t_scale4 )) ms (of which the primary's checkpoint ${checkpoint4:-?} ms)"
 echo "    write burst -> LagBrake holding:          $(( t_brake - burst_start )) ms (standby lag peak ${lag_peak} s, limit ${LAG_LIMIT} s)"
-echo "    load rise -> DHA wanting 3, held at 2:    $(( t_wants3 - load_rise )) ms; held $(( burst_end - t_wants3 )) ms with no /scale write"
+echo "    load rise -> DHA wanting $raw_wanted, held at 2:    $(( t_wants3 - load_rise )) ms; held $(( burst_end - t_wants3 )) ms with no /scale write"
 echo "    burst stopped -> /scale to 3:             $(( t_scale3 - burst_end )) ms (the standby catching up, a scrape, the sync)"
 echo "    whole test: $(( $(now_ms) - test_start )) ms"
 echo "realnode.cnpg: 1 passed, 0 failed"
