@@ -150,7 +150,7 @@ std::string series_for(const std::vector<App>& apps, const std::vector<double>& 
         "kube_pod_labels{{namespace=\"{0}\",pod=\"{1}-1\",label_apps_cozystack_io_application_name=\"{1}\","
         "label_apps_cozystack_io_application_kind=\"Postgres\",label_cnpg_io_instance_role=\"primary\"}} 1 {3}\n"
         "cnpg_pg_replication_lag{{namespace=\"{0}\",pod=\"{1}-2\"}} 0 {3}\n"
-        "cnpg_pg_stat_replication_sent_diff_bytes{{namespace=\"{0}\",pod=\"{1}-1\"}} 1000 {3}\n",
+        "cnpg_collector_wal_bytes{{namespace=\"{0}\",pod=\"{1}-1\"}} 1000 {3}\n",
         ns, app, load[i], ts);
   }
   return out;

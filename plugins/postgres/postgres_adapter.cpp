@@ -64,7 +64,12 @@ Shapes shapes(bool cnpg, bool grouped) {
               R"(( rate(container_cpu_usage_seconds_total{namespace="${namespace}", container="postgres"}[5m]))" +
               replicas + " ) * 1000",
           "max" + by + R"(( cnpg_pg_replication_lag{namespace="${namespace}"})" + replicas + " )",
-          "sum" + by + R"(( rate(cnpg_pg_stat_replication_sent_diff_bytes{namespace="${namespace}"}[5m]))" +
+          // Writes: the WAL the primary generates, in bytes per second. CloudNativePG's exporter
+          // publishes pg_stat_wal.wal_bytes as cnpg_collector_wal_bytes, a running total (labelled
+          // with the time its statistics were last reset, so a reset starts a new series). Not
+          // cnpg_pg_stat_replication_sent_diff_bytes: that is how far each standby's sending is
+          // behind, a gauge near 0 however hard the primary writes, so its rate is not writes.
+          "sum" + by + R"(( rate(cnpg_collector_wal_bytes{namespace="${namespace}"}[5m]))" +
               role_join(cnpg, "primary", grouped) + " )"};
 }
 

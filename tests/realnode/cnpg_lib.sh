@@ -94,7 +94,9 @@ spec:
   enableSuperuserAccess: true
   storage: {size: 1Gi, storageClass: $STORAGE_CLASS}
   postgresql:
-    parameters: {shared_buffers: 32MB, max_connections: "100"}
+    # max_standby_streaming_delay: how long a standby's replay waits for a conflicting query
+    # (30 s by default) before cancelling it; realnode.cnpg's lag phase needs the wait longer.
+    parameters: {shared_buffers: 32MB, max_connections: "100", max_standby_streaming_delay: 300s}
   bootstrap:
     initdb: {database: app, owner: app}
 YAML
@@ -206,6 +208,30 @@ SQL
     exec pgbench -n -c "$clients" -j 1 -T "$seconds" -D scale="$PGBENCH_SCALE" -f "$WORK/read.sql" -P 10 ) >"$WORK/$name.log" 2>&1 &
   echo $! >"$WORK/$name.pid"
   CLEANUP+=("kill $! 2>/dev/null")
+}
+
+# write_burst TPS SECONDS NAME: a bulk load on the primary through the -rw Service in the
+# background, stopping by itself after SECONDS: TRUNCATE of the staging table burst, then 2
+# sessions committing inserts of 2000 rows (about 0.5 MB of WAL each) into it, TPS a second in
+# all. The pid goes to $WORK/NAME.pid.
+write_burst() {
+  local tps=$1 seconds=$2 name=$3
+  cat >"$WORK/burst.sql" <<'SQL'
+INSERT INTO burst SELECT g, repeat(md5(g::text), 4) FROM generate_series(1, 2000) g;
+SQL
+  ( pg_env rw
+    psql -XqAt -c "TRUNCATE burst" || exit 1
+    exec pgbench -n -c 2 -j 2 -R "$tps" -T "$seconds" -f "$WORK/burst.sql" -P 5 ) >"$WORK/$name.log" 2>&1 &
+  echo $! >"$WORK/$name.pid"
+  CLEANUP+=("kill $! 2>/dev/null")
+}
+
+# psql_pod POD SQL: as psql_primary, on the instance POD.
+psql_pod() {
+  local ip password
+  ip=$(kubectl -n "$DB_NS" get pod "$1" -o jsonpath='{.status.podIP}' 2>/dev/null) || return 1
+  password=$(kubectl -n "$DB_NS" get secret "$CLUSTER-superuser" -o go-template='{{.data.password | base64decode}}' 2>/dev/null) || return 1
+  PGPASSWORD=$password PGCONNECT_TIMEOUT=5 psql -h "$ip" -U postgres -d app -XtAq -c "$2" 2>/dev/null
 }
 
 # DHA_REALNODE_KEEP_LOGS=DIR: before the node goes down, what a failed run needs to be read

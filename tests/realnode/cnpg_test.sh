@@ -5,9 +5,12 @@
 #     standby streaming from it; cluster DNS (CoreDNS) so the instances find the -rw Service;
 #   - the chart installed as realnode.chart does it, with cnpg.enabled=true; kube-state-metrics
 #     and vmagent feeding VictoriaMetrics the exporter's series the postgres plugin reads;
-#   - a DHA on the Cluster; a real read load (pgbench on the -ro Service) rises: the operator
-#     scales 2 -> 3 -> 4 through the Cluster's /scale, each new instance cloned by CNPG and
-#     streaming before the next step; the load stops: back to 2;
+#   - a DHA on the Cluster; a bulk load on the primary while a long report on the standby holds
+#     up its replay: real replication lag with real writes, and a real read load (pgbench on the
+#     -ro Service) rising meanwhile: the DHA wants 3 instances but the lag brake holds it at 2,
+#     writing no /scale; the report and the load end: the operator scales 2 -> 3 -> 4 through
+#     the Cluster's /scale, each new instance cloned by CNPG and streaming before the next step;
+#     the read load stops: back to 2;
 #   - a tenant's `kubectl scale` of the Cluster: the DHA reports OwnershipConflict and leaves
 #     the count alone.
 # Prints the seconds from each /scale write to the new instance streaming (and the data cloned),
@@ -43,6 +46,9 @@ note "Cluster $DB_NS/$CLUSTER: 2 instances ready, $(streaming_standbys) streamin
 pg_env rw
 pgbench -i -q -s "$PGBENCH_SCALE" >"$WORK/pgbench-init.log" 2>&1 || { tail "$WORK/pgbench-init.log"; fail "pgbench -i on the -rw Service"; }
 data_mb=$(psql_primary "select round(sum(pg_database_size(datname)) / 1048576.0) from pg_database")
+# Written out now: CNPG's join copies with pg_basebackup, which first waits for a spread
+# checkpoint of whatever is dirty (a minute after pgbench -i, most of the first clone's time).
+psql_primary "checkpoint" >/dev/null || fail "CHECKPOINT on the primary"
 note "pgbench -i -s $PGBENCH_SCALE through the -rw Service: the instances hold $data_mb MB"
 
 # --- the operator, and the series it reads ---------------------------------------------------
@@ -118,12 +124,89 @@ wait_streaming() {
   now_ms
 }
 
-# --- the load rises: 2 -> 3 ------------------------------------------------------------------
+# --- a write burst holds the scale-up: the lag brake -----------------------------------------
+# On loopback a standby replays even a 45 MB/s bulk load as fast as it comes (its lag stays under
+# 0.2 s), so the lag here comes the way it often does in production: a long report on the
+# standby reads the staging table a bulk load on the primary starts by truncating. The standby
+# receives the load's WAL but cannot replay the TRUNCATE's lock while the report runs (it waits
+# up to max_standby_streaming_delay, 300 s on this Cluster), so cnpg_pg_replication_lag,
+# CloudNativePG's seconds since the last transaction the standby replayed, grows past the DHA's
+# limit (lowered to LAG_LIMIT for this phase) while the primary's WAL, the adapter's write
+# activity, grows. Then the read load rises: the DHA must want 3 instances but hold at 2,
+# saying LagBrake/ReplicationLag with the numbers, and write no /scale until the report and the
+# load end.
+LAG_LIMIT=5
+set_lag_limit() {
+  kubectl -n "$DB_NS" patch databasehorizontalautoscalers "$CLUSTER" --type merge \
+    -p "{\"spec\":{\"constraints\":{\"maxReplicationLagSeconds\":$1}}}" >/dev/null
+}
+set_lag_limit "$LAG_LIMIT" || fail "could not lower the DHA's maxReplicationLagSeconds to $LAG_LIMIT"
+standby_lag="max(cnpg_pg_replication_lag{namespace=\"$DB_NS\"} * on(namespace,pod) group_left() kube_pod_labels{namespace=\"$DB_NS\", label_cnpg_io_cluster=\"$CLUSTER\", label_cnpg_io_instance_role=\"replica\"})"
+primary_join="* on(namespace,pod) group_left() kube_pod_labels{namespace=\"$DB_NS\", label_cnpg_io_cluster=\"$CLUSTER\", label_cnpg_io_instance_role=\"primary\"}"
+wal_rate="sum(rate(cnpg_collector_wal_bytes{namespace=\"$DB_NS\"}[5m]) $primary_join)"
+unsent_rate="sum(rate(cnpg_pg_stat_replication_sent_diff_bytes{namespace=\"$DB_NS\"}[5m]) $primary_join)"
+brake_holding() {
+  [[ "$(dha_condition AbleToScale reason)" == ReplicationLag && "$(dha_field .status.summary)" == "frozen at 2 by LagBrake (ReplicationLag)"* ]]
+}
+standby=$(streaming_standbys | head -n 1)
+pg_env rw
+psql -XqAt -c "CREATE TABLE burst (id int, pad text)" || fail "CREATE TABLE burst on the primary"
+until_ok 30 "the table burst on the standby $standby" psql_pod "$standby" "select count(*) from burst"
+# The report: a transaction on the standby that has read burst and runs on.
+( pg_env ro; exec psql -XqAt -c "BEGIN" -c "SELECT count(*) FROM burst" -c "SELECT pg_sleep(600)" ) >"$WORK/report.log" 2>&1 &
+CLEANUP+=("kill $! 2>/dev/null")
+report_running() { [[ "$(psql_pod "$standby" "select count(*) from pg_stat_activity where query like 'SELECT pg_sleep(600)%'")" == 1 ]]; }
+until_ok 30 "the report running on the standby $standby" report_running
+writes_before=$(scale_writes | grep -c . || true)
+burst_start=$(now_ms)
+write_burst 10 300 burst
+if ! until_ok_quiet 120 brake_holding; then
+  dha_describe >&2; tail -n 5 "$WORK/burst.log" >&2
+  fail "not within 120s of the burst: the DHA held by LagBrake (standby lag in VictoriaMetrics: $(vm_query "$standby_lag") s)"
+fi
+t_brake=$(now_ms)
+note "write burst -> LagBrake holding after $(( t_brake - burst_start )) ms (standby lag $(vm_query "$standby_lag") s > ${LAG_LIMIT} s)"
 # 6 clients busy on the -ro Service: about 6 active backends (and the exporter's own) on one
 # standby, above 4 per read replica: 2 read replicas wanted, 3 instances.
 load_rise=$(now_ms)
 read_load 6 900 load1
+wants_3() {
+  local raw
+  raw=$(dha_field .status.lastDecision.rawDesiredReplicas)
+  [[ "${raw:-0}" -ge 3 ]] && brake_holding
+}
+if ! until_ok_quiet 90 wants_3; then
+  dha_describe >&2; fail "not within 90s of the read load: the DHA wanting 3 instances while LagBrake holds it at 2"
+fi
+t_wants3=$(now_ms)
+raw_wanted=$(dha_field .status.lastDecision.rawDesiredReplicas)
+held_summary=$(dha_field .status.summary)
+held_describe=$(kubectl -n "$DB_NS" describe databasehorizontalautoscalers "$CLUSTER" | grep -E "ReplicationLag|Summary" | sed 's/^ */    /')
+# Held: the scale-up window (10 s) long past, and still no /scale write, for 20 s more.
+lag_peak=0
+until (( $(now_ms) - t_wants3 >= 20000 )); do
+  brake_holding || { dha_describe >&2; fail "the brake let go during the burst: $(dha_field .status.summary)"; }
+  [[ "$(spec_instances)" == 2 ]] || fail "scaled to $(spec_instances) while the brake held"
+  lag_now=$(vm_query "$standby_lag"); lag_peak=$(python3 -c "print(max($lag_peak, float('${lag_now:-0}')))")
+  sleep 1
+done
+wal_during=$(vm_query "$wal_rate"); unsent_during=$(vm_query "$unsent_rate")
+(( $(scale_writes | grep -c . || true) == writes_before )) || fail "a /scale write while the brake held: $(scale_writes | tail -n 1)"
+# The burst and the report end.
+kill "$(cat "$WORK/burst.pid")" 2>/dev/null || true
+wait "$(cat "$WORK/burst.pid")" 2>/dev/null || true
+psql_pod "$standby" "select pg_terminate_backend(pid) from pg_stat_activity where query like 'SELECT pg_sleep(600)%'" >/dev/null ||
+  fail "could not end the report on $standby"
+burst_end=$(now_ms)
+pg_env rw
+burst_mb=$(psql -XqAt -c "select round(pg_total_relation_size('burst') / 1048576.0)" 2>/dev/null || echo '?')
+note "LagBrake held 2 instances while the DHA wanted $raw_wanted for $(( burst_end - t_wants3 )) ms, no /scale write: $held_summary"
+echo "$held_describe"
+note "the burst: $(( burst_end - burst_start )) ms, ${burst_mb} MB inserted; standby lag peak ${lag_peak} s (VictoriaMetrics, 1 s polls); the primary's WAL rate(cnpg_collector_wal_bytes[5m]) ${wal_during} B/s; rate(cnpg_pg_stat_replication_sent_diff_bytes[5m]) ${unsent_during}"
+psql -XqAt -c "DROP TABLE burst" >/dev/null || fail "DROP TABLE burst"
+psql_primary "checkpoint" >/dev/null || fail "CHECKPOINT on the primary after the burst"
 t_scale3=$(wait_spec 3 240)
+set_lag_limit 30 || fail "could not set the DHA's maxReplicationLagSeconds back to 30"
 streams_at_scale3=$(streaming_count)
 t_stream3=$(wait_streaming 3 420)
 scaled_reason() {
@@ -131,7 +214,7 @@ scaled_reason() {
     grep "replicas $1;" | sed 's/.*reason: //'
 }
 checkpoint3=$(checkpoint_wait_ms "$t_scale3" "$t_stream3")
-note "load rise -> /scale to 3 after $(( t_scale3 - load_rise )) ms ($(scaled_reason '2 -> 3'))"
+note "burst stopped -> /scale to 3 after $(( t_scale3 - burst_end )) ms ($(scaled_reason '2 -> 3'))"
 note "/scale to 3 -> the third instance streaming after $(( t_stream3 - t_scale3 )) ms (CloudNativePG's clone of $data_mb MB; the primary's checkpoint for it: ${checkpoint3:-?} ms)"
 [[ "$streams_at_scale3" == 1 ]] || fail "at the /scale to 3, $streams_at_scale3 standbys streamed (want 1)"
 writes=$(scale_writes)
@@ -195,6 +278,8 @@ conflict || fail "the conflict did not hold: $(dha_condition ScalingLimited reas
 echo "--- figures (PostgreSQL data: $data_mb MB; pgbench -s $PGBENCH_SCALE)"
 echo "    /scale 2->3 -> third instance streaming:  $(( t_stream3 - t_scale3 )) ms (of which the primary's checkpoint ${checkpoint3:-?} ms)"
 echo "    /scale 3->4 -> fourth instance streaming: $(( t_stream4 - t_scale4 )) ms (of which the primary's checkpoint ${checkpoint4:-?} ms)"
-echo "    load rise -> third instance streaming:    $(( t_stream3 - load_rise )) ms = decision $(( t_scale3 - load_rise )) ms + CloudNativePG $(( t_stream3 - t_scale3 )) ms"
+echo "    write burst -> LagBrake holding:          $(( t_brake - burst_start )) ms (standby lag peak ${lag_peak} s, limit ${LAG_LIMIT} s)"
+echo "    load rise -> DHA wanting $raw_wanted, held at 2:    $(( t_wants3 - load_rise )) ms; held $(( burst_end - t_wants3 )) ms with no /scale write"
+echo "    burst stopped -> /scale to 3:             $(( t_scale3 - burst_end )) ms (the standby catching up, a scrape, the sync)"
 echo "    whole test: $(( $(now_ms) - test_start )) ms"
 echo "realnode.cnpg: 1 passed, 0 failed"

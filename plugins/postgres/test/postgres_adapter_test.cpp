@@ -162,7 +162,7 @@ TEST(PostgresAdapter, ApplicationQueriesAreTheReferenceQueries) {
   EXPECT_EQ(render(q.lag_query), R"(max( cnpg_pg_replication_lag{namespace="N"} )" + join_replica + " )");
   EXPECT_EQ(q.lag_unit, "seconds");
   EXPECT_EQ(render(q.write_activity),
-            R"(sum( rate(cnpg_pg_stat_replication_sent_diff_bytes{namespace="N"}[5m]) )" + join_primary + " )");
+            R"(sum( rate(cnpg_collector_wal_bytes{namespace="N"}[5m]) )" + join_primary + " )");
 }
 
 // A new instance clones the primary: its ready time is estimated from the primary's database sizes.

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include "dha/testing/vm_query_suite.hpp"
 #include "postgres_adapter.hpp"
@@ -18,8 +19,10 @@ struct Pod {
 
 // One CNPG pod's series: kube_pod_labels, CNPG exporter, cAdvisor. `scale` makes a pod's load
 // distinctive so a leak shows up in the sum.
-std::string pod_series(const Pod& p, double backends_active, double lag, double cpu_per_s, double sent_per_s,
-                       int64_t t1, int64_t t0) {
+// `wal_per_s`: the WAL the pod generates (pg_stat_wal's running total, which the exporter types a
+// gauge); `unsent`: the WAL not yet sent to its standby at t0 and t1 (a gauge, up and down).
+std::string pod_series(const Pod& p, double backends_active, double lag, double cpu_per_s, double wal_per_s, int64_t t1,
+                       int64_t t0, std::pair<double, double> unsent = {0, 0}) {
   const std::string id = "namespace=\"" + p.ns + "\",pod=\"" + p.pod + "\"";
   const std::string cluster = "postgres-" + p.app;
   auto at = [](double v, int64_t t) { return " " + std::to_string(v) + " " + std::to_string(t) + "\n"; };
@@ -48,7 +51,10 @@ std::string pod_series(const Pod& p, double backends_active, double lag, double 
   s += cadvisor + "bootstrap-controller\"}" + at(0, t0) + cadvisor + "bootstrap-controller\"}" + at(6000, t1);
   const std::string sent = "cnpg_pg_stat_replication_sent_diff_bytes{" + id + ",job=\"" + cluster +
                            "\",application_name=\"standby\",client_addr=\"10.0.0.9\",usename=\"streaming_replica\"}";
-  s += sent + at(0, t0) + sent + at(60 * sent_per_s, t1);
+  s += sent + at(unsent.first, t0) + sent + at(unsent.second, t1);
+  const std::string wal =
+      "cnpg_collector_wal_bytes{" + id + ",job=\"" + cluster + "\",stats_reset=\"2026-01-01T00:00:00Z\"}";
+  s += wal + at(5e9, t0) + wal + at(5e9 + 60 * wal_per_s, t1);
   return s;
 }
 
@@ -78,6 +84,10 @@ class PostgresQueriesOnVictoriaMetrics : public dha::testing::VmQuerySuite<Postg
     data += pod_series({"tenant-b", "db", "postgres-db-2", "replica"}, 5000, 900, 9.0, 50000, t1, t0);
     data += pod_series({"tenant-a", "db2", "postgres-db2-1", "primary"}, 7000, 0, 9.0, 70000, t1, t0);
     data += pod_series({"tenant-a", "db2", "postgres-db2-2", "replica"}, 7000, 800, 9.0, 70000, t1, t0);
+    // A primary that writes nothing while the WAL it had not yet sent to its standby drains
+    // (8 MB at t0, 2 MB at t1): the gauge falls, which a rate() reads as a counter reset and counts.
+    data += pod_series({"tenant-a", "idle", "postgres-idle-1", "primary"}, 1, 0, 0.1, 0, t1, t0, {8e6, 2e6});
+    data += pod_series({"tenant-a", "idle", "postgres-idle-2", "replica"}, 1, 40, 0.1, 0, t1, t0);
     return data;
   }
 
@@ -107,8 +117,17 @@ TEST_F(PostgresQueriesOnVictoriaMetrics, ReadCpuIsMillicoresOfThePostgresContain
 
 TEST_F(PostgresQueriesOnVictoriaMetrics, LagIsTheWorstReplica) { EXPECT_DOUBLE_EQ(value(app_queries().lag_query), 7); }
 
-TEST_F(PostgresQueriesOnVictoriaMetrics, WriteActivityIsThePrimarysOnly) {
+TEST_F(PostgresQueriesOnVictoriaMetrics, WriteActivityIsThePrimarysWalBytesPerSecond) {
+  // db's primary writes 100 B/s of WAL while its standby is never behind (nothing unsent).
   EXPECT_NEAR(value(app_queries().write_activity), 100, 0.5);
+}
+
+TEST_F(PostgresQueriesOnVictoriaMetrics, UnsentWalDrainingIsNoWriteActivity) {
+  const sdk::json::Document config = sdk::json::parse("{}", "config");
+  const sdk::Queries q = PostgresAdapter(sdk::Host(), config)
+                             .queries({"tenant-a", "idle", "postgres-idle", "apps.cozystack.io", "Postgres", {}});
+  EXPECT_DOUBLE_EQ(value(q.write_activity, "idle"), 0);
+  EXPECT_DOUBLE_EQ(value(q.lag_query, "idle"), 40);
 }
 
 TEST_F(PostgresQueriesOnVictoriaMetrics, TheOtherApplicationSeesItsOwnReplicas) {

@@ -71,8 +71,8 @@ std::string series(const Db& db, const std::string& active, double cpu, double l
       d += "cnpg_pg_replication_lag{" + id + "}" + at(std::to_string(role == "primary" ? 0 : lag), t1);
     }
     if (role == "primary" && !active.empty()) {
-      d += "cnpg_pg_stat_replication_sent_diff_bytes{" + id + ",application_name=\"s\"}" + at("0", t0) +
-           "cnpg_pg_stat_replication_sent_diff_bytes{" + id + ",application_name=\"s\"}" + at("6000", t1);
+      d += "cnpg_collector_wal_bytes{" + id + ",stats_reset=\"r\"}" + at("0", t0) + "cnpg_collector_wal_bytes{" + id +
+           ",stats_reset=\"r\"}" + at("6000", t1);
     }
   }
   return d;

@@ -75,8 +75,8 @@ class MetricsCommand : public ::testing::Test {
       d += "cnpg_backends_total{" + id + ",datname=\"app\",state=\"active\"}" + at(active, t1);
       d += "cnpg_pg_replication_lag{" + id + "}" + at(lag, t1);
       if (role == "primary") {
-        d += "cnpg_pg_stat_replication_sent_diff_bytes{" + id + ",application_name=\"s\"}" + at(0, t0) +
-             "cnpg_pg_stat_replication_sent_diff_bytes{" + id + ",application_name=\"s\"}" + at(6000, t1);
+        d += "cnpg_collector_wal_bytes{" + id + ",stats_reset=\"r\"}" + at(0, t0) + "cnpg_collector_wal_bytes{" + id +
+             ",stats_reset=\"r\"}" + at(6000, t1);
       }
     }
     d += "cnpg_backends_total{namespace=\"tenant-b\",pod=\"postgres-db-2\",state=\"active\"}" + at(5000, t1);

@@ -75,8 +75,7 @@ std::string series_until(std::int64_t until) {
            std::to_string(1000 + cores * 60 * k) + at;
       d += "cnpg_pg_replication_lag{" + id + "} " + (role == "primary" ? "0" : "2") + at;
       if (role == "primary")
-        d += "cnpg_pg_stat_replication_sent_diff_bytes{" + id + ",application_name=\"s\"} " + std::to_string(6000 * k) +
-             at;
+        d += "cnpg_collector_wal_bytes{" + id + ",stats_reset=\"r\"} " + std::to_string(6000 * k) + at;
     }
   }
   return d;

@@ -242,8 +242,8 @@ void OperatorWorld::set_lag(double seconds, bool writes) {
   const auto ts = now_ms();
   vm_->import_prometheus(
       fmt::format("cnpg_pg_replication_lag{{namespace=\"{0}\",pod=\"db-2\"}} {1} {2}\n"
-                  "cnpg_pg_stat_replication_sent_diff_bytes{{namespace=\"{0}\",pod=\"db-1\"}} 1000 {3}\n"
-                  "cnpg_pg_stat_replication_sent_diff_bytes{{namespace=\"{0}\",pod=\"db-1\"}} {4} {2}\n",
+                  "cnpg_collector_wal_bytes{{namespace=\"{0}\",pod=\"db-1\"}} 1000 {3}\n"
+                  "cnpg_collector_wal_bytes{{namespace=\"{0}\",pod=\"db-1\"}} {4} {2}\n",
                   kNamespace, seconds, ts, ts - 30000, writes ? 5000000 : 1000));
 }
 

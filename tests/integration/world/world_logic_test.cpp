@@ -215,6 +215,8 @@ TEST(CnpgExporter, CountersAdvanceByRateTimesElapsedAndRemovedPodsGetZeros) {
   load.read_cpu_millicores = 500;  // 250 m per replica
   exporter.scrape(db.instances(t0), load, {}, 0, 1);
   const auto s = parse_exposition(exporter.scrape(db.instances(t0), load, {}, 4, 2), 2);
+  EXPECT_DOUBLE_EQ(value_of(s, "cnpg_collector_wal_bytes", "postgres-db-1"), 800);
+  EXPECT_EQ(value_of(s, "cnpg_collector_wal_bytes", "postgres-db-2"), -1) << "the primary's WAL only";
   EXPECT_DOUBLE_EQ(value_of(s, "cnpg_pg_stat_replication_sent_diff_bytes", "postgres-db-1"), 800);
   EXPECT_EQ(value_of(s, "cnpg_pg_stat_replication_sent_diff_bytes", "postgres-db-2"), -1);
   EXPECT_DOUBLE_EQ(value_of(s, "container_cpu_usage_seconds_total", "postgres-db-2", "container=\"postgres\""), 1.0);

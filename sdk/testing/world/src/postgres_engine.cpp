@@ -39,7 +39,11 @@ series:
 - metric: cnpg_pg_replication_lag
   value: lagSeconds
   labels: {namespace: "${namespace}", pod: "${pod}"}
-- metric: cnpg_pg_stat_replication_sent_diff_bytes
+- metric: cnpg_collector_wal_bytes   # pg_stat_wal.wal_bytes: the WAL the primary wrote
+  pods: primary
+  value: writtenBytes
+  labels: {namespace: "${namespace}", pod: "${pod}", stats_reset: "2026-01-01 00:00:00+00"}
+- metric: cnpg_pg_stat_replication_sent_diff_bytes   # kept for adapters that read it; see the header
   pods: primary
   value: writtenBytes
   labels: {namespace: "${namespace}", pod: "${pod}"}

@@ -10,7 +10,14 @@
 //                   label_cnpg_io_instance_role="primary"|"replica",
 //                   label_apps_cozystack_io_application_name, label_apps_cozystack_io_application_kind}
 //   cnpg_pg_replication_lag{namespace, pod}                          (seconds, every instance)
-//   cnpg_pg_stat_replication_sent_diff_bytes{namespace, pod}         (counter, on the primary)
+//   cnpg_collector_wal_bytes{namespace, pod, stats_reset}             (counter, on the primary: the
+//                                                                     WAL it wrote, as pg_stat_wal)
+//   cnpg_pg_stat_replication_sent_diff_bytes{namespace, pod}         (the same counter, on the
+//                                                                     primary; kept for adapters
+//                                                                     written against it. The real
+//                                                                     series is a gauge, the WAL
+//                                                                     not yet sent to a standby:
+//                                                                     not write activity)
 //   container_cpu_usage_seconds_total{namespace, pod, container="postgres"}  (counter, if the
 //                                                                     curve has ReadCPUUtilization)
 //   cnpg_pg_database_size_bytes{namespace, pod, datname="app"}       (0.5 GiB, every instance)
