@@ -94,11 +94,13 @@ keep_logs_on_exit() {
   if [[ -z "$logs" && "$status" != 0 ]]; then logs=$(mktemp -d "${TMPDIR:-/tmp}/dha-demo-real-node-logs.XXXXXX"); fi
   [[ -n "$logs" ]] || return 0
   DHA_REALNODE_KEEP_LOGS=$logs cnpg_keep_logs
-  echo "logs kept in $logs"
+  echo "logs kept in $logs" >&2
 }
 CLEANUP+=('keep_logs_on_exit $status')
 # Ctrl-C or a TERM: the exit trap tears the node down; a second Ctrl-C must not interrupt that.
-trap 'trap "" INT TERM; echo; echo "demo: interrupted; taking the node down"; exit 130' INT TERM
+# The trap runs inside whatever command was running, with its redirections (some send their
+# stdout to /dev/null): it speaks on stderr.
+trap 'trap "" INT TERM; printf "\ndemo: interrupted; taking the node down\n" >&2; exit 130' INT TERM
 
 started=$SECONDS
 export DHA_REALNODE_DNS=1
