@@ -75,9 +75,13 @@ Shapes shapes(bool cnpg, bool grouped) {
 
 // A new instance is ready after it has cloned the primary (pg_basebackup copies every database)
 // and started streaming: about kReadyBaseSeconds plus kReadySecondsPerGiB for each GiB of data.
-// Placeholder figures, the one place to put a measured fit.
-constexpr int kReadyBaseSeconds = 60;
-constexpr int kReadySecondsPerGiB = 60;
+// Measured on CloudNativePG 1.27 and PostgreSQL 15 (bench/realnode/replica_cost.sh): 23 s plus
+// 11 s per GiB from /scale to streaming when the primary had just checkpointed. A primary that
+// has been taking writes first makes the clone wait for its checkpoint, 62-65 s in realnode.cnpg
+// before that test checkpointed; the base counts that wait too (23 + 65), since a database worth
+// scaling is one taking writes.
+constexpr int kReadyBaseSeconds = 88;
+constexpr int kReadySecondsPerGiB = 11;
 
 // The estimate from the primary's database sizes (CloudNativePG's default monitoring exports
 // cnpg_pg_database_size_bytes{datname} on every instance; the primary's are what a clone copies).

@@ -171,16 +171,16 @@ TEST(PostgresAdapter, ReadyEstimateIsFromThePrimarysDatabaseSizes) {
       make().queries(sdk::QueryRequest{"N", "A", "postgres-A", "apps.cozystack.io", "Postgres", {"ReadConnections"}});
   EXPECT_EQ(
       render(app.ready_estimate),
-      R"(60 + 60 * sum( cnpg_pg_database_size_bytes{namespace="N"} * on(namespace,pod) group_left() kube_pod_labels{namespace="N", label_apps_cozystack_io_application_name="A", label_apps_cozystack_io_application_kind="Postgres", label_cnpg_io_instance_role="primary"} ) / 1073741824)");
+      R"(88 + 11 * sum( cnpg_pg_database_size_bytes{namespace="N"} * on(namespace,pod) group_left() kube_pod_labels{namespace="N", label_apps_cozystack_io_application_name="A", label_apps_cozystack_io_application_kind="Postgres", label_cnpg_io_instance_role="primary"} ) / 1073741824)");
   const sdk::Queries cluster =
       make().queries(sdk::QueryRequest{"N", "A", "A", "postgresql.cnpg.io", "Cluster", {"ReadConnections"}});
   EXPECT_EQ(
       render(cluster.ready_estimate),
-      R"(60 + 60 * sum( cnpg_pg_database_size_bytes{namespace="N"} * on(namespace,pod) group_left() kube_pod_labels{namespace="N", label_cnpg_io_cluster="A", label_cnpg_io_instance_role="primary"} ) / 1073741824)");
+      R"(88 + 11 * sum( cnpg_pg_database_size_bytes{namespace="N"} * on(namespace,pod) group_left() kube_pod_labels{namespace="N", label_cnpg_io_cluster="A", label_cnpg_io_instance_role="primary"} ) / 1073741824)");
   ASSERT_TRUE(cluster.grouped);
   EXPECT_EQ(
       render(cluster.grouped_ready_estimate),
-      R"(60 + 60 * sum by (label_cnpg_io_cluster)( cnpg_pg_database_size_bytes{namespace="N"} * on(namespace,pod) group_left(label_cnpg_io_cluster) kube_pod_labels{namespace="N", label_cnpg_io_instance_role="primary"} ) / 1073741824)");
+      R"(88 + 11 * sum by (label_cnpg_io_cluster)( cnpg_pg_database_size_bytes{namespace="N"} * on(namespace,pod) group_left(label_cnpg_io_cluster) kube_pod_labels{namespace="N", label_cnpg_io_instance_role="primary"} ) / 1073741824)");
   // It crosses the plugin boundary as the queries answer's "readyEstimate".
   EXPECT_EQ(sdk::Queries::from_json(sdk::json::parse(app.to_json(), "queries")).ready_estimate, app.ready_estimate);
 }

@@ -143,11 +143,11 @@ TEST_F(PostgresQueriesOnVictoriaMetrics, CnpgClusterTargetJoinsOnTheClusterLabel
   EXPECT_DOUBLE_EQ(value(q.lag_query, "postgres-db"), 7);
 }
 
-// 60 s + 60 s per GiB of the primary's databases (1 + 0.25 GiB): the replicas, the other tenant
+// 88 s + 11 s per GiB of the primary's databases (1 + 0.25 GiB): the replicas, the other tenant
 // and the other application are not counted.
 TEST_F(PostgresQueriesOnVictoriaMetrics, ReadyEstimateIsFromThePrimarysDatabaseSizes) {
-  EXPECT_NEAR(value(app_queries().ready_estimate), 60 + 60 * 1.25, 0.01);
-  EXPECT_NEAR(value(app_queries().ready_estimate, "db2"), 60 + 60 * 20.25, 0.01);
+  EXPECT_NEAR(value(app_queries().ready_estimate), 88 + 11 * 1.25, 0.01);
+  EXPECT_NEAR(value(app_queries().ready_estimate, "db2"), 88 + 11 * 20.25, 0.01);
 }
 
 }  // namespace

@@ -196,10 +196,10 @@ TEST_F(OneReadingPath, MetricsReadsWhatTheOperatorReads) {
             "sum of 1 series, from the namespace's grouped answer");
   // What the gates compare: per read replica (3 instances, one primary).
   EXPECT_NEAR(doc["perReadReplica"]["driver"]["ReadCPUUtilization"].GetDouble(), kCpuPercent / 2, 0.01);
-  // The ready estimate an Adaptive DHA without a measured ready time decides with: 0.5 GiB, 90 s.
+  // The ready estimate an Adaptive DHA without a measured ready time decides with: 0.5 GiB, 93.5 s.
   ASSERT_TRUE(reference.observation.ready_estimate_seconds);
-  EXPECT_DOUBLE_EQ(*reference.observation.ready_estimate_seconds, 90);
-  EXPECT_DOUBLE_EQ(doc["values"]["readyEstimateSeconds"].GetDouble(), 90);
+  EXPECT_DOUBLE_EQ(*reference.observation.ready_estimate_seconds, 88 + 11 * 0.5);
+  EXPECT_DOUBLE_EQ(doc["values"]["readyEstimateSeconds"].GetDouble(), 88 + 11 * 0.5);
 }
 
 TEST_F(OneReadingPath, SimulateAndBacktestReadTheSameHistory) {

@@ -60,7 +60,7 @@ class Predictive : public ::testing::Test {
   }
 
   // CloudNativePG's database sizes on the primary db-1, `gib` GiB in all, as of now: what the
-  // postgres adapter estimates a new instance's ready time from (60 s + 60 s per GiB).
+  // postgres adapter estimates a new instance's ready time from (88 s + 11 s per GiB).
   void import_primary_database_size(double gib) {
     const std::string t = " " + std::to_string(now_ * 1000) + "\n";
     world_->vm().import_prometheus(
@@ -90,27 +90,27 @@ TEST_F(Predictive, ScalesUpAheadOfTheDailyPeak) {
 }
 
 // Before the DHA has measured a scale-up of its own, the ready time is the adapter's estimate
-// from the data a new instance clones: 2 GiB, 180 s; the trace says where the figure comes from.
+// from the data a new instance clones: 8 GiB, 176 s; the trace says where the figure comes from.
 // (How it sizes a growing overload is decide's, tested there.)
 TEST_F(Predictive, AnOverloadSaysItsReadyTimeIsTheAdaptersEstimate) {
   world_->vm().import_prometheus(dha::integration::replica_connections("500", now_ * 1000));
-  import_primary_database_size(2);
+  import_primary_database_size(8);
   create(false);
   const std::string dha = reconcile();
   EXPECT_EQ(pipeline_->read_int(kDb, "spec.replicas"), 7) << dha;  // 5 read replicas / 0.88 -> 6, + the primary
-  EXPECT_NE(dha.find("expected in 180s when new replicas are ready (estimated by the engine adapter)"),
+  EXPECT_NE(dha.find("expected in 176s when new replicas are ready (estimated by the engine adapter)"),
             std::string::npos)
       << dha;
 }
 
 // The forecast looks as far ahead as the same ready time, plus a cycle and the down-window:
-// 180 + 60 + 600 s (with the assumed 120 s it would be 780 s).
+// 176 + 60 + 600 s (with the assumed 120 s it would be 780 s).
 TEST_F(Predictive, TheForecastHorizonUsesTheSameReadyTime) {
   import_load(true);
-  import_primary_database_size(2);
+  import_primary_database_size(8);
   create(true);
   const std::string dha = reconcile();
-  EXPECT_NE(dha.find("read replicas within 840s"), std::string::npos) << dha;
+  EXPECT_NE(dha.find("read replicas within 836s"), std::string::npos) << dha;
 }
 
 TEST_F(Predictive, WithoutPredictiveTheSameHistoryChangesNothing) {

@@ -85,7 +85,7 @@ TEST(SdkTypes, QueriesReadyEstimateIsOptional) {
   EXPECT_EQ(q.to_json().find("readyEstimate"), std::string::npos) << q.to_json();
   const json::Document old = json::parse(R"({"driver": {}, "lag": {"query": ""}, "writeActivity": ""})", "old");
   EXPECT_EQ(Queries::from_json(old).ready_estimate, "");
-  q.ready_estimate = "60 + 60 * sum(s{namespace=\"${namespace}\"}) / 1073741824";
+  q.ready_estimate = "88 + 11 * sum(s{namespace=\"${namespace}\"}) / 1073741824";
   EXPECT_NE(q.to_json().find("\"readyEstimate\":"), std::string::npos) << q.to_json();
   EXPECT_EQ(round_trip(q), q);
   q.grouped = GroupedQueries{{{"cluster", "${name}"}}, {}, "", ""};

@@ -345,7 +345,7 @@ struct Queries {
   std::string write_activity;                 // "" = no write signal
   std::optional<GroupedQueries> grouped;      // since SDK 1.2; absent: per-target queries only
   // Since SDK 1.3: the seconds a new replica of this target takes to be ready, estimated from
-  // what it must copy (e.g. `60 + 60 * <database size in GiB>`); "" = no estimate. The host reads
+  // what it must copy (e.g. `88 + 11 * <database size in GiB>`); "" = no estimate. The host reads
   // it for an Adaptive DHA that has not measured a ready time of its own yet.
   std::string ready_estimate;
   // Since SDK 1.3: its namespace-wide form, written as `grouped.readyEstimate` (only with
