@@ -71,3 +71,14 @@ chart_uninstall() {
   fi
   note "helm uninstall -> nothing of the release left after $(( $(now_ms) - start )) ms"
 }
+
+# pod_ips / ready_endpoint_ips: the release's Pod addresses, and those its Service's
+# EndpointSlices list as ready, one per line, sorted (compare them to see the Service route).
+pod_ips() {
+  kubectl -n "$NAMESPACE" get pods -l app.kubernetes.io/instance="$RELEASE" \
+    -o go-template='{{range .items}}{{.status.podIP}}{{"\n"}}{{end}}' | sort
+}
+ready_endpoint_ips() {
+  kubectl -n "$NAMESPACE" get endpointslices -l kubernetes.io/service-name="$RELEASE" \
+    -o go-template='{{range .items}}{{range .endpoints}}{{if .conditions.ready}}{{range .addresses}}{{.}}{{"\n"}}{{end}}{{end}}{{end}}{{end}}' | sort
+}

@@ -60,14 +60,6 @@ kubectl apply -f "$REPO_ROOT/examples/demo/postgres.yaml" >/dev/null
 # answered through the Service. The dry runs before that are the API server's to let through
 # (and its audit log records them as failed open); every request after it is held to the
 # assertions below, the audit log's included.
-pod_ips() {
-  kubectl -n "$NAMESPACE" get pods -l app.kubernetes.io/instance="$RELEASE" \
-    -o go-template='{{range .items}}{{.status.podIP}}{{"\n"}}{{end}}' | sort
-}
-ready_endpoint_ips() {
-  kubectl -n "$NAMESPACE" get endpointslices -l kubernetes.io/service-name="$RELEASE" \
-    -o go-template='{{range .items}}{{range .endpoints}}{{if .conditions.ready}}{{range .addresses}}{{.}}{{"\n"}}{{end}}{{end}}{{end}}{{end}}' | sort
-}
 ips=$(pod_ips)
 [[ $(wc -w <<<"$ips") == 2 ]] || fail "expected 2 operator Pod addresses, got: $ips"
 both_endpoints_ready() { [[ "$(ready_endpoint_ips)" == "$ips" ]]; }

@@ -66,14 +66,6 @@ note "helm install -> 2 replicas Ready in $(( $(now_ms) - start )) ms (the kubel
 kubectl -n "$NAMESPACE" get networkpolicy "$RELEASE" >/dev/null 2>&1 || note "the release has no NetworkPolicy"
 
 # --- the API server reaches the webhook ------------------------------------------------------
-pod_ips() {
-  kubectl -n "$NAMESPACE" get pods -l app.kubernetes.io/instance="$RELEASE" \
-    -o go-template='{{range .items}}{{.status.podIP}}{{"\n"}}{{end}}' | sort
-}
-ready_endpoint_ips() {
-  kubectl -n "$NAMESPACE" get endpointslices -l kubernetes.io/service-name="$RELEASE" \
-    -o go-template='{{range .items}}{{range .endpoints}}{{if .conditions.ready}}{{range .addresses}}{{.}}{{"\n"}}{{end}}{{end}}{{end}}{{end}}' | sort
-}
 ips=$(pod_ips)
 [[ $(wc -w <<<"$ips") == 2 ]] || fail "expected 2 operator Pod addresses, got: $ips"
 both_endpoints_ready() { [[ "$(ready_endpoint_ips)" == "$ips" ]]; }
